@@ -1,0 +1,530 @@
+/**
+ * Typed client of the provider's /v1.0 interface (spec sections 4.1-4.9, plus the sandbox's
+ * documented extensions). Every call goes through one private request path that validates
+ * first, sends with a timeout and a retry policy that never duplicates a create, and maps
+ * every failure to a ProviderError in one place.
+ */
+import got, { type Got, type RequestError, type RetryObject } from 'got';
+import type { z } from 'zod';
+import {
+  errorFromBadResponse,
+  errorFromResponse,
+  errorFromTransport,
+  errorFromValidation,
+  isProviderError,
+  issuesToDetails,
+  NOT_SENT_ERROR_CODES,
+  ProviderError,
+} from './errors.js';
+import {
+  addDeviceSchema,
+  addServerSchema,
+  assetSchema,
+  createUserSchema,
+  statisticsQuerySchema,
+  updateUserSchema,
+  userListSchema,
+  userSchema,
+  userStatisticsSchema,
+  websiteCreateFormSchema,
+  websiteCreateSchema,
+  websiteSchema,
+  websiteStatisticsSchema,
+  websiteStatusUpdateSchema,
+  websiteUpdateSchema,
+  type AddDevice,
+  type AddServer,
+  type Device,
+  type Server,
+  type StatisticsQuery,
+  type UpdateUser,
+  type User,
+  type UserStatistics,
+  type Website,
+  type WebsiteCreate,
+  type WebsiteCreateForm,
+  type WebsitePatch,
+  type WebsiteStatistics,
+} from './schemas.js';
+import { API_VERSION, domainSchema, userIdSchema, type RequestableStatus } from './spec.js';
+
+/** The subset of a pino logger the client uses; a pino logger fits as it is. */
+export interface ProviderLogger {
+  debug(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface ProviderRetryOptions {
+  /** Retries after the first attempt. Default 4. */
+  limit?: number;
+  /** First backoff delay; doubles per attempt, with jitter. Default 250 ms. */
+  baseDelayMs?: number;
+  /** Cap of one backoff delay. Default 30000 ms. */
+  maxDelayMs?: number;
+  /** A `Retry-After` longer than this gives up instead of waiting. Default 60000 ms. */
+  maxRetryAfterMs?: number;
+}
+
+export interface ProviderClientOptions {
+  /** Provider base URL, without the version (paths add `/v1.0/...`). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <key>`; never logged, never put into an error. */
+  apiKey: string;
+  /** Timeout of one attempt, from start to the end of the answer. Default 10000 ms. */
+  timeoutMs?: number;
+  retry?: ProviderRetryOptions;
+  /** Receives one debug line per call and one warn line per retry. Default: silent. */
+  logger?: ProviderLogger;
+  /** Default `web-protection-panel-plugin`. */
+  userAgent?: string;
+}
+
+export interface StatisticsRange {
+  from?: StatisticsQuery['from'];
+  to?: StatisticsQuery['to'];
+}
+
+type Method = 'GET' | 'POST' | 'PUT';
+
+interface Call {
+  method: Method;
+  /** Starts with `/`; the query goes into `searchParams` so it never reaches logs or errors. */
+  path: string;
+  searchParams?: Record<string, string>;
+  json?: unknown;
+  form?: Record<string, string>;
+  /**
+   * Whether sending twice is harmless. Defaults to true except for POST: a create is retried
+   * only when the provider certainly did not process it, unless the caller converges on 409.
+   */
+  idempotent?: boolean;
+}
+
+interface RetryContext {
+  method: Method;
+  path: string;
+  idempotent: boolean;
+}
+
+const RETRY_STATUSES: readonly number[] = [429, 500, 502, 503, 504];
+const RETRY_ERROR_CODES: readonly string[] = [
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+];
+/** Answers after which the provider certainly did not process the request. */
+const NOT_PROCESSED_STATUSES: readonly number[] = [429, 503];
+
+const silentLogger: ProviderLogger = { debug: () => undefined, warn: () => undefined };
+
+/** `Retry-After` is either delta-seconds or an HTTP date. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const header = Array.isArray(value) ? value[0] : value;
+  if (header === undefined || header.trim() === '') return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(header)) return Math.round(Number(header) * 1000);
+  const date = Date.parse(header);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+function segment(value: string): string {
+  return encodeURIComponent(value);
+}
+
+function joinForm(values: readonly string[]): string {
+  return values.join(',');
+}
+
+/**
+ * Creates a client bound to one API key. Throws a TypeError for an unusable base URL or key
+ * (a programming error, not a provider failure).
+ */
+export function createProviderClient(options: ProviderClientOptions): ProviderClientWithKey {
+  return { ...createCalls(options), withApiKey: (key: string) => createProviderClient({ ...options, apiKey: key }) };
+}
+
+type ProviderCalls = ReturnType<typeof createCalls>;
+
+export interface ProviderClientWithKey extends ProviderCalls {
+  /** The same client (options, retry policy, logger) acting with another key, e.g. a user's. */
+  withApiKey(key: string): ProviderClientWithKey;
+}
+
+export type ProviderClient = ReturnType<typeof createProviderClient>;
+
+function createCalls(options: ProviderClientOptions) {
+  const baseUrl = new URL(options.baseUrl);
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') {
+    throw new TypeError('baseUrl must be an http(s) URL');
+  }
+  if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+    throw new TypeError('apiKey must be a non-empty string');
+  }
+  const apiKey = options.apiKey.trim();
+  const logger = options.logger ?? silentLogger;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const retry = {
+    limit: options.retry?.limit ?? 4,
+    baseDelayMs: options.retry?.baseDelayMs ?? 250,
+    maxDelayMs: options.retry?.maxDelayMs ?? 30_000,
+    maxRetryAfterMs: options.retry?.maxRetryAfterMs ?? 60_000,
+  };
+  const prefixUrl = `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}/`;
+  const origin = baseUrl.origin;
+
+  function backoffDelay(attempt: number): number {
+    const exponential = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
+    // Equal jitter: spreads simultaneous clients apart without ever retrying at once.
+    return Math.max(1, Math.round(exponential / 2 + Math.random() * (exponential / 2)));
+  }
+
+  function calculateDelay({ attemptCount, error }: RetryObject): number {
+    const context = error.options.context.provider as RetryContext | undefined;
+    if (!context || attemptCount > retry.limit) return 0;
+    const status = error.response?.statusCode;
+    const code = error.code;
+    const retryable = status !== undefined ? RETRY_STATUSES.includes(status) : RETRY_ERROR_CODES.includes(code);
+    if (!retryable) return 0;
+    const notProcessed =
+      status !== undefined ? NOT_PROCESSED_STATUSES.includes(status) : NOT_SENT_ERROR_CODES.includes(code);
+    if (!context.idempotent && !notProcessed) return 0;
+    let delayMs = backoffDelay(attemptCount);
+    if (status !== undefined && NOT_PROCESSED_STATUSES.includes(status)) {
+      const retryAfterMs = parseRetryAfter(error.response?.headers['retry-after']);
+      if (retryAfterMs !== undefined) {
+        if (retryAfterMs > retry.maxRetryAfterMs) return 0;
+        delayMs = Math.max(1, retryAfterMs);
+      }
+    }
+    logger.warn(
+      {
+        method: context.method,
+        path: context.path,
+        attempt: attemptCount,
+        ...(status !== undefined ? { status } : { code }),
+        delayMs,
+      },
+      'provider request failed, retrying',
+    );
+    return delayMs;
+  }
+
+  const http: Got = got.extend({
+    prefixUrl,
+    timeout: { request: timeoutMs },
+    retry: {
+      limit: retry.limit,
+      methods: ['GET', 'PUT', 'POST', 'DELETE', 'HEAD', 'OPTIONS'],
+      statusCodes: [...RETRY_STATUSES],
+      errorCodes: [...RETRY_ERROR_CODES],
+      maxRetryAfter: retry.maxRetryAfterMs,
+      calculateDelay,
+    },
+    hooks: {
+      beforeRequest: [
+        (requestOptions) => {
+          // The Authorization header must only ever go to the configured provider.
+          const url = requestOptions.url;
+          const target = url instanceof URL ? url.origin : new URL(String(url)).origin;
+          if (target !== origin) throw new Error('refusing to send the API key to another origin');
+        },
+      ],
+    },
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      accept: 'application/json',
+      'user-agent': options.userAgent ?? 'web-protection-panel-plugin',
+    },
+    throwHttpErrors: false,
+    followRedirect: false,
+    responseType: 'text',
+  });
+
+  /** The one private request path: sends, retries (via got), and maps every failure. */
+  async function send(call: Call): Promise<{ status: number; data: unknown; attempts: number }> {
+    const idempotent = call.idempotent ?? call.method !== 'POST';
+    const started = Date.now();
+    let response;
+    try {
+      response = await http(call.path.replace(/^\//, ''), {
+        method: call.method,
+        ...(call.searchParams ? { searchParams: call.searchParams } : {}),
+        ...(call.json !== undefined ? { json: call.json } : {}),
+        ...(call.form !== undefined ? { form: call.form } : {}),
+        context: { provider: { method: call.method, path: call.path, idempotent } satisfies RetryContext },
+      });
+    } catch (error) {
+      const attempts = ((error as Partial<RequestError>).request?.retryCount ?? 0) + 1;
+      const mapped = errorFromTransport({ method: call.method, path: call.path, attempts }, error, apiKey);
+      const code = (mapped.cause as { code?: string } | undefined)?.code;
+      logger.debug({ method: call.method, path: call.path, code, attempts, ms: Date.now() - started }, 'provider request failed');
+      throw mapped;
+    }
+    const status = response.statusCode;
+    const attempts = response.retryCount + 1;
+    const context = { method: call.method, path: call.path, attempts };
+    logger.debug({ method: call.method, path: call.path, status, attempts, ms: Date.now() - started }, 'provider request');
+    if (status < 200 || status > 299) {
+      const retryAfterMs = NOT_PROCESSED_STATUSES.includes(status)
+        ? parseRetryAfter(response.headers['retry-after'])
+        : undefined;
+      throw errorFromResponse(
+        context,
+        { status, body: response.body, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+        apiKey,
+      );
+    }
+    const text = response.body.trim();
+    if (text === '') return { status, data: undefined, attempts };
+    try {
+      return { status, data: JSON.parse(text) as unknown, attempts };
+    } catch {
+      throw errorFromBadResponse({ ...context, status }, 'the body is not JSON');
+    }
+  }
+
+  function validate<S extends z.ZodType>(schema: S, input: unknown, method: Method, path: string): z.output<S> {
+    const result = schema.safeParse(input);
+    if (!result.success) throw errorFromValidation({ method, path }, result.error.issues);
+    return result.data;
+  }
+
+  async function request<S extends z.ZodType>(call: Call, schema: S): Promise<z.output<S>> {
+    const { status, data, attempts } = await send(call);
+    const result = schema.safeParse(data);
+    if (!result.success) {
+      throw errorFromBadResponse(
+        { method: call.method, path: call.path, attempts, status },
+        'it does not match the expected record',
+        issuesToDetails(result.error.issues),
+      );
+    }
+    return result.data;
+  }
+
+  const userPath = (id: string) => `/${API_VERSION}/user/${segment(id)}`;
+  const websitePath = (domain: string) => `/${API_VERSION}/website/${segment(domain)}`;
+
+  function validUserId(id: string, method: Method, path: string): string {
+    return validate(userIdSchema, id, method, path);
+  }
+
+  function validDomain(domain: string, method: Method, path: string): string {
+    const result = domainSchema.safeParse(domain);
+    if (!result.success) {
+      throw errorFromValidation({ method, path }, result.error.issues.map((issue) => ({ ...issue, path: ['domain'] })));
+    }
+    return result.data;
+  }
+
+  async function createUserCall(id: string, idempotent: boolean): Promise<User> {
+    const path = `/${API_VERSION}/user`;
+    const body = validate(createUserSchema, { id }, 'POST', path);
+    return request({ method: 'POST', path, form: { id: body.id }, idempotent }, userSchema);
+  }
+
+  async function getUser(id: string): Promise<User> {
+    const userId = validUserId(id, 'GET', `/${API_VERSION}/user/{id}`);
+    return request({ method: 'GET', path: userPath(userId) }, userSchema);
+  }
+
+  async function createWebsiteCall(input: WebsiteCreate, idempotent: boolean): Promise<Website> {
+    const path = `/${API_VERSION}/website`;
+    const body = validate(websiteCreateSchema, input, 'POST', path);
+    return request({ method: 'POST', path, json: body, idempotent }, websiteSchema);
+  }
+
+  async function updateWebsite(domain: string, patch: WebsitePatch): Promise<Website> {
+    const template = `/${API_VERSION}/website/{domain}`;
+    const body = validate(websiteUpdateSchema, { ...patch, domain }, 'PUT', template);
+    return request({ method: 'PUT', path: websitePath(body.domain), json: body }, websiteSchema);
+  }
+
+  async function lookupWebsite(domain: string): Promise<Website> {
+    const path = `/${API_VERSION}/website`;
+    const name = validDomain(domain, 'GET', path);
+    const { status, data, attempts } = await send({ method: 'GET', path, searchParams: { domain: name } });
+    // Some deployments answer a lookup with a one-element list.
+    const record = Array.isArray(data) ? data.find((entry) => websiteSchema.safeParse(entry).data?.domain === name) : data;
+    if (Array.isArray(data) && record === undefined) {
+      throw new ProviderError({
+        code: 'PROVIDER_NOT_FOUND',
+        message: `GET ${path} found no website ${name}`,
+        method: 'GET',
+        path,
+        attempts,
+        sent: true,
+        status,
+      });
+    }
+    const result = websiteSchema.safeParse(record);
+    if (!result.success) {
+      throw errorFromBadResponse(
+        { method: 'GET', path, attempts, status },
+        'it does not match the expected record',
+        issuesToDetails(result.error.issues),
+      );
+    }
+    return result.data;
+  }
+
+  return {
+    /** GET /v1.0/user: the users the key may manage. */
+    async listUsers(): Promise<User[]> {
+      return request({ method: 'GET', path: `/${API_VERSION}/user` }, userListSchema);
+    },
+
+    /** POST /v1.0/user (form `id`). Not retried unless the provider certainly did not process it. */
+    async createUser(id: string): Promise<User> {
+      return createUserCall(id, false);
+    },
+
+    /** GET /v1.0/user/{id}, including the user's API key. */
+    getUser,
+
+    /** PUT /v1.0/user/{id} (sandbox extension): domain limit (null: none) and tags. */
+    async updateUser(id: string, patch: UpdateUser): Promise<User> {
+      const template = `/${API_VERSION}/user/{id}`;
+      const userId = validUserId(id, 'PUT', template);
+      const body = validate(updateUserSchema, patch, 'PUT', template);
+      return request({ method: 'PUT', path: userPath(userId), json: body }, userSchema);
+    },
+
+    /** POST /v1.0/device (form). */
+    async addDevice(input: AddDevice): Promise<Device> {
+      const path = `/${API_VERSION}/device`;
+      const body = validate(addDeviceSchema, input, 'POST', path);
+      return request({ method: 'POST', path, form: formOf(body) }, assetSchema);
+    },
+
+    /** POST /v1.0/server (form). */
+    async addServer(input: AddServer): Promise<Server> {
+      const path = `/${API_VERSION}/server`;
+      const body = validate(addServerSchema, input, 'POST', path);
+      return request({ method: 'POST', path, form: formOf(body) }, assetSchema);
+    },
+
+    /** POST /v1.0/website with the full JSON schema (API-first integration). */
+    async createWebsite(input: WebsiteCreate): Promise<Website> {
+      return createWebsiteCall(input, false);
+    },
+
+    /** POST /v1.0/website form-encoded (simple integration): arrays are comma-joined. */
+    async createWebsiteForm(input: WebsiteCreateForm): Promise<Website> {
+      const path = `/${API_VERSION}/website`;
+      const body = validate(websiteCreateFormSchema, input, 'POST', path);
+      const form: Record<string, string> = {
+        user_id: body.user_id,
+        domain: body.domain,
+        ip: joinForm(body.ip),
+      };
+      // An empty field would read as one empty label or tag, so empty lists are left out.
+      if (body.subdomain.length > 0) form.subdomain = joinForm(body.subdomain);
+      if (body.tag.length > 0) form.tag = joinForm(body.tag);
+      if (body.callbackUrl !== undefined) form.callbackUrl = body.callbackUrl;
+      return request({ method: 'POST', path, form }, websiteSchema);
+    },
+
+    /** PUT /v1.0/website/{domain} with a partial JSON body; `domain` is repeated in the body. */
+    updateWebsite,
+
+    /** PUT /v1.0/website/{domain} form-encoded `status=...`: pause or resume protection. */
+    async setWebsiteStatus(domain: string, status: RequestableStatus): Promise<Website> {
+      const template = `/${API_VERSION}/website/{domain}`;
+      const name = validDomain(domain, 'PUT', template);
+      const body = validate(websiteStatusUpdateSchema, { status }, 'PUT', template);
+      return request({ method: 'PUT', path: websitePath(name), form: { status: body.status } }, websiteSchema);
+    },
+
+    /** GET /v1.0/website?domain=: all current settings and rules of one website. */
+    lookupWebsite,
+
+    /** GET /v1.0/website/{domain}/statistics, cumulative or within `from`/`to`. */
+    async getWebsiteStatistics(domain: string, range: StatisticsRange = {}): Promise<WebsiteStatistics> {
+      const template = `/${API_VERSION}/website/{domain}/statistics`;
+      const name = validDomain(domain, 'GET', template);
+      const query = validate(statisticsQuerySchema, range, 'GET', template);
+      const path = `${websitePath(name)}/statistics`;
+      const { status, data, attempts } = await send({
+        method: 'GET',
+        path,
+        ...(query.from !== undefined || query.to !== undefined
+          ? { searchParams: { ...(query.from ? { from: query.from } : {}), ...(query.to ? { to: query.to } : {}) } }
+          : {}),
+      });
+      // The record names its domain; when it does not, it is the one asked for.
+      const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? { domain: name, ...data } : data;
+      const result = websiteStatisticsSchema.safeParse(record);
+      if (!result.success) {
+        throw errorFromBadResponse(
+          { method: 'GET', path, attempts, status },
+          'it does not match the statistics record',
+          issuesToDetails(result.error.issues),
+        );
+      }
+      return result.data;
+    },
+
+    /** GET /v1.0/user/{id}/statistics (sandbox extension): summed over the user's websites. */
+    async getUserStatistics(id: string): Promise<UserStatistics> {
+      const userId = validUserId(id, 'GET', `/${API_VERSION}/user/{id}/statistics`);
+      return request({ method: 'GET', path: `${userPath(userId)}/statistics` }, userStatisticsSchema);
+    },
+
+    /**
+     * Creates the user, or returns the existing one (with its API key) when it already exists.
+     * Safe to retry after any failure, so the create is retried like an idempotent call.
+     */
+    async ensureUser(id: string): Promise<User> {
+      try {
+        return await createUserCall(id, true);
+      } catch (error) {
+        if (!isProviderError(error, 'PROVIDER_CONFLICT')) throw error;
+        return getUser(id);
+      }
+    },
+
+    /**
+     * Creates the website, or converges an existing one: the fields the caller gave are sent
+     * as a JSON PUT (fields left out keep their current value), then the record is re-read.
+     * A website that belongs to another user is not taken over: that stays a conflict.
+     */
+    async ensureWebsite(input: WebsiteCreate): Promise<Website> {
+      const path = `/${API_VERSION}/website`;
+      const body = validate(websiteCreateSchema, input, 'POST', path);
+      try {
+        return await createWebsiteCall(input, true);
+      } catch (error) {
+        if (!isProviderError(error, 'PROVIDER_CONFLICT')) throw error;
+        const existing = await lookupWebsite(body.domain);
+        if (body.user_id !== undefined && existing.user_id !== undefined && existing.user_id !== body.user_id) {
+          throw new ProviderError({
+            code: 'PROVIDER_CONFLICT',
+            message: `website ${body.domain} already exists and belongs to another user`,
+            method: error.method,
+            path: error.path,
+            attempts: error.attempts,
+            sent: true,
+            ...(error.status !== undefined ? { status: error.status } : {}),
+            ...(error.providerCode !== undefined ? { providerCode: error.providerCode } : {}),
+          });
+        }
+        const given = new Set(Object.keys(input).filter((key) => input[key as keyof WebsiteCreate] !== undefined));
+        const patch: Record<string, unknown> = {};
+        for (const key of ['subdomain', 'ip', 'ipv6', 'tag', 'status', 'callbackUrl', 'certificate', 'settings'] as const) {
+          if (given.has(key)) patch[key] = body[key];
+        }
+        if (Object.keys(patch).length > 0) await updateWebsite(body.domain, patch as WebsitePatch);
+        return lookupWebsite(body.domain);
+      }
+    },
+  };
+}
+
+function formOf(body: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
