@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { migrate } from '../db/migrate.js';
+import { openDatabase } from '../db/open.js';
+import { paths } from '../paths.js';
+import { createSandboxApp } from './app.js';
+import { createCallbackDispatcher } from './callbacks.js';
+import type { SandboxContext } from './context.js';
+import { createFaultState } from './faults.js';
+import { createRateLimiter } from './rate-limit.js';
+import { createRequestLog } from './request-log.js';
+import { createSimulatedResolver, createSystemResolver, type ResolverMode } from './resolver.js';
+import { createSandboxStore, type SandboxStore } from './store.js';
+import { startTrafficGenerator } from './traffic-generator.js';
+import { createWebsiteService } from './websites.js';
+
+export interface SandboxOptions {
+  /** Folder for the sandbox's SQLite file (sandbox.sqlite). */
+  dataDir: string;
+  /** Listen address. Default 127.0.0.1. */
+  host?: string;
+  /** Listen port; 0 picks a free one. Default 8080. */
+  port?: number;
+  /** Domain resolution: `simulated` (default, offline) or `system`. */
+  dns?: ResolverMode;
+  /** Seconds until a new website's DNS counts as verified; null waits for the control API. Default 2. */
+  dnsDelaySeconds?: number | null;
+  /** Seconds an ACME certificate takes. Default 5; 0 skips `issuing_certificate`. */
+  certDelaySeconds?: number;
+  /** Requests per second per API key (same burst); 0 turns the limit off. Default 50. */
+  rateLimitPerSecond?: number;
+  /** Domain limit for each new user; null for none. Default null. */
+  defaultDomainLimit?: number | null;
+  /** Background hits per second spread over online websites; 0 for none. Default 0. */
+  trafficPerSecond?: number;
+  /** First callback retry delay in ms (doubling). Default 1000. */
+  callbackRetryBaseMs?: number;
+  /** How long callbacks are retried, in ms. Default one hour. */
+  callbackRetryWindowMs?: number;
+  logger?: Logger;
+  now?: () => number;
+}
+
+export interface RunningSandbox {
+  url: string;
+  port: number;
+  partnerId: string;
+  partnerKey: string;
+  store: SandboxStore;
+  close(): Promise<void>;
+}
+
+export const PARTNER_ID = 'partner@sandbox.local';
+
+/** Reads the partner key from the database, creating the partner on the first start. */
+function ensurePartner(store: SandboxStore, now: number): string {
+  const existing = store.getUser(PARTNER_ID);
+  if (existing) return existing.apiKey;
+  const apiKey = randomUUID();
+  store.insertUser({ id: PARTNER_ID, apiKey, isPartner: true, domainLimit: null, tag: [], createdAt: now, updatedAt: now });
+  return apiKey;
+}
+
+/** Opens the sandbox's database, starts its background work and listens. `close` undoes all of it. */
+export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
+  const now = options.now ?? Date.now;
+  const logger = options.logger ?? pino({ name: 'sandbox', level: process.env.WPP_LOG_LEVEL ?? 'info' });
+  const db = openDatabase(join(options.dataDir, 'sandbox.sqlite'));
+  migrate(db, paths.sandboxMigrations);
+  const store = createSandboxStore(db);
+  const partnerKey = ensurePartner(store, now());
+
+  const callbacks = createCallbackDispatcher({
+    store,
+    now,
+    logger,
+    retryBaseMs: options.callbackRetryBaseMs,
+    retryWindowMs: options.callbackRetryWindowMs,
+  });
+  const dnsDelaySeconds = options.dnsDelaySeconds === undefined ? 2 : options.dnsDelaySeconds;
+  const websites = createWebsiteService({
+    store,
+    resolver: options.dns === 'system' ? createSystemResolver() : createSimulatedResolver(store.isNxdomain),
+    now,
+    dnsDelayMs: dnsDelaySeconds === null ? null : Math.round(dnsDelaySeconds * 1000),
+    certDelayMs: Math.round((options.certDelaySeconds ?? 5) * 1000),
+    onCallbackQueued: () => callbacks.wake(),
+  });
+  const context: SandboxContext = {
+    store,
+    websites,
+    callbacks,
+    rateLimiter: createRateLimiter(options.rateLimitPerSecond ?? 50, now),
+    faults: createFaultState(),
+    requestLog: createRequestLog(),
+    logger,
+    now,
+    defaultDomainLimit: options.defaultDomainLimit ?? null,
+  };
+  const app = createSandboxApp(context);
+
+  // DNS verifications and certificate issuance fall due with time; 100 ms is the sandbox's precision.
+  const ticker = setInterval(() => {
+    try {
+      websites.advance();
+    } catch (error) {
+      logger.error({ err: error }, 'sandbox state machine step failed');
+    }
+  }, 100);
+  ticker.unref();
+  callbacks.start();
+  const stopTraffic = options.trafficPerSecond ? startTrafficGenerator(db, store, options.trafficPerSecond, now) : () => {};
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolve(listening));
+    listening.once('error', reject);
+  }).catch(async (error: unknown) => {
+    clearInterval(ticker);
+    stopTraffic();
+    await callbacks.stop();
+    db.close();
+    throw error;
+  }) as Server;
+  // Keep-alive connections from clients must not hold close() open.
+  server.keepAliveTimeout = 5000;
+
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    partnerId: PARTNER_ID,
+    partnerKey,
+    store,
+    close() {
+      closed ??= (async () => {
+        clearInterval(ticker);
+        stopTraffic();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await callbacks.stop();
+        db.close();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { pino } from 'pino';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { createTempDir, removeTempDir } from './temp.js';
+
+export { createTempDir, removeTempDir } from './temp.js';
+
+export type TestSandbox = RunningSandbox & {
+  dataDir: string;
+  /** Calls the control API (or any path) with the partner key; throws on a non-2xx answer. */
+  control<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+};
+
+/** Defaults that keep tests fast and deterministic: DNS only through the control API, no rate limit. */
+export const testSandboxDefaults: Omit<SandboxOptions, 'dataDir'> = {
+  host: '127.0.0.1',
+  port: 0,
+  dnsDelaySeconds: null,
+  certDelaySeconds: 0.2,
+  rateLimitPerSecond: 0,
+  callbackRetryBaseMs: 50,
+  logger: pino({ level: 'silent' }),
+};
+
+export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
+  const dataDir = options.dataDir ?? createTempDir('wpp-sandbox-');
+  const sandbox = await startSandbox({ ...testSandboxDefaults, ...options, dataDir });
+  return {
+    ...sandbox,
+    dataDir,
+    async control<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const response = await fetch(`${sandbox.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${sandbox.partnerKey}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+      return (text ? JSON.parse(text) : undefined) as T;
+    },
+  };
+}
+
+/** Starts a sandbox on port 0 in a temp folder, runs `fn`, and always closes and removes it. */
+export async function withSandbox<T>(fn: (sandbox: TestSandbox) => Promise<T>, options: Partial<SandboxOptions> = {}): Promise<T> {
+  const sandbox = await startTestSandbox(options);
+  try {
+    return await fn(sandbox);
+  } finally {
+    await sandbox.close();
+    if (!options.dataDir) removeTempDir(sandbox.dataDir);
+  }
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
