@@ -2,7 +2,9 @@
  * The provider client against the real sandbox on port 0: every method, the error mapping,
  * the retry policy (driven by the sandbox's fault modes) and the secrecy of the API key.
  */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { pino } from 'pino';
@@ -114,6 +116,7 @@ afterEach(async () => {
   await control('POST', '/faults', { mode: 'none' });
 });
 
+const fixtures = join(import.meta.dirname, '..', 'fixtures', 'certs');
 const alice = 'alice@example.com';
 const bob = 'bob@example.com';
 
@@ -242,6 +245,47 @@ describe('websites', () => {
     await eventually(async () => expect((await client.lookupWebsite('example.com')).status).toBe('paused'));
     await client.setWebsiteStatus('example.com', 'online');
     await eventually(async () => expect((await client.lookupWebsite('example.com')).status).toBe('online'));
+  });
+
+  it('takes a custom certificate, never echoes its private key, and switches back to acme', async () => {
+    const certificate = {
+      public: readFileSync(join(fixtures, 'secure.example.crt'), 'utf8'),
+      private: readFileSync(join(fixtures, 'secure.example.key'), 'utf8'),
+    };
+    const created = await client.createWebsite({
+      domain: 'secure.example',
+      user_id: alice,
+      ip: ['203.0.113.10'],
+      certificate,
+      settings: { loadbalancer: { certs_issuer: 'custom' } },
+    });
+    expect(created.settings.loadbalancer.certs_issuer).toBe('custom');
+    expect(created.certificate?.public).toContain('BEGIN CERTIFICATE');
+    expect(JSON.stringify(created)).not.toContain('PRIVATE KEY');
+
+    await control('POST', '/websites/secure.example/dns-verified');
+    await eventually(async () => expect((await client.lookupWebsite('secure.example')).status).toBe('online'));
+    const switched = await client.updateWebsite('secure.example', { settings: { loadbalancer: { certs_issuer: 'acme' } } });
+    expect(switched.status).toBe('issuing_certificate');
+    await eventually(async () => expect((await client.lookupWebsite('secure.example')).status).toBe('online'));
+  });
+
+  it('refuses a key that does not belong to the certificate (provider-side check)', async () => {
+    const error = await expectProviderError(
+      client.createWebsite({
+        domain: 'mismatch.example',
+        user_id: alice,
+        ip: ['203.0.113.10'],
+        certificate: {
+          public: readFileSync(join(fixtures, 'secure.example.crt'), 'utf8'),
+          private: readFileSync(join(fixtures, 'other.key'), 'utf8'),
+        },
+        settings: { loadbalancer: { certs_issuer: 'custom' } },
+      }),
+      'PROVIDER_VALIDATION',
+    );
+    expect(error.status).toBe(422);
+    expect(JSON.stringify(error)).not.toContain('PRIVATE KEY');
   });
 
   it('maps a duplicate create to PROVIDER_CONFLICT and ensureWebsite converges', async () => {
