@@ -1,0 +1,40 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  answeredWith: number;
+}
+
+/**
+ * A real HTTP receiver on 127.0.0.1:0 for callbacks. `failFirst` answers the first N requests
+ * with 500 (a failing receiver); every request is recorded with the status it got.
+ */
+export async function startReceiver(options: { failFirst?: number } = {}) {
+  const received: ReceivedRequest[] = [];
+  let failuresLeft = options.failFirst ?? 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const status = failuresLeft > 0 ? 500 : 200;
+      if (failuresLeft > 0) failuresLeft--;
+      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answeredWith: status });
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'failing on purpose');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

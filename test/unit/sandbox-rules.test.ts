@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { formBoolean, formList, normalizeFormWebsite } from '../../src/sandbox/bodies.js';
+import { checkCertificatePair } from '../../src/sandbox/certificates.js';
+import { createRateLimiter } from '../../src/sandbox/rate-limit.js';
+import { effectiveStatus } from '../../src/sandbox/websites.js';
+
+const cert = (name: string) => readFileSync(new URL(`../fixtures/certs/${name}`, import.meta.url), 'utf8');
+const pair = { public: cert('secure.example.crt'), private: cert('secure.example.key') };
+
+describe('checkCertificatePair', () => {
+  it('accepts a matching pair covering the domain and its wildcard', () => {
+    expect(checkCertificatePair(pair, 'secure.example')).toEqual([]);
+    expect(checkCertificatePair(pair, 'www.secure.example')).toEqual([]);
+  });
+
+  it('refuses an expired certificate and one not yet valid', () => {
+    expect(checkCertificatePair(pair, 'secure.example', Date.parse('2300-01-01'))).toEqual([expect.stringMatching(/expired on/)]);
+    expect(checkCertificatePair(pair, 'secure.example', Date.parse('1990-01-01'))).toEqual([expect.stringMatching(/not valid before/)]);
+  });
+
+  it('uses the first certificate of a bundle as the leaf', () => {
+    const bundle = { ...pair, public: `${pair.public}\n${pair.public}` };
+    expect(checkCertificatePair(bundle, 'secure.example')).toEqual([]);
+  });
+});
+
+describe('form values', () => {
+  it('splits comma-joined strings, flattens repeated keys and bracket objects', () => {
+    expect(formList('www, shop,,')).toEqual(['www', 'shop']);
+    expect(formList(['a,b', 'c'])).toEqual(['a', 'b', 'c']);
+    expect(formList({ 0: 'x', 1: 'y' })).toEqual(['x', 'y']);
+    expect(formList('')).toEqual([]);
+    expect(formList(undefined)).toBeUndefined();
+  });
+
+  it('reads form booleans and leaves other words for the schema to refuse', () => {
+    expect(['true', '1', 'on', 'YES'].map(formBoolean)).toEqual([true, true, true, true]);
+    expect(['false', '0', 'off', 'no', ''].map(formBoolean)).toEqual([false, false, false, false, false]);
+    expect(formBoolean('maybe')).toBe('maybe');
+  });
+
+  it('keeps certs_issuer a word while turning switches into booleans', () => {
+    const body = normalizeFormWebsite({ settings: { loadbalancer: { force_https: '1', certs_issuer: 'custom' }, rulesets: { drupal: 'off' } } });
+    expect(body.settings).toEqual({ loadbalancer: { force_https: true, certs_issuer: 'custom' }, rulesets: { drupal: false } });
+  });
+});
+
+describe('effectiveStatus', () => {
+  it('is setup, then pending_dns, then issuing_certificate, then what was asked', () => {
+    expect(effectiveStatus({ requestedStatus: 'setup', dnsVerifiedAt: 1, certReadyAt: null })).toBe('setup');
+    expect(effectiveStatus({ requestedStatus: 'online', dnsVerifiedAt: null, certReadyAt: null })).toBe('pending_dns');
+    expect(effectiveStatus({ requestedStatus: 'paused', dnsVerifiedAt: 1, certReadyAt: 5 })).toBe('issuing_certificate');
+    expect(effectiveStatus({ requestedStatus: 'paused', dnsVerifiedAt: 1, certReadyAt: null })).toBe('paused');
+  });
+});
+
+describe('createRateLimiter', () => {
+  it('lets a burst through, then says how long to wait, and refills with time', () => {
+    let now = 0;
+    const limiter = createRateLimiter(2, () => now);
+    expect([limiter.take('k'), limiter.take('k')]).toEqual([0, 0]);
+    expect(limiter.take('k')).toBe(500);
+    expect(limiter.take('other')).toBe(0);
+    now = 500;
+    expect(limiter.take('k')).toBe(0);
+  });
+});
