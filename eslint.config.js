@@ -16,4 +16,9 @@ export default tseslint.config(
     files: ['src/cli.ts', 'src/cli/**', 'bench/**', 'bin/**'],
     rules: { 'no-console': 'off' },
   },
+  {
+    // Plain JavaScript launchers run on Node.
+    files: ['bin/**/*.js'],
+    languageOptions: { globals: { console: 'readonly', process: 'readonly' } },
+  },
 );

@@ -34,6 +34,7 @@ function startCli(dataDir: string): Promise<{ child: ChildProcess; url: string; 
   });
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked field by field
 async function curl(...args: string[]): Promise<{ status: number; body: any }> {
   const { stdout } = await exec('curl', ['-s', '-w', '\n%{http_code}', ...args]);
   const lines = stdout.trimEnd().split('\n');
