@@ -497,6 +497,23 @@ describe('statistics', () => {
   });
 });
 
+describe('traffic generator', () => {
+  it('adds hits to online websites by itself when --traffic is set', async () => {
+    await withSandbox(async (busy) => {
+      await call(busy, 'POST', '/v1.0/website', { json: website('busy.example') });
+      await call(busy, 'POST', '/v1.0/website', { json: website('waiting.example') });
+      await busy.control('POST', '/_sandbox/websites/busy.example/dns-verified');
+      const grown = await waitFor(async () => {
+        const stats = (await call(busy, 'GET', '/v1.0/website/busy.example/statistics')).body;
+        return stats.total > 0 ? stats : undefined;
+      }, 4000, 'generated traffic');
+      expect(grown.permitted + grown.blocked).toBe(grown.total);
+      // Websites that are not online yet get no visitors.
+      expect((await call(busy, 'GET', '/v1.0/website/waiting.example/statistics')).body.total).toBe(0);
+    }, { trafficPerSecond: 100, certDelaySeconds: 0 });
+  });
+});
+
 describe('limits and versions', () => {
   it('refuses one domain past the user limit with domain_limit_reached', async () => {
     await call(sb, 'PUT', '/v1.0/user/alice@example.com', { form: { domain_limit: '2' } });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { formBoolean, formList, normalizeFormWebsite } from '../../src/sandbox/bodies.js';
 import { checkCertificatePair } from '../../src/sandbox/certificates.js';
 import { createRateLimiter } from '../../src/sandbox/rate-limit.js';
+import { createSimulatedResolver, createSystemResolver } from '../../src/sandbox/resolver.js';
 import { effectiveStatus } from '../../src/sandbox/websites.js';
 
 const cert = (name: string) => readFileSync(new URL(`../fixtures/certs/${name}`, import.meta.url), 'utf8');
@@ -64,5 +65,20 @@ describe('createRateLimiter', () => {
     expect(limiter.take('other')).toBe(0);
     now = 500;
     expect(limiter.take('k')).toBe(0);
+  });
+});
+
+describe('resolvers', () => {
+  it('simulated: resolves every name but .invalid and the NXDOMAIN list', async () => {
+    const resolver = createSimulatedResolver((domain) => domain === 'gone.example');
+    expect(await resolver.resolves('example.com')).toBe(true);
+    expect(await resolver.resolves('site.invalid')).toBe(false);
+    expect(await resolver.resolves('gone.example')).toBe(false);
+  });
+
+  it('system: asks the real resolver (localhost is in every hosts file; .invalid never resolves)', async () => {
+    const resolver = createSystemResolver(3000);
+    expect(await resolver.resolves('localhost')).toBe(true);
+    expect(await resolver.resolves('no-such-host.invalid')).toBe(false);
   });
 });
