@@ -1,0 +1,151 @@
+/**
+ * The plugin's configuration, read once from the environment and validated as a whole:
+ * one error names every bad variable. `loadConfig` is pure so tests pass a plain object.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { isIP } from 'node:net';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { AppError } from './errors.js';
+import { normalizeDomain } from './provider/spec.js';
+
+/** Reads "true/1/yes/on" and "false/0/no/off"; z.coerce.boolean would read "false" as true. */
+const envBoolean = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((value) => ['true', '1', 'yes', 'on', 'false', '0', 'no', 'off'].includes(value), 'must be true or false')
+  .transform((value) => ['true', '1', 'yes', 'on'].includes(value));
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const httpUrl = z
+  .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+  .transform((value) => value.replace(/\/+$/, ''));
+
+/** A host name usable as the domain of provider user ids, derived from this machine's name. */
+function defaultAccountDomain(): string {
+  const name = hostname().toLowerCase().replace(/[^a-z0-9.-]/g, '-');
+  return normalizeDomain(`${name}.wpp.invalid`) ?? 'panel.wpp.invalid';
+}
+
+const envSchema = z.object({
+  /** Provider base URL (paths add /v1.0/...). Unset: `wpp serve` starts the embedded sandbox. */
+  WPP_PROVIDER_URL: httpUrl.optional(),
+  /** Partner API key. Required with WPP_PROVIDER_URL; the sandbox's own key otherwise. */
+  WPP_PROVIDER_API_KEY: z.string().trim().min(1).optional(),
+  /** Folder for the SQLite database and generated secrets. Default ./data. */
+  WPP_DATA_DIR: z.string().min(1).default('data'),
+  /** Plugin HTTP listen address. Default 127.0.0.1. */
+  WPP_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Plugin HTTP listen port. Default 8080. */
+  WPP_PORT: port.default(8080),
+  /** Where the provider reaches the plugin (callbacks). Default http://WPP_HOST:WPP_PORT. */
+  WPP_PUBLIC_URL: httpUrl.optional(),
+  /** HMAC secret shared with the panel (hooks). Default: generated into the data folder. */
+  WPP_PANEL_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** This panel server's IP: origin of new websites when the event names none, and its registration. */
+  WPP_SERVER_IP: z
+    .string()
+    .trim()
+    .refine((value) => isIP(value) !== 0, 'must be an IPv4 or IPv6 address')
+    .optional(),
+  /** This panel server's name (registration, tags). Default: the host name. */
+  WPP_SERVER_NAME: z.string().trim().min(1).max(255).optional(),
+  /** Zone of this panel server, if the provider uses zones. */
+  WPP_SERVER_ZONE: z.string().trim().min(1).max(255).optional(),
+  /** Tag of this panel server at the provider. */
+  WPP_SERVER_TAG: z.string().trim().min(1).max(100).optional(),
+  /** Domain of provider user ids: panel account `alice` becomes `alice@WPP_ACCOUNT_DOMAIN`. */
+  WPP_ACCOUNT_DOMAIN: z
+    .string()
+    .trim()
+    .refine((value) => normalizeDomain(value) !== null, 'must be a domain name')
+    .transform((value) => normalizeDomain(value) as string)
+    .optional(),
+  /** New websites start protected (`online`) when true, in `setup` when false. Default true. */
+  WPP_AUTO_PROTECT: envBoolean.default(true),
+  /** Jobs the worker runs at once. Default 8. */
+  WPP_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** Attempts before a job is dead. Default 10. */
+  WPP_JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Port of the embedded sandbox when WPP_PROVIDER_URL is unset. Default 8081. */
+  WPP_SANDBOX_PORT: port.default(8081),
+  /** Log level. Default info. */
+  WPP_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  provider: { url: string; apiKey: string } | { embedded: true; sandboxPort: number };
+  dataDir: string;
+  databaseFile: string;
+  host: string;
+  port: number;
+  publicUrl: string;
+  /** Undefined until `ensurePanelSecret` reads or creates the file. */
+  panelSecret: string | undefined;
+  server: { ip: string | undefined; name: string; zone: string | undefined; tag: string | undefined };
+  accountDomain: string;
+  autoProtect: boolean;
+  worker: { concurrency: number; maxAttempts: number };
+  logLevel: z.output<typeof envSchema>['WPP_LOG_LEVEL'];
+}
+
+/** Parses the environment; throws one CONFIG_INVALID error naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  // An empty variable means "not set", as shells and panels often export them empty.
+  const present = Object.fromEntries(Object.entries(env).filter(([key, value]) => key.startsWith('WPP_') && value !== undefined && value !== ''));
+  const result = envSchema.safeParse(present);
+  const problems = result.success ? [] : result.error.issues.map((issue) => ({ path: String(issue.path[0] ?? ''), message: issue.message }));
+  if (result.success && result.data.WPP_PROVIDER_URL && !result.data.WPP_PROVIDER_API_KEY) {
+    problems.push({ path: 'WPP_PROVIDER_API_KEY', message: 'is required when WPP_PROVIDER_URL is set' });
+  }
+  if (!result.success || problems.length > 0) {
+    throw new AppError(
+      'CONFIG_INVALID',
+      `Invalid configuration:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`,
+      problems,
+    );
+  }
+  const e = result.data;
+  const dataDir = resolve(e.WPP_DATA_DIR);
+  return {
+    provider: e.WPP_PROVIDER_URL
+      ? { url: e.WPP_PROVIDER_URL, apiKey: e.WPP_PROVIDER_API_KEY as string }
+      : { embedded: true, sandboxPort: e.WPP_SANDBOX_PORT },
+    dataDir,
+    databaseFile: join(dataDir, 'plugin.sqlite'),
+    host: e.WPP_HOST,
+    port: e.WPP_PORT,
+    publicUrl: e.WPP_PUBLIC_URL ?? `http://${e.WPP_HOST.includes(':') ? `[${e.WPP_HOST}]` : e.WPP_HOST}:${e.WPP_PORT}`,
+    panelSecret: e.WPP_PANEL_SECRET,
+    server: { ip: e.WPP_SERVER_IP, name: e.WPP_SERVER_NAME ?? hostname(), zone: e.WPP_SERVER_ZONE, tag: e.WPP_SERVER_TAG },
+    accountDomain: e.WPP_ACCOUNT_DOMAIN ?? defaultAccountDomain(),
+    autoProtect: e.WPP_AUTO_PROTECT,
+    worker: { concurrency: e.WPP_WORKER_CONCURRENCY, maxAttempts: e.WPP_JOB_MAX_ATTEMPTS },
+    logLevel: e.WPP_LOG_LEVEL,
+  };
+}
+
+/**
+ * The panel secret: WPP_PANEL_SECRET, else `panel-secret` in the data folder, created on
+ * first use (owner-only) so hooks and the server agree without anyone copying a secret.
+ */
+export function ensurePanelSecret(config: Config): string {
+  if (config.panelSecret) return config.panelSecret;
+  const file = join(config.dataDir, 'panel-secret');
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    try {
+      writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another process created it first: use theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    chmodSync(file, 0o600);
+  }
+  const secret = readFileSync(file, 'utf8').trim();
+  config.panelSecret = secret;
+  return secret;
+}

@@ -1,0 +1,126 @@
+/**
+ * The one panel event schema every adapter translates into (DESIGN.md, "Panel events").
+ * Adapters only translate; everything after this schema is panel-independent.
+ */
+import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { normalizeDomain, normalizeSubdomain } from '../provider/spec.js';
+
+export const PANEL_EVENT_TYPES = [
+  'account.created',
+  'account.suspended',
+  'account.unsuspended',
+  'account.deleted',
+  'domain.added',
+  'domain.removed',
+  'subdomain.added',
+  'subdomain.removed',
+  'plan.changed',
+] as const;
+export type PanelEventType = (typeof PANEL_EVENT_TYPES)[number];
+
+/** Which fields each event type needs beyond `account`. */
+const REQUIRED_FIELDS: Record<PanelEventType, readonly ('domain' | 'subdomain' | 'plan')[]> = {
+  'account.created': [],
+  'account.suspended': [],
+  'account.unsuspended': [],
+  'account.deleted': [],
+  'domain.added': ['domain'],
+  'domain.removed': ['domain'],
+  'subdomain.added': ['domain', 'subdomain'],
+  'subdomain.removed': ['domain', 'subdomain'],
+  'plan.changed': ['plan'],
+};
+
+/** Panel user names: cPanel/DirectAdmin use [a-z0-9], Plesk logins may also hold . _ - @. */
+export const accountNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'account is required')
+  .max(255, 'account is at most 255 characters')
+  .regex(/^[A-Za-z0-9._@+-]+$/, 'account may only contain letters, digits and . _ @ + -')
+  // Panels compare user names without case; so does the plugin.
+  .toLowerCase();
+
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .transform((value) => (value === '' ? undefined : value))
+    .optional();
+
+export const panelEventSchema = z
+  .strictObject({
+    id: z.string().trim().min(1).max(200),
+    type: z.enum(PANEL_EVENT_TYPES),
+    occurredAt: z.iso.datetime({ offset: true }),
+    account: accountNameSchema,
+    email: z
+      .string()
+      .trim()
+      .max(254)
+      .refine((value) => value === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value), 'email must be an e-mail address')
+      .transform((value) => (value === '' ? undefined : value.toLowerCase()))
+      .optional(),
+    plan: optionalText(100),
+    domain: z
+      .string()
+      .transform((value, ctx) => {
+        const domain = normalizeDomain(value);
+        if (!domain) {
+          ctx.addIssue({ code: 'custom', message: `"${value}" is not a valid domain name` });
+          return z.NEVER;
+        }
+        return domain;
+      })
+      .optional(),
+    subdomain: z
+      .string()
+      .transform((value, ctx) => {
+        const label = normalizeSubdomain(value);
+        if (!label) {
+          ctx.addIssue({ code: 'custom', message: `"${value}" is not a valid subdomain label` });
+          return z.NEVER;
+        }
+        return label;
+      })
+      .optional(),
+    ip: z
+      .string()
+      .trim()
+      .refine((value) => value === '' || isIP(value) !== 0, 'ip must be an IPv4 or IPv6 address')
+      .transform((value) => (value === '' ? undefined : value.toLowerCase()))
+      .optional(),
+  })
+  .superRefine((event, ctx) => {
+    for (const field of REQUIRED_FIELDS[event.type]) {
+      if (event[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} is required for ${event.type}` });
+    }
+  });
+
+export type PanelEvent = z.output<typeof panelEventSchema>;
+export type PanelEventInput = z.input<typeof panelEventSchema>;
+
+/** What an adapter hands over before the id and time are settled. */
+export type PanelEventDraft = Omit<PanelEventInput, 'id' | 'occurredAt'> & { id?: string; occurredAt?: string };
+
+/**
+ * Panels hand hooks no event id, so adapters derive one from what happened and when, to the
+ * minute: a hook that fires twice (a panel retry, a double registration) yields the same id
+ * and is ingested once. An event repeated in a later minute is a second event; processing is
+ * idempotent, so it changes nothing either.
+ */
+export function deriveEventId(source: string, draft: PanelEventDraft, occurredAt: Date): string {
+  const minute = Math.floor(occurredAt.getTime() / 60_000);
+  const parts = [source, draft.type, draft.account, draft.domain ?? '', draft.subdomain ?? '', draft.plan ?? '', String(minute)];
+  return `${source}:${createHash('sha256').update(parts.join('\u0000').toLowerCase()).digest('hex').slice(0, 32)}`;
+}
+
+/** Completes a draft with a derived id and the time, then validates it. */
+export function finishEvent(source: string, draft: PanelEventDraft, now: Date = new Date()) {
+  const occurredAt = draft.occurredAt ?? now.toISOString();
+  const id = draft.id ?? deriveEventId(source, draft, new Date(occurredAt));
+  return panelEventSchema.safeParse({ ...draft, id, occurredAt });
+}
