@@ -1,0 +1,324 @@
+/**
+ * The durable job queue (table `jobs`, migrations/001_provisioning.sql).
+ *
+ * Several processes may share the file (`wpp serve` and `wpp worker`), so every write that
+ * reads first runs in a BEGIN IMMEDIATE transaction: the write lock is taken before the read,
+ * and two claimers can never pick the same row.
+ */
+import { z } from 'zod';
+import type { Db } from './open.js';
+
+export type JobState = 'pending' | 'running' | 'done' | 'dead';
+export const JOB_STATES: readonly JobState[] = ['pending', 'running', 'done', 'dead'];
+
+export interface Job {
+  id: number;
+  kind: string;
+  dedupeKey: string | null;
+  account: string | null;
+  domain: string | null;
+  payload: unknown;
+  state: JobState;
+  attempts: number;
+  maxAttempts: number;
+  runAt: number;
+  leaseUntil: number | null;
+  lockedBy: string | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+}
+
+export interface NewJob {
+  kind: string;
+  /** Enqueueing the same key again yields the existing job, whatever its state. */
+  dedupeKey?: string | null;
+  /** Jobs of one account run in id order (see `claim`); null: no ordering. */
+  account?: string | null;
+  /** With `account`: jobs of different domains of one account may run side by side. */
+  domain?: string | null;
+  /** Stored as JSON; must serialise (undefined, functions and BigInt are refused). */
+  payload: unknown;
+  maxAttempts: number;
+  /** Epoch ms; default now. */
+  runAt?: number;
+}
+
+export interface JobFailure {
+  /** One line, already free of secrets; stored as `last_error`. */
+  error: string;
+  /** When to run again, from now. Ignored when the job goes dead. */
+  delayMs: number;
+  /** Retrying cannot help: the job goes dead at once. */
+  permanent?: boolean;
+}
+
+export interface JobListFilter {
+  state?: JobState;
+  /** Default 100. */
+  limit?: number;
+}
+
+const DEFAULT_LIST_LIMIT = 100;
+
+const newJobSchema = z.object({
+  kind: z.string().min(1),
+  dedupeKey: z.string().min(1).nullish(),
+  account: z.string().min(1).nullish(),
+  domain: z.string().min(1).nullish(),
+  payload: z.unknown(),
+  maxAttempts: z.number().int().min(1),
+  runAt: z.number().int().nonnegative().optional(),
+});
+
+export class InvalidJobError extends Error {
+  override readonly name = 'InvalidJobError';
+  readonly code = 'JOB_INVALID';
+}
+
+interface JobRow {
+  id: number;
+  kind: string;
+  dedupe_key: string | null;
+  account: string | null;
+  domain: string | null;
+  payload: string;
+  state: JobState;
+  attempts: number;
+  max_attempts: number;
+  run_at: number;
+  lease_until: number | null;
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    kind: row.kind,
+    dedupeKey: row.dedupe_key,
+    account: row.account,
+    domain: row.domain,
+    payload: JSON.parse(row.payload) as unknown,
+    state: row.state,
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    runAt: row.run_at,
+    leaseUntil: row.lease_until,
+    lockedBy: row.locked_by,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+function serialisePayload(payload: unknown): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(payload);
+  } catch (error) {
+    throw new InvalidJobError(`job payload cannot be stored as JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (json === undefined) throw new InvalidJobError('job payload cannot be stored as JSON: it is undefined or a function');
+  return json;
+}
+
+function parseNewJob(job: NewJob): z.infer<typeof newJobSchema> {
+  const parsed = newJobSchema.safeParse(job);
+  if (!parsed.success) {
+    const summary = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'job'}: ${issue.message}`).join('; ');
+    throw new InvalidJobError(`invalid job: ${summary}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * A job is claimable when it is due (pending, run_at passed) or its lease expired (running,
+ * its worker stopped or crashed), and no earlier open job of the same account conflicts with
+ * it: an account-level job (domain NULL) on either side is a barrier, otherwise only the same
+ * domain is. Dead and done jobs are not open, so a dead job never blocks its account.
+ *
+ * The `e.state IN (...)` term is written exactly as the partial index jobs_open_by_account's
+ * WHERE clause, which is what lets SQLite use that index for the NOT EXISTS probe.
+ */
+export const CLAIMABLE_IDS_SQL = `
+  SELECT j.id FROM jobs j
+  WHERE ((j.state = 'pending' AND j.run_at <= @now) OR (j.state = 'running' AND j.lease_until < @now))
+    AND (j.account IS NULL OR NOT EXISTS (
+      SELECT 1 FROM jobs e
+      WHERE e.account = j.account AND e.id < j.id AND e.state IN ('pending', 'running')
+        AND (e.domain IS NULL OR j.domain IS NULL OR e.domain = j.domain)))
+  ORDER BY j.run_at, j.id
+  LIMIT @limit`;
+
+export function createJobsRepo(db: Db, now: () => number = Date.now) {
+  const insertStatement = db.prepare(`
+    INSERT INTO jobs (kind, dedupe_key, account, domain, payload, max_attempts, run_at, created_at, updated_at)
+    VALUES (@kind, @dedupeKey, @account, @domain, @payload, @maxAttempts, @runAt, @now, @now)
+    ON CONFLICT (dedupe_key) DO NOTHING
+    RETURNING *`);
+  const byDedupeKey = db.prepare('SELECT * FROM jobs WHERE dedupe_key = ?');
+  const byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
+  // A job whose lease expired on its last allowed attempt keeps crashing or stalling its
+  // worker; running it again forever would be worse than giving up on it.
+  const buryExhaustedStatement = db.prepare(`
+    UPDATE jobs SET state = 'dead', lease_until = NULL, finished_at = @now, updated_at = @now,
+      last_error = 'LEASE_EXPIRED: the worker ' || coalesce(locked_by, '?') || ' stopped or crashed on the last allowed attempt'
+    WHERE state = 'running' AND lease_until < @now AND attempts >= max_attempts`);
+  const claimStatement = db.prepare(`
+    UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_until = @leaseUntil,
+      locked_by = @workerId, updated_at = @now
+    WHERE id IN (${CLAIMABLE_IDS_SQL})
+    RETURNING *`);
+  const completeStatement = db.prepare(`
+    UPDATE jobs SET state = 'done', lease_until = NULL, last_error = NULL, finished_at = @now, updated_at = @now
+    WHERE id = @id AND state = 'running' AND locked_by = @workerId`);
+  const failStatement = db.prepare(`
+    UPDATE jobs SET
+      state = CASE WHEN @permanent OR attempts >= max_attempts THEN 'dead' ELSE 'pending' END,
+      run_at = CASE WHEN @permanent OR attempts >= max_attempts THEN run_at ELSE @runAt END,
+      finished_at = CASE WHEN @permanent OR attempts >= max_attempts THEN @now ELSE NULL END,
+      lease_until = NULL, locked_by = NULL, last_error = @error, updated_at = @now
+    WHERE id = @id AND state = 'running' AND locked_by = @workerId
+    RETURNING *`);
+  const extendStatement = db.prepare(`
+    UPDATE jobs SET lease_until = @leaseUntil, updated_at = @now
+    WHERE id = @id AND state = 'running' AND locked_by = @workerId`);
+  const retryStatement = db.prepare(`
+    UPDATE jobs SET state = 'pending', attempts = 0, run_at = @now, lease_until = NULL, locked_by = NULL,
+      finished_at = NULL, updated_at = @now
+    WHERE id = @id AND state IN ('dead', 'done')
+    RETURNING *`);
+  const retryAllDeadStatement = db.prepare(`
+    UPDATE jobs SET state = 'pending', attempts = 0, run_at = @now, lease_until = NULL, locked_by = NULL,
+      finished_at = NULL, updated_at = @now
+    WHERE state = 'dead'`);
+  const listAll = db.prepare('SELECT * FROM jobs ORDER BY id DESC LIMIT ?');
+  const listByState = db.prepare('SELECT * FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?');
+  const countStatement = db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state');
+  const nextRunAtStatement = db.prepare("SELECT MIN(run_at) AS runAt FROM jobs WHERE state = 'pending'");
+
+  function insertOne(input: NewJob, at: number): { job: Job; created: boolean } {
+    const job = parseNewJob(input);
+    const row = insertStatement.get({
+      kind: job.kind,
+      dedupeKey: job.dedupeKey ?? null,
+      account: job.account ?? null,
+      domain: job.domain ?? null,
+      payload: serialisePayload(job.payload),
+      maxAttempts: job.maxAttempts,
+      runAt: job.runAt ?? at,
+      now: at,
+    }) as JobRow | undefined;
+    if (row) return { job: toJob(row), created: true };
+    // Only a dedupe_key conflict makes the insert do nothing.
+    const existing = byDedupeKey.get(job.dedupeKey) as JobRow;
+    return { job: toJob(existing), created: false };
+  }
+
+  const enqueueTransaction = db.transaction((jobs: NewJob[]) => {
+    const at = now();
+    return jobs.map((job) => insertOne(job, at));
+  });
+
+  const claimTransaction = db.transaction((workerId: string, limit: number, leaseMs: number) => {
+    const at = now();
+    buryExhaustedStatement.run({ now: at });
+    const rows = claimStatement.all({ now: at, limit, workerId, leaseUntil: at + leaseMs }) as JobRow[];
+    return rows.map(toJob).sort((a, b) => a.runAt - b.runAt || a.id - b.id);
+  });
+
+  return {
+    /** Adds a job in one transaction; the same dedupeKey again gives the existing job, created false. */
+    enqueue(job: NewJob): { job: Job; created: boolean } {
+      const [result] = enqueueTransaction.immediate([job]);
+      return result as { job: Job; created: boolean };
+    },
+
+    /** Adds all jobs in ONE transaction: a bad one (InvalidJobError, constraint) rolls all back. */
+    enqueueMany(jobs: NewJob[]): { job: Job; created: boolean }[] {
+      if (jobs.length === 0) return [];
+      return enqueueTransaction.immediate(jobs);
+    },
+
+    /**
+     * Atomically takes up to `limit` claimable jobs, oldest first (run_at, id): marks them
+     * running, attempts + 1, leased to `workerId` for `leaseMs`. Expired leases on a job's
+     * last allowed attempt make it dead instead (LEASE_EXPIRED in last_error).
+     */
+    claim(workerId: string, limit: number, leaseMs: number): Job[] {
+      if (!Number.isInteger(limit) || limit <= 0) return [];
+      return claimTransaction.immediate(workerId, limit, leaseMs);
+    },
+
+    /** Marks the job done, only while `workerId` still holds it (a reclaimed job's old worker loses). */
+    complete(id: number, workerId: string): boolean {
+      return completeStatement.run({ id, workerId, now: now() }).changes === 1;
+    },
+
+    /**
+     * Records a failed run while `workerId` still holds the job: pending again at now + delayMs,
+     * or dead when permanent or out of attempts. Null when the worker lost the job.
+     */
+    fail(id: number, workerId: string, failure: JobFailure): Job | null {
+      const at = now();
+      const row = failStatement.get({
+        id,
+        workerId,
+        now: at,
+        runAt: at + Math.max(0, Math.round(failure.delayMs)),
+        permanent: failure.permanent === true ? 1 : 0,
+        error: failure.error,
+      }) as JobRow | undefined;
+      return row ? toJob(row) : null;
+    },
+
+    extendLease(id: number, workerId: string, leaseMs: number): boolean {
+      const at = now();
+      return extendStatement.run({ id, workerId, now: at, leaseUntil: at + leaseMs }).changes === 1;
+    },
+
+    /**
+     * Manual retry of a dead or done job: pending now with attempts 0; last_error stays until
+     * the next run replaces or clears it. Null when the job does not exist or is still open.
+     */
+    retry(id: number): Job | null {
+      const row = retryStatement.get({ id, now: now() }) as JobRow | undefined;
+      return row ? toJob(row) : null;
+    },
+
+    retryAllDead(): number {
+      return retryAllDeadStatement.run({ now: now() }).changes;
+    },
+
+    get(id: number): Job | null {
+      const row = byId.get(id) as JobRow | undefined;
+      return row ? toJob(row) : null;
+    },
+
+    /** Newest first. */
+    list(filter: JobListFilter = {}): Job[] {
+      const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
+      const rows = (filter.state ? listByState.all(filter.state, limit) : listAll.all(limit)) as JobRow[];
+      return rows.map(toJob);
+    },
+
+    counts(): Record<JobState, number> {
+      const counts: Record<JobState, number> = { pending: 0, running: 0, done: 0, dead: 0 };
+      for (const row of countStatement.all() as { state: JobState; n: number }[]) counts[row.state] = row.n;
+      return counts;
+    },
+
+    /** The earliest run_at of a pending job (it may be in the past when ordering blocks it). */
+    nextRunAt(): number | null {
+      return (nextRunAtStatement.get() as { runAt: number | null }).runAt;
+    },
+  };
+}
+
+export type JobsRepo = ReturnType<typeof createJobsRepo>;
