@@ -82,7 +82,8 @@ export interface Config {
   databaseFile: string;
   host: string;
   port: number;
-  publicUrl: string;
+  /** WPP_PUBLIC_URL; when unset, main.ts uses http://host:port with the port actually bound. */
+  publicUrl: string | undefined;
   /** Undefined until `ensurePanelSecret` reads or creates the file. */
   panelSecret: string | undefined;
   server: { ip: string | undefined; name: string; zone: string | undefined; tag: string | undefined };
@@ -118,7 +119,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     databaseFile: join(dataDir, 'plugin.sqlite'),
     host: e.WPP_HOST,
     port: e.WPP_PORT,
-    publicUrl: e.WPP_PUBLIC_URL ?? `http://${e.WPP_HOST.includes(':') ? `[${e.WPP_HOST}]` : e.WPP_HOST}:${e.WPP_PORT}`,
+    publicUrl: e.WPP_PUBLIC_URL,
     panelSecret: e.WPP_PANEL_SECRET,
     server: { ip: e.WPP_SERVER_IP, name: e.WPP_SERVER_NAME ?? hostname(), zone: e.WPP_SERVER_ZONE, tag: e.WPP_SERVER_TAG },
     accountDomain: e.WPP_ACCOUNT_DOMAIN ?? defaultAccountDomain(),

@@ -64,6 +64,22 @@ function ensurePartner(store: SandboxStore, now: number): string {
   return apiKey;
 }
 
+/**
+ * The partner key stored in a sandbox data folder, for a second process that talks to the
+ * sandbox another process runs (the embedded sandbox of `wpp serve`).
+ */
+export function readPartnerKey(dataDir: string): string {
+  const db = openDatabase(join(dataDir, 'sandbox.sqlite'));
+  try {
+    migrate(db, paths.sandboxMigrations);
+    const key = createSandboxStore(db).getUser(PARTNER_ID)?.apiKey;
+    if (!key) throw new Error(`No sandbox has run in ${dataDir} yet: start \`wpp serve\` (or set WPP_PROVIDER_URL) first`);
+    return key;
+  } finally {
+    db.close();
+  }
+}
+
 /** Opens the sandbox's database, starts its background work and listens. `close` undoes all of it. */
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   const now = options.now ?? Date.now;

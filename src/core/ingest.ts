@@ -1,0 +1,38 @@
+/**
+ * Ingest: a panel event becomes one row in the jobs table, in one transaction, keyed by its
+ * idempotency id. This is all a hook does, so the panel never waits on the provider.
+ */
+import type { JobsRepo } from '../db/jobs.repo.js';
+import type { PanelEvent } from '../panel/events.js';
+
+export const PANEL_EVENT_JOB = 'panel_event';
+
+export interface IngestResult {
+  eventId: string;
+  type: PanelEvent['type'];
+  jobId: number;
+  /** False when the event was already ingested (a replay): nothing new was written. */
+  created: boolean;
+}
+
+/** Account-wide events order everything of the account; domain events only their domain. */
+const isAccountLevel = (type: PanelEvent['type']) => type.startsWith('account.') || type === 'plan.changed';
+
+export function ingestEvents(jobs: JobsRepo, events: PanelEvent[], maxAttempts: number): IngestResult[] {
+  const results = jobs.enqueueMany(
+    events.map((event) => ({
+      kind: PANEL_EVENT_JOB,
+      dedupeKey: `event:${event.id}`,
+      account: event.account,
+      domain: isAccountLevel(event.type) ? null : (event.domain ?? null),
+      payload: event,
+      maxAttempts,
+    })),
+  );
+  return results.map(({ job, created }, i) => ({
+    eventId: (events[i] as PanelEvent).id,
+    type: (events[i] as PanelEvent).type,
+    jobId: job.id,
+    created,
+  }));
+}

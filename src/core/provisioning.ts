@@ -1,0 +1,258 @@
+/**
+ * Keeps the provider's users and websites in step with the panel. Every handler converges:
+ * it reads what exists and sends what should be, so running one event any number of times,
+ * or after a crash half-way, leaves the same single user and website.
+ */
+import type { Logger } from 'pino';
+import type { Account, DesiredStatus, PausedBy, ProvisioningRepo, Website } from '../db/provisioning.repo.js';
+import type { PanelEvent } from '../panel/events.js';
+import { isProviderError, type ProviderClient } from '../provider/index.js';
+import { AppError } from '../errors.js';
+import { callbackTokenFor, hashToken, providerUserIdFor } from './identity.js';
+
+export interface ProvisioningSettings {
+  accountDomain: string;
+  publicUrl: string;
+  panelSecret: string;
+  autoProtect: boolean;
+  server: { ip: string | undefined; name: string; zone: string | undefined; tag: string | undefined };
+}
+
+export interface ProvisioningDeps {
+  repo: ProvisioningRepo;
+  provider: ProviderClient;
+  settings: ProvisioningSettings;
+  logger: Logger;
+}
+
+/** The plan every website falls back to when its account names none, or an unknown one. */
+export const DEFAULT_PLAN = 'default';
+
+/** Pauses a suspension or deletion may override; the customer's and admin's own survive. */
+const SUSPENSION_MAY_TAKE: readonly (PausedBy | null)[] = [null, 'enforcement'];
+
+export function createProvisioning({ repo, provider, settings, logger }: ProvisioningDeps) {
+  const planFor = (name: string | null | undefined) =>
+    repo.getPlan(name ?? DEFAULT_PLAN) ?? repo.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'] };
+
+  const tagsFor = (plan: string) => [`plan:${plan}`, `server:${settings.server.name}`, ...(settings.server.tag ? [settings.server.tag] : [])];
+
+  const callbackUrlFor = (domain: string) => `${settings.publicUrl}/callbacks/website/${callbackTokenFor(settings.panelSecret, domain)}`;
+
+  /** Creates the provider user of an account (or finds it) and stores it with its key. */
+  async function ensureAccount(account: string, details: { email?: string | undefined; plan?: string | undefined }, verify: boolean): Promise<Account> {
+    const existing = repo.getAccount(account);
+    if (existing?.providerApiKey && !verify) return existing;
+    const providerUserId = existing?.providerUserId ?? providerUserIdFor(account, settings.accountDomain);
+    const user = await provider.ensureUser(providerUserId);
+    // A created user answers with its key; an existing one is read with it.
+    const apiKey = user.api_key ?? (await provider.getUser(providerUserId)).api_key ?? null;
+    repo.saveAccount({
+      account,
+      email: details.email ?? null,
+      plan: details.plan ?? null,
+      providerUserId,
+      providerApiKey: apiKey,
+      state: existing && existing.state !== 'deleted' ? existing.state : 'active',
+    });
+    logger.info({ account, providerUserId, created: !existing }, 'provider user ensured');
+    return repo.getAccount(account) as Account;
+  }
+
+  /** Sends a status and records who paused, keeping the local record and the provider in step. */
+  async function applyStatus(website: Website, desiredStatus: DesiredStatus, pausedBy: PausedBy | null, state = website.state) {
+    let providerStatus = website.providerStatus;
+    if (website.desiredStatus !== desiredStatus || website.providerStatus === null || website.providerStatus !== desiredStatus) {
+      try {
+        providerStatus = (await provider.setWebsiteStatus(website.domain, desiredStatus)).status ?? providerStatus;
+      } catch (error) {
+        // Gone at the provider: nothing left to pause there.
+        if (!(isProviderError(error, 'PROVIDER_NOT_FOUND') && desiredStatus === 'paused')) throw error;
+        providerStatus = null;
+      }
+    }
+    repo.saveWebsite({ ...website, desiredStatus, pausedBy, state, providerStatus, providerCheckedAt: Date.now() });
+  }
+
+  async function domainAdded(event: PanelEvent & { domain: string }): Promise<void> {
+    let account = repo.getAccount(event.account);
+    if (!account?.providerApiKey) account = await ensureAccount(event.account, { email: event.email, plan: event.plan }, false);
+    const existing = repo.getWebsite(event.domain);
+    if (existing && existing.account !== event.account && existing.state === 'active') {
+      throw new AppError('CONFLICT', `${event.domain} is already protected for panel account ${existing.account}`);
+    }
+    const planName = event.plan ?? account.plan ?? DEFAULT_PLAN;
+    const plan = planFor(planName);
+    const originIps = event.ip ? [event.ip] : existing?.originIps.length ? existing.originIps : settings.server.ip ? [settings.server.ip] : [];
+    if (originIps.length === 0) {
+      throw new AppError('VALIDATION_FAILED', `No origin IP for ${event.domain}: the event names none and WPP_SERVER_IP is not set`);
+    }
+    const keepsPause = existing?.state === 'active' && existing.desiredStatus === 'paused' && existing.pausedBy !== null;
+    let desiredStatus: DesiredStatus = settings.autoProtect ? 'online' : 'setup';
+    let pausedBy: PausedBy | null = null;
+    if (keepsPause && existing) {
+      desiredStatus = 'paused';
+      pausedBy = existing.pausedBy;
+    } else if (account.state !== 'active') {
+      desiredStatus = 'paused';
+      pausedBy = account.state === 'suspended' ? 'suspension' : 'account_deleted';
+    }
+    const subdomains = existing?.subdomains ?? plan.subdomains;
+    const created = await provider.ensureWebsite({
+      domain: event.domain,
+      user_id: account.providerUserId,
+      subdomain: subdomains,
+      ip: originIps,
+      tag: tagsFor(planName),
+      status: desiredStatus,
+      callbackUrl: callbackUrlFor(event.domain),
+      settings: plan.settings,
+    });
+    repo.saveWebsite({
+      domain: event.domain,
+      account: event.account,
+      subdomains,
+      originIps,
+      state: 'active',
+      desiredStatus,
+      pausedBy,
+      providerStatus: created.status ?? null,
+      providerCheckedAt: Date.now(),
+      callbackTokenHash: hashToken(callbackTokenFor(settings.panelSecret, event.domain)),
+    });
+    logger.info({ account: event.account, domain: event.domain, status: desiredStatus }, 'website provisioned');
+  }
+
+  /** The local website of an event, or null (with a note) when the plugin does not manage it. */
+  function managedWebsite(event: PanelEvent): Website | null {
+    const website = event.domain ? repo.getWebsite(event.domain) : null;
+    if (!website || website.state !== 'active' || website.account !== event.account) {
+      logger.info({ type: event.type, account: event.account, domain: event.domain }, 'event for a website the plugin does not protect: nothing to do');
+      return null;
+    }
+    return website;
+  }
+
+  async function changeSubdomains(event: PanelEvent & { subdomain: string }, add: boolean): Promise<void> {
+    const website = managedWebsite(event);
+    if (!website) return;
+    const subdomains = add
+      ? [...new Set([...website.subdomains, event.subdomain])]
+      : website.subdomains.filter((label) => label !== event.subdomain);
+    // The spec adds a subdomain by sending the whole array; sent even when unchanged, so a replay re-converges.
+    await provider.updateWebsite(website.domain, { subdomain: subdomains });
+    repo.saveWebsite({ ...website, subdomains });
+  }
+
+  async function forEachWebsite(account: string, fn: (website: Website) => Promise<void>): Promise<void> {
+    for (const website of repo.websitesOf(account)) await fn(website);
+  }
+
+  return {
+    ensureAccount,
+
+    async handle(event: PanelEvent): Promise<void> {
+      switch (event.type) {
+        case 'account.created':
+          await ensureAccount(event.account, { email: event.email, plan: event.plan }, true);
+          return;
+        case 'domain.added':
+          return domainAdded(event as PanelEvent & { domain: string });
+        case 'domain.removed': {
+          const website = managedWebsite(event);
+          if (website) await applyStatus(website, 'paused', 'domain_removed', 'removed');
+          return;
+        }
+        case 'subdomain.added':
+        case 'subdomain.removed':
+          return changeSubdomains(event as PanelEvent & { subdomain: string }, event.type === 'subdomain.added');
+        case 'account.suspended': {
+          if (!repo.getAccount(event.account)) return;
+          repo.setAccountState(event.account, 'suspended');
+          await forEachWebsite(event.account, async (website) => {
+            if (website.state === 'active' && website.desiredStatus !== 'paused' && SUSPENSION_MAY_TAKE.includes(website.pausedBy)) {
+              await applyStatus(website, 'paused', 'suspension');
+            } else if (website.state === 'active' && website.pausedBy === 'enforcement') {
+              // Still paused, but now because of the suspension too; the suspension is the stronger reason.
+              repo.saveWebsite({ ...website, pausedBy: 'suspension' });
+            }
+          });
+          return;
+        }
+        case 'account.unsuspended': {
+          if (!repo.getAccount(event.account)) return;
+          repo.setAccountState(event.account, 'active');
+          await forEachWebsite(event.account, async (website) => {
+            if (website.state === 'active' && website.pausedBy === 'suspension') await applyStatus(website, 'online', null);
+          });
+          return;
+        }
+        case 'account.deleted': {
+          if (!repo.getAccount(event.account)) return;
+          repo.setAccountState(event.account, 'deleted');
+          await forEachWebsite(event.account, async (website) => {
+            if (website.state === 'active') await applyStatus(website, 'paused', 'account_deleted', 'removed');
+          });
+          return;
+        }
+        case 'plan.changed': {
+          const account = repo.getAccount(event.account);
+          if (!account) return;
+          const planName = event.plan ?? DEFAULT_PLAN;
+          const plan = planFor(planName);
+          repo.setAccountPlan(event.account, planName);
+          await forEachWebsite(event.account, async (website) => {
+            if (website.state !== 'active') return;
+            await provider.updateWebsite(website.domain, { settings: plan.settings, tag: tagsFor(planName) });
+          });
+          return;
+        }
+      }
+    },
+
+    /** Reads the website's real status from the provider: callbacks and reconciliation never trust a payload. */
+    async refreshWebsite(domain: string): Promise<void> {
+      const website = repo.getWebsite(domain);
+      if (!website) return;
+      try {
+        const remote = await provider.lookupWebsite(domain);
+        repo.setProviderStatus(domain, remote.status ?? 'unknown');
+      } catch (error) {
+        if (!isProviderError(error, 'PROVIDER_NOT_FOUND')) throw error;
+        repo.setProviderStatus(domain, 'missing');
+      }
+    },
+
+    /** Registers this panel server with the provider once (POST /v1.0/server). */
+    async registerServer(): Promise<'registered' | 'already' | 'skipped'> {
+      const { ip, name, zone, tag } = settings.server;
+      if (!ip) {
+        logger.warn('WPP_SERVER_IP is not set: this panel server is not registered with the provider');
+        return 'skipped';
+      }
+      const fact = `server_registered:${ip}`;
+      if (repo.getFact(fact)) return 'already';
+      try {
+        await provider.addServer({ ip, name, ...(zone ? { zone } : {}), ...(tag ? { tag } : {}) });
+      } catch (error) {
+        if (!isProviderError(error, 'PROVIDER_CONFLICT')) throw error;
+      }
+      repo.setFact(fact, new Date().toISOString());
+      logger.info({ ip, name }, 'panel server registered with the provider');
+      return 'registered';
+    },
+  };
+}
+
+export type Provisioning = ReturnType<typeof createProvisioning>;
+
+/** Errors retrying cannot fix: the job goes dead at once, with the message kept for the admin. */
+export function isPermanentProvisioningError(error: unknown): boolean {
+  if (error instanceof AppError) return ['VALIDATION_FAILED', 'CONFLICT', 'BAD_REQUEST', 'NOT_FOUND'].includes(error.code);
+  if (isProviderError(error)) {
+    // A domain that does not resolve yet may resolve once its DNS is set up: keep retrying that one.
+    if (error.code === 'PROVIDER_VALIDATION') return error.providerCode !== 'domain_unresolvable';
+    return error.code === 'PROVIDER_LIMIT_REACHED' || error.code === 'PROVIDER_CONFLICT';
+  }
+  return false;
+}

@@ -1,0 +1,195 @@
+/**
+ * Accounts, websites, plans and the small key-value facts of the plugin: every SQL
+ * statement provisioning needs, prepared once per database.
+ */
+import type { SettingsPatch } from '../provider/spec.js';
+import type { Db } from './open.js';
+
+export type AccountState = 'active' | 'suspended' | 'deleted';
+export type DesiredStatus = 'online' | 'paused' | 'setup';
+export type PausedBy = 'customer' | 'admin' | 'enforcement' | 'suspension' | 'domain_removed' | 'account_deleted';
+
+export interface Account {
+  account: string;
+  email: string | null;
+  plan: string | null;
+  providerUserId: string;
+  /** The provider user's key, for the customer's own frames only. Never log an Account whole. */
+  providerApiKey: string | null;
+  state: AccountState;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Website {
+  domain: string;
+  account: string;
+  subdomains: string[];
+  originIps: string[];
+  state: 'active' | 'removed';
+  desiredStatus: DesiredStatus;
+  pausedBy: PausedBy | null;
+  providerStatus: string | null;
+  providerCheckedAt: number | null;
+  callbackTokenHash: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Plan {
+  name: string;
+  settings: SettingsPatch;
+  subdomains: string[];
+}
+
+interface AccountRow {
+  account: string;
+  email: string | null;
+  plan: string | null;
+  provider_user_id: string;
+  provider_api_key: string | null;
+  state: AccountState;
+  created_at: number;
+  updated_at: number;
+}
+
+interface WebsiteRow {
+  domain: string;
+  account: string;
+  subdomains: string;
+  origin_ips: string;
+  state: 'active' | 'removed';
+  desired_status: DesiredStatus;
+  paused_by: PausedBy | null;
+  provider_status: string | null;
+  provider_checked_at: number | null;
+  callback_token_hash: string;
+  created_at: number;
+  updated_at: number;
+}
+
+const toAccount = (row: AccountRow): Account => ({
+  account: row.account,
+  email: row.email,
+  plan: row.plan,
+  providerUserId: row.provider_user_id,
+  providerApiKey: row.provider_api_key,
+  state: row.state,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toWebsite = (row: WebsiteRow): Website => ({
+  domain: row.domain,
+  account: row.account,
+  subdomains: JSON.parse(row.subdomains) as string[],
+  originIps: JSON.parse(row.origin_ips) as string[],
+  state: row.state,
+  desiredStatus: row.desired_status,
+  pausedBy: row.paused_by,
+  providerStatus: row.provider_status,
+  providerCheckedAt: row.provider_checked_at,
+  callbackTokenHash: row.callback_token_hash,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export function createProvisioningRepo(db: Db, now: () => number = Date.now) {
+  const s = {
+    account: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account = ?'),
+    upsertAccount: db.prepare(
+      `INSERT INTO accounts (account, email, plan, provider_user_id, provider_api_key, state, created_at, updated_at)
+       VALUES (@account, @email, @plan, @providerUserId, @providerApiKey, @state, @at, @at)
+       ON CONFLICT (account) DO UPDATE SET
+         email = COALESCE(excluded.email, accounts.email),
+         plan = COALESCE(excluded.plan, accounts.plan),
+         provider_user_id = excluded.provider_user_id,
+         provider_api_key = COALESCE(excluded.provider_api_key, accounts.provider_api_key),
+         state = excluded.state,
+         updated_at = excluded.updated_at`,
+    ),
+    setAccountState: db.prepare('UPDATE accounts SET state = ?, updated_at = ? WHERE account = ?'),
+    setAccountPlan: db.prepare('UPDATE accounts SET plan = ?, updated_at = ? WHERE account = ?'),
+    website: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE domain = ?'),
+    websiteByToken: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE callback_token_hash = ?'),
+    websitesOf: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE account = ? ORDER BY domain'),
+    upsertWebsite: db.prepare(
+      `INSERT INTO websites (domain, account, subdomains, origin_ips, state, desired_status, paused_by, provider_status,
+         provider_checked_at, callback_token_hash, created_at, updated_at)
+       VALUES (@domain, @account, @subdomains, @originIps, @state, @desiredStatus, @pausedBy, @providerStatus,
+         @providerCheckedAt, @callbackTokenHash, @at, @at)
+       ON CONFLICT (domain) DO UPDATE SET
+         account = excluded.account, subdomains = excluded.subdomains, origin_ips = excluded.origin_ips,
+         state = excluded.state, desired_status = excluded.desired_status, paused_by = excluded.paused_by,
+         provider_status = excluded.provider_status, provider_checked_at = excluded.provider_checked_at,
+         callback_token_hash = excluded.callback_token_hash, updated_at = excluded.updated_at`,
+    ),
+    setProviderStatus: db.prepare('UPDATE websites SET provider_status = ?, provider_checked_at = ?, updated_at = ? WHERE domain = ?'),
+    unsettled: db.prepare<[number, number], WebsiteRow>(
+      `SELECT * FROM websites WHERE state = 'active'
+         AND (provider_status IS NULL OR provider_status NOT IN ('online', 'paused'))
+         AND (provider_checked_at IS NULL OR provider_checked_at <= ?)
+       ORDER BY provider_checked_at LIMIT ?`,
+    ),
+    plan: db.prepare<[string], { name: string; settings: string; subdomains: string }>('SELECT * FROM plans WHERE name = ?'),
+    upsertPlan: db.prepare(
+      `INSERT INTO plans (name, settings, subdomains, created_at, updated_at) VALUES (@name, @settings, @subdomains, @at, @at)
+       ON CONFLICT (name) DO UPDATE SET settings = excluded.settings, subdomains = excluded.subdomains, updated_at = excluded.updated_at`,
+    ),
+    kvGet: db.prepare<[string], { value: string }>('SELECT value FROM kv WHERE key = ?'),
+    kvSet: db.prepare(
+      'INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+    ),
+  };
+
+  return {
+    transaction<T>(fn: () => T): T {
+      return db.transaction(fn)();
+    },
+
+    getAccount: (account: string) => {
+      const row = s.account.get(account);
+      return row ? toAccount(row) : null;
+    },
+    /** Creates or updates an account; null email/plan/key keep what is stored. */
+    saveAccount(account: Omit<Account, 'createdAt' | 'updatedAt'>): void {
+      s.upsertAccount.run({ ...account, at: now() });
+    },
+    setAccountState: (account: string, state: AccountState) => void s.setAccountState.run(state, now(), account),
+    setAccountPlan: (account: string, plan: string) => void s.setAccountPlan.run(plan, now(), account),
+
+    getWebsite: (domain: string) => {
+      const row = s.website.get(domain);
+      return row ? toWebsite(row) : null;
+    },
+    getWebsiteByTokenHash: (hash: string) => {
+      const row = s.websiteByToken.get(hash);
+      return row ? toWebsite(row) : null;
+    },
+    websitesOf: (account: string) => s.websitesOf.all(account).map(toWebsite),
+    saveWebsite(website: Omit<Website, 'createdAt' | 'updatedAt'>): void {
+      s.upsertWebsite.run({
+        ...website,
+        subdomains: JSON.stringify(website.subdomains),
+        originIps: JSON.stringify(website.originIps),
+        at: now(),
+      });
+    },
+    setProviderStatus: (domain: string, status: string) => void s.setProviderStatus.run(status, now(), now(), domain),
+    /** Active websites whose provider status is not yet settled, not checked since `checkedBefore`. */
+    unsettledWebsites: (checkedBefore: number, limit: number) => s.unsettled.all(checkedBefore, limit).map(toWebsite),
+
+    getPlan(name: string): Plan | null {
+      const row = s.plan.get(name);
+      return row ? { name: row.name, settings: JSON.parse(row.settings) as SettingsPatch, subdomains: JSON.parse(row.subdomains) as string[] } : null;
+    },
+    savePlan(plan: Plan): void {
+      s.upsertPlan.run({ name: plan.name, settings: JSON.stringify(plan.settings), subdomains: JSON.stringify(plan.subdomains), at: now() });
+    },
+
+    getFact: (key: string) => s.kvGet.get(key)?.value ?? null,
+    setFact: (key: string, value: string) => void s.kvSet.run(key, value, now()),
+  };
+}
+
+export type ProvisioningRepo = ReturnType<typeof createProvisioningRepo>;

@@ -1,0 +1,213 @@
+/**
+ * Composition root: config -> database -> provider client (or the embedded sandbox) ->
+ * provisioning -> worker, scheduler and HTTP server; and the graceful stop of all of it.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { ensurePanelSecret, type Config } from './config.js';
+import { ingestEvents, PANEL_EVENT_JOB } from './core/ingest.js';
+import { createProvisioning, isPermanentProvisioningError } from './core/provisioning.js';
+import { createJobsRepo, type Job, type JobsRepo } from './db/jobs.repo.js';
+import { migrate } from './db/migrate.js';
+import { openDatabase, type Db } from './db/open.js';
+import { createProvisioningRepo, type ProvisioningRepo } from './db/provisioning.repo.js';
+import { createScheduler } from './jobs/scheduler.js';
+import { createWorker } from './jobs/worker.js';
+import { panelEventSchema } from './panel/events.js';
+import { paths } from './paths.js';
+import { createProviderClient, type ProviderClient } from './provider/index.js';
+import { readPartnerKey, startSandbox, type RunningSandbox } from './sandbox/server.js';
+import { createApp } from './web/app.js';
+
+export const REFRESH_JOB = 'website.refresh';
+export const REGISTER_SERVER_JOB = 'server.register';
+
+export interface PluginOptions {
+  config: Config;
+  logger?: Logger;
+  /** Answer HTTP (hooks, callbacks). Default true; `wpp worker` runs without. */
+  http?: boolean;
+  /** Run the job worker loop in this process. Default true; `drain()` works either way. */
+  worker?: boolean;
+  /** Run the scheduled jobs (reconciliation). Default true. */
+  scheduler?: boolean;
+  /** Worker tuning, for tests. */
+  workerOptions?: { pollMs?: number; leaseMs?: number; backoff?: { baseMs?: number; maxMs?: number } };
+}
+
+export interface RunningPlugin {
+  url: string;
+  db: Db;
+  jobs: JobsRepo;
+  repo: ProvisioningRepo;
+  provider: ProviderClient;
+  sandbox: RunningSandbox | undefined;
+  /** Runs due jobs until none is due (`wpp worker --once`). */
+  drain(): Promise<{ done: number; failed: number; dead: number }>;
+  close(): Promise<void>;
+}
+
+/** Opens the plugin's database, migrated to the newest schema. Used by every entry point. */
+export function openPluginDatabase(config: Config): Db {
+  const db = openDatabase(config.databaseFile);
+  migrate(db, paths.migrations);
+  return db;
+}
+
+export function createLogger(config: Config): Logger {
+  return pino({ name: 'wpp', level: config.logLevel }, pino.destination(2));
+}
+
+/** Starts everything `wpp serve` runs. `close` stops it in reverse order, letting in-flight jobs finish. */
+export async function startPlugin(options: PluginOptions): Promise<RunningPlugin> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config);
+  const panelSecret = ensurePanelSecret(config);
+  const db = openPluginDatabase(config);
+  const jobs = createJobsRepo(db);
+  const repo = createProvisioningRepo(db);
+  const closers: (() => Promise<void> | void)[] = [() => void db.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close();
+  };
+
+  try {
+    let sandbox: RunningSandbox | undefined;
+    let providerTarget: { url: string; apiKey: string };
+    if ('embedded' in config.provider) {
+      const sandboxDir = join(config.dataDir, 'sandbox');
+      if (options.http === false) {
+        // A second process (wpp worker) talks to the sandbox `wpp serve` runs, with its stored key.
+        providerTarget = { url: `http://${config.host}:${config.provider.sandboxPort}`, apiKey: readPartnerKey(sandboxDir) };
+      } else {
+        sandbox = await startSandbox({
+          dataDir: sandboxDir,
+          host: config.host,
+          port: config.provider.sandboxPort,
+          logger: logger.child({ component: 'sandbox' }),
+        });
+        closers.push(() => sandbox?.close());
+        providerTarget = { url: sandbox.url, apiKey: sandbox.partnerKey };
+      }
+    } else {
+      providerTarget = config.provider;
+    }
+    const provider = createProviderClient({
+      baseUrl: providerTarget.url,
+      apiKey: providerTarget.apiKey,
+      logger: logger.child({ component: 'provider' }),
+    });
+
+    // The worker is created once the server has its port (callback URLs need it); ingest wakes it.
+    let wakeWorker = () => {};
+    const ingest = (events: Parameters<typeof ingestEvents>[1]) => {
+      const results = ingestEvents(jobs, events, config.worker.maxAttempts);
+      wakeWorker();
+      return results;
+    };
+    const enqueueRefresh = (domain: string, account: string, dedupeKey: string | null = null) => {
+      jobs.enqueue({ kind: REFRESH_JOB, dedupeKey, account, domain, payload: { domain }, maxAttempts: config.worker.maxAttempts });
+      wakeWorker();
+    };
+
+    const app = createApp({
+      logger,
+      hooks: { panelSecret, ingest },
+      callbacks: {
+        findWebsiteByTokenHash: (hash) => repo.getWebsiteByTokenHash(hash),
+        signingKeyFor: (website) => repo.getAccount(website.account)?.providerApiKey ?? null,
+        enqueueRefresh: (website) => enqueueRefresh(website.domain, website.account),
+      },
+    });
+    let url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+    if (options.http !== false) {
+      const server: Server = await new Promise((resolve, reject) => {
+        const listening = app.listen(config.port, config.host, () => resolve(listening));
+        listening.once('error', reject);
+      });
+      server.keepAliveTimeout = 5000;
+      closers.push(
+        () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          }),
+      );
+      const address = server.address() as AddressInfo;
+      url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    }
+
+    const provisioning = createProvisioning({
+      repo,
+      provider,
+      logger,
+      settings: {
+        accountDomain: config.accountDomain,
+        publicUrl: config.publicUrl ?? url,
+        panelSecret,
+        autoProtect: config.autoProtect,
+        server: config.server,
+      },
+    });
+
+    const handlers = {
+      [PANEL_EVENT_JOB]: async (job: Job) => provisioning.handle(panelEventSchema.parse(job.payload)),
+      [REFRESH_JOB]: async (job: Job) => provisioning.refreshWebsite((job.payload as { domain: string }).domain),
+      [REGISTER_SERVER_JOB]: async () => void (await provisioning.registerServer()),
+    };
+    const worker = createWorker({
+      jobs,
+      handlers,
+      logger: logger.child({ component: 'worker' }),
+      concurrency: config.worker.concurrency,
+      isPermanent: isPermanentProvisioningError,
+      ...options.workerOptions,
+    });
+    closers.push(() => worker.stop());
+    if (options.worker !== false) {
+      wakeWorker = () => worker.wake();
+      worker.start();
+    }
+
+    if (config.server.ip) {
+      jobs.enqueue({ kind: REGISTER_SERVER_JOB, dedupeKey: `server.register:${config.server.ip}`, payload: {}, maxAttempts: config.worker.maxAttempts });
+      wakeWorker();
+    }
+
+    if (options.scheduler !== false) {
+      const scheduler = createScheduler(logger.child({ component: 'scheduler' }), [
+        {
+          name: 'reconcile',
+          // Websites stuck in a non-final state (pending DNS, issuing a certificate, or never read) are looked up again.
+          schedule: '* * * * *',
+          run: async () => {
+            const stale = repo.unsettledWebsites(Date.now() - 60_000, 500);
+            const minute = Math.floor(Date.now() / 60_000);
+            for (const website of stale) enqueueRefresh(website.domain, website.account, `reconcile:${website.domain}:${minute}`);
+            return { enqueued: stale.length };
+          },
+        },
+      ]);
+      scheduler.start();
+      closers.push(() => scheduler.stop());
+    }
+
+    logger.info({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : 'external' }, 'plugin started');
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      db,
+      jobs,
+      repo,
+      provider,
+      sandbox,
+      drain: () => worker.drain(),
+      close: () => (closing ??= closeAll()),
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
