@@ -1,0 +1,296 @@
+/**
+ * Runs jobs from the jobs table: claims due jobs (the repository decides order and leases),
+ * runs each kind's handler, and records the outcome. Several workers, in one process or in
+ * several, may share one database file.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Job, JobsRepo } from '../db/jobs.repo.js';
+import { backoffDelay } from './backoff.js';
+
+export type JobHandler = (job: Job) => Promise<void>;
+
+export interface WorkerOptions {
+  jobs: JobsRepo;
+  /** One handler per job kind; a job of any other kind goes dead (UNKNOWN_JOB_KIND). */
+  handlers: Record<string, JobHandler>;
+  logger: Logger;
+  /** Most jobs this worker runs at once. */
+  concurrency: number;
+  /** How long a claim holds a job before another worker may take it over. Default 120000 ms; renewed every leaseMs/3 while the handler runs. */
+  leaseMs?: number;
+  /** Longest sleep between looks at the table (other processes enqueue without waking us). Default 500 ms. */
+  pollMs?: number;
+  /** Recorded as locked_by. Default `<hostname>:<pid>:<random>`. */
+  workerId?: string;
+  /** Retry delays (see backoffDelay); defaults 1000 ms base, 300000 ms cap. */
+  backoff?: { baseMs?: number; maxMs?: number };
+  /** true when retrying cannot help (the job goes dead at once). Default: never. */
+  isPermanent?: (error: unknown) => boolean;
+  /** Clock for sleep computations. Default Date.now. */
+  now?: () => number;
+}
+
+export interface WorkerCounts {
+  /** Jobs that completed. */
+  done: number;
+  /** Failed runs that were scheduled for another attempt. */
+  failed: number;
+  /** Jobs that went dead (permanent error, out of attempts, unknown kind). */
+  dead: number;
+}
+
+const MAX_ERROR_LENGTH = 1000;
+
+/**
+ * A one-line, stack-free description of a thrown value: `CODE: message`. Only the `code` and
+ * `message` strings are read, so no arbitrary object (with a key or a request inside) is ever
+ * serialised.
+ */
+export function describeError(error: unknown): string {
+  let text: string;
+  if (typeof error === 'string') {
+    text = error;
+  } else if (typeof error === 'object' && error !== null) {
+    const record = error as { code?: unknown; message?: unknown; name?: unknown };
+    const code = typeof record.code === 'string' && record.code !== '' ? record.code : undefined;
+    const name = typeof record.name === 'string' && record.name !== '' ? record.name : 'Error';
+    const message = typeof record.message === 'string' ? record.message : '';
+    text = message.trim() === '' ? `${code ?? name} (no message)` : `${code ?? name}: ${message}`;
+  } else {
+    text = `non-error value thrown: ${String(error)}`;
+  }
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > MAX_ERROR_LENGTH ? `${oneLine.slice(0, MAX_ERROR_LENGTH - 1)}…` : oneLine;
+}
+
+function retryAfterOf(error: unknown): number {
+  if (typeof error !== 'object' || error === null) return 0;
+  const value = (error as { retryAfterMs?: unknown }).retryAfterMs;
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+export function createWorker(options: WorkerOptions) {
+  const { jobs, handlers, logger } = options;
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
+    throw new RangeError(`worker concurrency must be a positive integer, got ${options.concurrency}`);
+  }
+  const concurrency = options.concurrency;
+  const leaseMs = options.leaseMs ?? 120_000;
+  const pollMs = options.pollMs ?? 500;
+  const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const isPermanent = options.isPermanent ?? (() => false);
+  const now = options.now ?? Date.now;
+  const log = logger.child({ workerId });
+
+  const inFlight = new Map<number, Promise<void>>();
+  const counts: WorkerCounts = { done: 0, failed: 0, dead: 0 };
+  let stopping = false;
+  let loop: Promise<void> | null = null;
+  let draining = false;
+  let woken = false;
+  let wakeSleeper: (() => void) | null = null;
+
+  function wake(): void {
+    woken = true;
+    wakeSleeper?.();
+  }
+
+  /** Sleeps up to `ms`, or less when wake() is called (also by a job that finishes). */
+  function sleep(ms: number): Promise<void> {
+    if (woken || stopping) {
+      woken = false;
+      // setImmediate, not a resolved promise: a busy queue must still let timers and I/O run.
+      return new Promise((resolve) => setImmediate(resolve));
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, Math.max(0, ms));
+      function done(): void {
+        clearTimeout(timer);
+        wakeSleeper = null;
+        woken = false;
+        resolve();
+      }
+      wakeSleeper = done;
+    });
+  }
+
+  /** Until the next pending job is due, at most pollMs; pollMs when due jobs are held back by ordering. */
+  function idleDelay(): number {
+    const next = jobs.nextRunAt();
+    if (next === null) return pollMs;
+    const wait = next - now();
+    return wait > 0 ? Math.min(wait, pollMs) : pollMs;
+  }
+
+  function recordFailure(job: Job, error: unknown): void {
+    const message = describeError(error);
+    let permanent = false;
+    try {
+      permanent = isPermanent(error);
+    } catch (classifyError) {
+      log.warn({ job: job.id, kind: job.kind, error: describeError(classifyError) }, 'isPermanent threw; treating the failure as retryable');
+    }
+    const delayMs = Math.max(backoffDelay(job.attempts, options.backoff), retryAfterOf(error));
+    const updated = jobs.fail(job.id, workerId, { error: message, delayMs, permanent });
+    if (!updated) {
+      log.warn({ job: job.id, kind: job.kind, attempts: job.attempts, error: message }, 'job failed after its lease was lost; another worker owns it now');
+      return;
+    }
+    if (updated.state === 'dead') {
+      counts.dead++;
+      log.error(
+        { job: job.id, kind: job.kind, attempts: job.attempts, permanent, error: message },
+        permanent ? 'job failed permanently' : 'job failed on its last attempt',
+      );
+    } else {
+      counts.failed++;
+      log.warn({ job: job.id, kind: job.kind, attempts: job.attempts, delayMs, error: message }, 'job failed; will retry');
+    }
+  }
+
+  async function run(job: Job): Promise<void> {
+    const handler = Object.hasOwn(handlers, job.kind) ? handlers[job.kind] : undefined;
+    if (!handler) {
+      const error = `UNKNOWN_JOB_KIND: no handler for job kind "${job.kind}"`;
+      if (jobs.fail(job.id, workerId, { error, delayMs: 0, permanent: true })) counts.dead++;
+      log.error({ job: job.id, kind: job.kind, attempts: job.attempts, error }, 'job has no handler');
+      return;
+    }
+    const renew = setInterval(
+      () => {
+        try {
+          if (!jobs.extendLease(job.id, workerId, leaseMs)) {
+            log.warn({ job: job.id, kind: job.kind }, 'job lease lost while running');
+          }
+        } catch (error) {
+          log.warn({ job: job.id, kind: job.kind, error: describeError(error) }, 'job lease renewal failed');
+        }
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    renew.unref();
+    let outcome: { ok: true } | { ok: false; error: unknown };
+    try {
+      await handler(job);
+      outcome = { ok: true };
+    } catch (error) {
+      outcome = { ok: false, error };
+    } finally {
+      clearInterval(renew);
+    }
+    if (outcome.ok) {
+      if (jobs.complete(job.id, workerId)) {
+        counts.done++;
+        log.debug({ job: job.id, kind: job.kind, attempts: job.attempts }, 'job done');
+      } else {
+        log.warn({ job: job.id, kind: job.kind }, 'job finished after its lease was lost; another worker owns it now');
+      }
+    } else {
+      recordFailure(job, outcome.error);
+    }
+  }
+
+  function launch(job: Job): void {
+    const task = run(job)
+      .catch((error: unknown) => {
+        // Recording the outcome failed (database busy beyond the timeout, say): the lease
+        // expires and the job runs again, which handlers must tolerate anyway.
+        log.error({ job: job.id, kind: job.kind, error: describeError(error) }, 'could not record job outcome');
+      })
+      .finally(() => {
+        inFlight.delete(job.id);
+        wake();
+      });
+    inFlight.set(job.id, task);
+  }
+
+  /** Claims as many due jobs as there is room for and starts them; returns how many. */
+  function fill(): number {
+    const room = concurrency - inFlight.size;
+    if (room <= 0 || stopping) return 0;
+    const claimed = jobs.claim(workerId, room, leaseMs);
+    for (const job of claimed) launch(job);
+    return claimed.length;
+  }
+
+  async function runLoop(): Promise<void> {
+    while (!stopping) {
+      let delay = pollMs;
+      try {
+        const claimed = fill();
+        if (claimed > 0 && inFlight.size < concurrency) continue;
+        if (inFlight.size < concurrency) delay = idleDelay();
+      } catch (error) {
+        log.error({ error: describeError(error) }, 'claiming jobs failed; trying again');
+      }
+      await sleep(delay);
+    }
+  }
+
+  async function waitForInFlight(): Promise<void> {
+    while (inFlight.size > 0) await Promise.all([...inFlight.values()]);
+  }
+
+  return {
+    /** Starts the claim-run-sleep loop; a second call does nothing. */
+    start(): void {
+      if (loop) return;
+      if (draining) throw new Error('worker is draining; start it after drain() returns');
+      stopping = false;
+      loop = runLoop();
+    },
+
+    /** Stops claiming and waits for in-flight jobs, whose outcomes are recorded. */
+    async stop(): Promise<void> {
+      stopping = true;
+      wakeSleeper?.();
+      await loop;
+      loop = null;
+      await waitForInFlight();
+    },
+
+    /** Something was enqueued in this process: look now instead of at the next poll. */
+    wake,
+
+    /**
+     * Runs due jobs, at most `concurrency` at once, until none is claimable and none runs.
+     * With `untilEmpty`, also waits for jobs scheduled later (retries) until no job is
+     * pending or running. Returns what happened during this call. Not while start()ed.
+     */
+    async drain(drainOptions: { untilEmpty?: boolean } = {}): Promise<WorkerCounts> {
+      if (loop) throw new Error('worker is running; drain() is for a worker that was not started');
+      if (draining) throw new Error('worker is already draining');
+      draining = true;
+      stopping = false;
+      const before = { ...counts };
+      try {
+        while (!stopping) {
+          const claimed = fill();
+          if (claimed > 0 && inFlight.size < concurrency) continue;
+          if (inFlight.size > 0) {
+            await sleep(pollMs);
+            continue;
+          }
+          if (!drainOptions.untilEmpty) break;
+          const open = jobs.counts();
+          if (open.pending + open.running === 0) break;
+          await sleep(idleDelay());
+        }
+      } finally {
+        await waitForInFlight();
+        draining = false;
+      }
+      return { done: counts.done - before.done, failed: counts.failed - before.failed, dead: counts.dead - before.dead };
+    },
+
+    stats(): { inFlight: number } & WorkerCounts {
+      return { inFlight: inFlight.size, ...counts };
+    },
+
+    workerId,
+  };
+}
+
+export type Worker = ReturnType<typeof createWorker>;
