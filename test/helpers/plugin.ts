@@ -1,0 +1,79 @@
+import { pino } from 'pino';
+import { loadConfig, type Config } from '../../src/config.js';
+import { startPlugin, type PluginOptions, type RunningPlugin } from '../../src/main.js';
+import { signBody } from '../../src/web/signature.js';
+import { startTestSandbox, waitFor, type TestSandbox } from './sandbox.js';
+import { createTempDir, removeTempDir } from './temp.js';
+
+export const TEST_PANEL_SECRET = 'test-panel-secret-0123456789abcdef';
+
+export interface TestPlugin extends RunningPlugin {
+  config: Config;
+  sandbox: undefined;
+  provider: RunningPlugin['provider'];
+  /** POSTs a body to /hooks/events, signed with the panel secret unless `signature` is given. */
+  postEvents(body: unknown, signature?: string | null): Promise<{ status: number; body: any }>;
+  /** Waits until no job is pending or running. */
+  idle(timeoutMs?: number): Promise<void>;
+}
+
+/** Config for a plugin under test: temp data folder, port 0, the given provider. */
+export function testConfig(dataDir: string, sandbox: TestSandbox, env: Record<string, string> = {}): Config {
+  return loadConfig({
+    WPP_DATA_DIR: dataDir,
+    WPP_PORT: '0',
+    WPP_PROVIDER_URL: sandbox.url,
+    WPP_PROVIDER_API_KEY: sandbox.partnerKey,
+    WPP_PANEL_SECRET: TEST_PANEL_SECRET,
+    WPP_SERVER_IP: '192.0.2.5',
+    WPP_SERVER_NAME: 'web1.host.example',
+    WPP_ACCOUNT_DOMAIN: 'panel.example',
+    WPP_LOG_LEVEL: 'silent',
+    ...env,
+  });
+}
+
+export async function startTestPlugin(sandbox: TestSandbox, options: { dataDir?: string; env?: Record<string, string> } & Partial<PluginOptions> = {}): Promise<TestPlugin & { dataDir: string }> {
+  const dataDir = options.dataDir ?? createTempDir('wpp-plugin-');
+  const config = testConfig(dataDir, sandbox, options.env);
+  const plugin = await startPlugin({
+    config,
+    logger: pino({ level: 'silent' }),
+    workerOptions: { pollMs: 20, backoff: { baseMs: 20, maxMs: 200 } },
+    ...options,
+  });
+  return {
+    ...plugin,
+    config,
+    dataDir,
+    sandbox: undefined,
+    async postEvents(body, signature) {
+      const raw = typeof body === 'string' ? body : JSON.stringify(body);
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      const sig = signature === undefined ? signBody(raw, TEST_PANEL_SECRET) : signature;
+      if (sig !== null) headers['x-wpp-signature'] = sig;
+      const response = await fetch(`${plugin.url}/hooks/events`, { method: 'POST', headers, body: raw });
+      return { status: response.status, body: await response.json() };
+    },
+    async idle(timeoutMs = 10_000) {
+      await waitFor(() => {
+        const counts = plugin.jobs.counts();
+        return counts.pending === 0 && counts.running === 0;
+      }, timeoutMs, 'the job queue to drain');
+    },
+  };
+}
+
+/** A sandbox and a plugin provisioning into it, both on port 0, always stopped and removed. */
+export async function withPlugin<T>(fn: (plugin: Awaited<ReturnType<typeof startTestPlugin>>, sandbox: TestSandbox) => Promise<T>, options: { env?: Record<string, string> } = {}): Promise<T> {
+  const sandbox = await startTestSandbox({ certDelaySeconds: 0 });
+  const plugin = await startTestPlugin(sandbox, options);
+  try {
+    return await fn(plugin, sandbox);
+  } finally {
+    await plugin.close();
+    await sandbox.close();
+    removeTempDir(plugin.dataDir);
+    removeTempDir(sandbox.dataDir);
+  }
+}
