@@ -1,0 +1,361 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { describeCpanelHooks, translateCpanelHook } from '../../src/panel/adapters/cpanel.js';
+import { DIRECTADMIN_HOOKS, translateDirectAdminHook } from '../../src/panel/adapters/directadmin.js';
+import { translateEmit } from '../../src/panel/adapters/emit.js';
+import { PLESK_EVENTS, translatePleskEvent } from '../../src/panel/adapters/plesk.js';
+import type { AdapterResult } from '../../src/panel/adapters/result.js';
+import type { PanelEvent } from '../../src/panel/events.js';
+
+type Env = Record<string, string | undefined>;
+
+const fixture = (path: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/panels/${path}`, import.meta.url), 'utf8'));
+const cpanel = (name: string, now?: Date) => translateCpanelHook(fixture(`cpanel/${name}.json`), now);
+const plesk = (name: string, now?: Date) => {
+  const { event, env } = fixture(`plesk/${name}.json`) as { event: string; env: Env };
+  return translatePleskEvent(event, env, now);
+};
+const directadmin = (name: string, now?: Date) => {
+  const { hook, env } = fixture(`directadmin/${name}.json`) as { hook: string; env: Env };
+  return translateDirectAdminHook(hook, env, now);
+};
+
+const NOW = new Date('2025-06-02T09:15:20Z');
+const SAME_MINUTE = new Date('2025-06-02T09:15:55Z');
+const NEXT_MINUTE = new Date('2025-06-02T09:16:05Z');
+
+const FIELDS = ['type', 'account', 'domain', 'subdomain', 'plan', 'email', 'ip'] as const;
+type Shape = Partial<Record<(typeof FIELDS)[number], string>>;
+
+/** The events' content without id and time, every field present so a stray value fails. */
+function shapes(result: AdapterResult): Shape[] {
+  if (!result.ok) throw new Error(`expected ok, got: ${result.error}`);
+  return result.events.map((event: PanelEvent) => Object.fromEntries(FIELDS.map((field) => [field, event[field]])) as Shape);
+}
+
+const shape = (fields: Shape): Shape => Object.fromEntries(FIELDS.map((field) => [field, fields[field]])) as Shape;
+
+function errorOf(result: AdapterResult): { error: string; paths: string[] } {
+  if (result.ok) throw new Error(`expected a failure, got events: ${JSON.stringify(result.events)}`);
+  return { error: result.error, paths: result.details.map((detail) => detail.path) };
+}
+
+function idsOf(result: AdapterResult): string[] {
+  if (!result.ok) throw new Error(result.error);
+  return result.events.map((event) => event.id);
+}
+
+describe('cPanel Standardized Hooks', () => {
+  it.each([
+    [
+      'accounts-create',
+      [
+        { type: 'account.created', account: 'alice', email: 'alice@example.net', plan: 'gold' },
+        // `ip: "n"` is the dedicated-IP flag, not an address: left out, not an error.
+        { type: 'domain.added', account: 'alice', domain: 'alice-shop.example', plan: 'gold' },
+      ],
+    ],
+    [
+      'accounts-create-dedicated-ip',
+      [
+        { type: 'account.created', account: 'carol', plan: 'reseller_silver' },
+        { type: 'domain.added', account: 'carol', domain: 'carol.example.org', plan: 'reseller_silver', ip: '203.0.113.45' },
+      ],
+    ],
+    ['accounts-remove', [{ type: 'account.deleted', account: 'alice' }]],
+    ['accounts-suspendacct', [{ type: 'account.suspended', account: 'alice' }]],
+    ['accounts-unsuspendacct', [{ type: 'account.unsuspended', account: 'alice' }]],
+    ['accounts-change-package', [{ type: 'plan.changed', account: 'alice', plan: 'platinum' }]],
+    ['domain-park', [{ type: 'domain.added', account: 'alice', domain: 'alice-shop.example.net' }]],
+    ['domain-unpark', [{ type: 'domain.removed', account: 'alice', domain: 'alice-shop.example.net' }]],
+    ['api2-addaddondomain', [{ type: 'domain.added', account: 'alice', domain: 'xn--bcher-alice-thb.example' }]],
+    ['api2-deladdondomain', [{ type: 'domain.removed', account: 'alice', domain: 'xn--bcher-alice-thb.example' }]],
+    ['uapi-addaddondomain', [{ type: 'domain.added', account: 'alice', domain: 'alice-blog.example' }]],
+    ['api2-addsubdomain', [{ type: 'subdomain.added', account: 'alice', domain: 'alice-shop.example', subdomain: 'shop' }]],
+    ['uapi-addsubdomain', [{ type: 'subdomain.added', account: 'alice', domain: 'alice-shop.example', subdomain: 'eu.shop' }]],
+    ['api2-delsubdomain', [{ type: 'subdomain.removed', account: 'alice', domain: 'alice-shop.example', subdomain: 'shop' }]],
+  ] satisfies [string, Shape[]][])('%s', (name, expected) => {
+    const result = cpanel(name, NOW);
+    expect(shapes(result)).toEqual(expected.map(shape));
+    if (result.ok) {
+      for (const event of result.events) {
+        expect(event.id).toMatch(/^cpanel:[0-9a-f]{32}$/);
+        expect(event.occurredAt).toBe(NOW.toISOString());
+      }
+    }
+  });
+
+  it('ignores an API 2 post hook whose call failed', () => {
+    const result = cpanel('api2-addsubdomain-failed', NOW);
+    expect(result).toEqual({ ok: true, events: [], note: expect.stringContaining('ignored: the panel call failed (output[0].result=0') });
+    if (result.ok) expect(result.note).toContain('already exists');
+  });
+
+  it('treats a "0" string result as failed too, and a missing output as nothing to check', () => {
+    const base = fixture('cpanel/api2-addsubdomain.json') as { context: unknown; data: Record<string, unknown> };
+    const failed = translateCpanelHook({ ...base, data: { ...base.data, output: [{ result: '0', reason: 'no' }] } }, NOW);
+    expect(failed.ok && failed.events).toEqual([]);
+    const { output: _output, ...withoutOutput } = base.data;
+    expect(shapes(translateCpanelHook({ ...base, data: withoutOutput }, NOW))).toHaveLength(1);
+  });
+
+  it('reads delsubdomain given as a full name with or without rootdomain', () => {
+    const input = (args: Record<string, string>) => ({
+      context: { category: 'Cpanel', event: 'Api2::SubDomain::delsubdomain', stage: 'post' },
+      data: { user: 'alice', args, output: [{ result: 1 }] },
+    });
+    expect(shapes(translateCpanelHook(input({ domain: 'a.b.alice-shop.example', rootdomain: 'alice-shop.example' }), NOW))).toEqual([
+      shape({ type: 'subdomain.removed', account: 'alice', domain: 'alice-shop.example', subdomain: 'a.b' }),
+    ]);
+    expect(shapes(translateCpanelHook(input({ domain: 'blog.alice-shop.example' }), NOW))).toEqual([
+      shape({ type: 'subdomain.removed', account: 'alice', domain: 'alice-shop.example', subdomain: 'blog' }),
+    ]);
+  });
+
+  it('fails clearly when the user is missing', () => {
+    const { error, paths } = errorOf(cpanel('accounts-create-missing-user', NOW));
+    expect(error).toBe('cPanel Whostmgr Accounts::Create (post): account.created needs an account: data.user or data.username is missing');
+    expect(paths).toEqual(['data.user or data.username']);
+  });
+
+  it('fails clearly on a malformed domain', () => {
+    const { error, paths } = errorOf(cpanel('domain-park-malformed-domain', NOW));
+    expect(error).toBe('cPanel Whostmgr Domain::park (post): domain.added: data.new_domain "not a domain!" is not a valid domain name');
+    expect(paths).toEqual(['data.new_domain']);
+  });
+
+  it('says which field is missing in the brief\'s words', () => {
+    const { error } = errorOf(translateCpanelHook({ context: { category: 'Whostmgr', event: 'Domain::unpark', stage: 'post' }, data: { user: 'alice' } }, NOW));
+    expect(error).toContain('domain.removed needs a domain: data.domain is missing');
+  });
+
+  it('rejects unsupported hooks and stages, listing the supported ones', () => {
+    const { error } = errorOf(cpanel('unsupported-event', NOW));
+    expect(error).toMatch(/^unsupported cPanel hook Cpanel::UAPI::Email::add_pop \(post\); supported: /);
+    expect(error).toContain('Whostmgr Accounts::Create (post)');
+    expect(error).toContain('Cpanel Api2::SubDomain::delsubdomain (post)');
+    const wrongStage = translateCpanelHook({ context: { category: 'Whostmgr', event: 'Accounts::Create', stage: 'pre' }, data: { user: 'alice' } }, NOW);
+    expect(errorOf(wrongStage).error).toMatch(/^unsupported cPanel hook Whostmgr::Accounts::Create \(pre\)/);
+  });
+
+  it('rejects input that is not a hook envelope', () => {
+    for (const input of [null, 'text', [], { data: {} }, { context: { category: 'Whostmgr' } }]) {
+      expect(errorOf(translateCpanelHook(input, NOW)).error).toMatch(/^cPanel hook input must be a JSON object/);
+    }
+  });
+
+  it('gives the same payload the same ids within a minute and new ids in the next', () => {
+    const first = idsOf(cpanel('accounts-create', NOW));
+    expect(first).toHaveLength(2);
+    expect(new Set(first).size).toBe(2);
+    expect(idsOf(cpanel('accounts-create', SAME_MINUTE))).toEqual(first);
+    const later = idsOf(cpanel('accounts-create', NEXT_MINUTE));
+    expect(later).toHaveLength(2);
+    for (const id of later) expect(first).not.toContain(id);
+  });
+
+  it('yields one id for an addon domain seen by both the Api2 and the park hook', () => {
+    const addon = fixture('cpanel/api2-addaddondomain.json') as { data: Record<string, unknown> };
+    const park = { context: { category: 'Whostmgr', event: 'Domain::park', stage: 'post' }, data: { user: 'alice', new_domain: 'bücher-alice.example', target_domain: 'buecher.alice-shop.example' } };
+    expect(idsOf(translateCpanelHook(park, NOW))).toEqual(idsOf(translateCpanelHook(addon, SAME_MINUTE)));
+  });
+
+  it('describes every supported hook, never blocking', () => {
+    const command = '/usr/local/cpanel/3rdparty/bin/wpp-hook-cpanel';
+    const hooks = describeCpanelHooks(command);
+    expect(hooks.map((hook) => `${hook.category} ${hook.event} ${hook.stage}`)).toEqual([
+      'Whostmgr Accounts::Create post',
+      'Whostmgr Accounts::Remove pre',
+      'Whostmgr Accounts::suspendacct post',
+      'Whostmgr Accounts::unsuspendacct post',
+      'Whostmgr Accounts::change_package post',
+      'Whostmgr Domain::park post',
+      'Whostmgr Domain::unpark post',
+      'Cpanel Api2::AddonDomain::addaddondomain post',
+      'Cpanel Api2::AddonDomain::deladdondomain post',
+      'Cpanel UAPI::AddonDomain::addaddondomain post',
+      'Cpanel UAPI::AddonDomain::deladdondomain post',
+      'Cpanel Api2::SubDomain::addsubdomain post',
+      'Cpanel UAPI::SubDomain::addsubdomain post',
+      'Cpanel Api2::SubDomain::delsubdomain post',
+    ]);
+    for (const hook of hooks) expect(hook).toMatchObject({ hook: command, exectype: 'script', blocking: 0 });
+    // Every described hook is one the translator accepts.
+    for (const hook of hooks) {
+      const result = translateCpanelHook({ context: { category: hook.category, event: hook.event, stage: hook.stage }, data: {} }, NOW);
+      expect(result.ok ? '' : result.error).not.toMatch(/^unsupported/);
+    }
+  });
+});
+
+describe('Plesk Event Manager', () => {
+  it.each([
+    ['client-create', [{ type: 'account.created', account: 'jdoe', email: 'jane@doe.example' }]],
+    ['client-delete', [{ type: 'account.deleted', account: 'jdoe' }]],
+    ['client-update-suspend', [{ type: 'account.suspended', account: 'jdoe' }]],
+    ['client-update-unsuspend', [{ type: 'account.unsuspended', account: 'jdoe' }]],
+    ['domain-create', [{ type: 'domain.added', account: 'jdoe', domain: 'doe-shop.example', ip: '198.51.100.7' }]],
+    ['site-create', [{ type: 'domain.added', account: 'jdoe', domain: 'doe-blog.example' }]],
+    // Without NEW_CLIENT_LOGIN the owner is the subscription's system user.
+    ['phys-hosting-create', [{ type: 'domain.added', account: 'doeshop_ftp', domain: 'doe-shop.example', ip: '198.51.100.7' }]],
+    ['domain-delete', [{ type: 'domain.removed', account: 'jdoe', domain: 'doe-shop.example' }]],
+    ['subdomain-create', [{ type: 'subdomain.added', account: 'jdoe', domain: 'doe-shop.example', subdomain: 'shop' }]],
+    ['subdomain-delete', [{ type: 'subdomain.removed', account: 'doeshop_ftp', domain: 'doe-shop.example', subdomain: 'shop' }]],
+  ] satisfies [string, Shape[]][])('%s', (name, expected) => {
+    expect(shapes(plesk(name, NOW))).toEqual(expected.map(shape));
+  });
+
+  it('ignores a client_update that does not change the status', () => {
+    expect(plesk('client-update-email-only', NOW)).toEqual({ ok: true, events: [], note: expect.stringContaining('the status did not change') });
+    expect(translatePleskEvent('client_update', { NEW_LOGIN_NAME: 'jdoe' }, NOW)).toMatchObject({ ok: true, events: [] });
+  });
+
+  it('reads any non-zero status as suspended and words as well', () => {
+    for (const status of ['32', '64', '256', 'suspended']) {
+      expect(shapes(translatePleskEvent('client_update', { NEW_LOGIN_NAME: 'jdoe', NEW_STATUS: status }, NOW))[0]?.type).toBe('account.suspended');
+    }
+    expect(shapes(translatePleskEvent('client_update', { NEW_LOGIN_NAME: 'jdoe', NEW_STATUS: 'active', OLD_STATUS: '16' }, NOW))[0]?.type).toBe('account.unsuspended');
+    expect(errorOf(translatePleskEvent('client_update', { NEW_LOGIN_NAME: 'jdoe', NEW_STATUS: 'weird' }, NOW)).error).toContain('NEW_STATUS="weird" is not a Plesk status');
+  });
+
+  it('fails clearly when no owner is given', () => {
+    const { error, paths } = errorOf(plesk('domain-create-missing-owner', NOW));
+    expect(error).toBe('Plesk domain_create: domain.added needs an account: NEW_CLIENT_LOGIN (or NEW_SYSTEM_USER) is missing');
+    expect(paths).toEqual(['NEW_CLIENT_LOGIN (or NEW_SYSTEM_USER)']);
+  });
+
+  it('fails clearly on a malformed domain and a missing one', () => {
+    expect(errorOf(translatePleskEvent('site_create', { NEW_DOMAIN_NAME: 'bad..example', NEW_CLIENT_LOGIN: 'jdoe' }, NOW)).error).toBe(
+      'Plesk site_create: domain.added: NEW_DOMAIN_NAME "bad..example" is not a valid domain name',
+    );
+    expect(errorOf(translatePleskEvent('domain_delete', { OLD_CLIENT_LOGIN: 'jdoe' }, NOW)).error).toBe(
+      'Plesk domain_delete: domain.removed needs a domain: OLD_DOMAIN_NAME is missing',
+    );
+  });
+
+  it('rejects unsupported events, listing the supported ones', () => {
+    const { error } = errorOf(plesk('unsupported-event', NOW));
+    expect(error).toBe(`unsupported Plesk event "mailname_create"; supported: ${PLESK_EVENTS.join(', ')}`);
+    expect(PLESK_EVENTS).toEqual(expect.arrayContaining(['client_create', 'client_update', 'client_delete', 'domain_create', 'domain_delete', 'site_create', 'subdomain_create', 'subdomain_delete', 'phys_hosting_create']));
+  });
+
+  it('keeps ids stable within a minute', () => {
+    const first = idsOf(plesk('domain-create', NOW));
+    expect(idsOf(plesk('domain-create', SAME_MINUTE))).toEqual(first);
+    expect(idsOf(plesk('domain-create', NEXT_MINUTE))).not.toEqual(first);
+    expect(first[0]).toMatch(/^plesk:/);
+  });
+});
+
+describe('DirectAdmin hook scripts', () => {
+  it.each([
+    [
+      'user-create-post',
+      [
+        { type: 'account.created', account: 'fred', email: 'fred@fred-site.example', plan: 'bronze' },
+        { type: 'domain.added', account: 'fred', domain: 'fred-site.example', plan: 'bronze', ip: '192.0.2.10' },
+      ],
+    ],
+    ['domain-create-post', [{ type: 'domain.added', account: 'fred', domain: 'fred-extra.example' }]],
+    ['domain-destroy-post', [{ type: 'domain.removed', account: 'fred', domain: 'fred-extra.example' }]],
+    ['user-destroy-post', [{ type: 'account.deleted', account: 'fred' }]],
+    ['user-suspend-post', [{ type: 'account.suspended', account: 'fred' }]],
+    ['user-unsuspend-post', [{ type: 'account.unsuspended', account: 'fred' }]],
+    ['subdomain-create-post', [{ type: 'subdomain.added', account: 'fred', domain: 'fred-site.example', subdomain: 'blog' }]],
+    ['subdomain-destroy-post', [{ type: 'subdomain.removed', account: 'fred', domain: 'fred-site.example', subdomain: 'blog' }]],
+  ] satisfies [string, Shape[]][])('%s', (name, expected) => {
+    expect(shapes(directadmin(name, NOW))).toEqual(expected.map(shape));
+  });
+
+  it('leaves a domain created with its user to user_create_post', () => {
+    expect(directadmin('domain-create-post-user-creation', NOW)).toEqual({
+      ok: true,
+      events: [],
+      note: expect.stringContaining('covered by user_create_post'),
+    });
+  });
+
+  it('fails clearly on a malformed domain, writing nothing for the account either', () => {
+    const { error, paths } = errorOf(directadmin('user-create-post-malformed-domain', NOW));
+    expect(error).toBe('DirectAdmin user_create_post: domain.added: domain "greta_site..example" is not a valid domain name');
+    expect(paths).toEqual(['domain']);
+  });
+
+  it('fails clearly when the user is missing', () => {
+    expect(errorOf(directadmin('subdomain-create-post-missing-user', NOW)).error).toBe(
+      'DirectAdmin subdomain_create_post: subdomain.added needs an account: username is missing',
+    );
+  });
+
+  it('rejects unsupported hooks and accepts the script file name', () => {
+    expect(errorOf(directadmin('unsupported-hook', NOW)).error).toBe(`unsupported DirectAdmin hook "email_create_post"; supported: ${DIRECTADMIN_HOOKS.join(', ')}`);
+    expect(shapes(translateDirectAdminHook('user_suspend_post.sh', { username: 'fred' }, NOW))).toEqual([shape({ type: 'account.suspended', account: 'fred' })]);
+  });
+
+  it('keeps ids stable within a minute and apart from other panels', () => {
+    const first = idsOf(directadmin('user-create-post', NOW));
+    expect(idsOf(directadmin('user-create-post', SAME_MINUTE))).toEqual(first);
+    expect(idsOf(directadmin('user-create-post', NEXT_MINUTE))).not.toEqual(first);
+    const emitted = idsOf(translateEmit(['account.created', '--account', 'fred', '--email', 'fred@fred-site.example', '--plan', 'bronze'], NOW));
+    expect(emitted[0]).not.toBe(first[0]);
+  });
+});
+
+describe('wpp hook emit', () => {
+  it('builds one event from the options', () => {
+    const result = translateEmit(
+      ['subdomain.added', '--account', 'Alice', '--domain', 'Alice-Shop.example', '--subdomain', 'Blog', '--plan', 'gold', '--email', 'a@alice-shop.example', '--ip', '2001:DB8::1'],
+      NOW,
+    );
+    expect(shapes(result)).toEqual([
+      shape({ type: 'subdomain.added', account: 'alice', domain: 'alice-shop.example', subdomain: 'blog', plan: 'gold', email: 'a@alice-shop.example', ip: '2001:db8::1' }),
+    ]);
+  });
+
+  it('needs the fields the schema requires for the type', () => {
+    expect(errorOf(translateEmit(['domain.added', '--account', 'alice'], NOW))).toEqual({
+      error: 'emit: domain.added needs a domain: --domain is missing',
+      paths: ['--domain'],
+    });
+    expect(errorOf(translateEmit(['plan.changed', '--account', 'alice'], NOW)).error).toBe('emit: plan.changed needs a plan: --plan is missing');
+    expect(errorOf(translateEmit(['account.created'], NOW)).error).toBe('emit: account.created needs an account: --account is missing');
+    expect(errorOf(translateEmit(['account.created', '--account', ''], NOW)).error).toBe('emit: account.created needs an account: --account is missing');
+  });
+
+  it('rejects unknown options, unknown types and stray arguments', () => {
+    expect(errorOf(translateEmit(['account.created', '--account', 'alice', '--colour', 'red'], NOW)).error).toMatch(/^emit: Unknown option '--colour'/);
+    expect(errorOf(translateEmit(['website.added', '--account', 'alice'], NOW)).error).toMatch(/^emit needs an event type first, not "website\.added"; one of: account\.created, /);
+    expect(errorOf(translateEmit(['--account', 'alice'], NOW)).error).toMatch(/^emit needs an event type first; one of: /);
+    expect(errorOf(translateEmit(['account.created', 'extra', '--account', 'alice'], NOW)).error).toBe('emit takes one event type; unexpected: extra');
+    expect(errorOf(translateEmit(['domain.added', '--account', 'alice', '--domain', 'x.example', '--ip', '999.1.1.1'], NOW)).error).toBe(
+      'emit: domain.added: --ip ip must be an IPv4 or IPv6 address',
+    );
+  });
+
+  it('uses the caller\'s --id, else derives a stable one', () => {
+    const own = translateEmit(['account.suspended', '--account', 'alice', '--id', 'whmcs-suspend-4711'], NOW);
+    expect(idsOf(own)).toEqual(['whmcs-suspend-4711']);
+    const derived = idsOf(translateEmit(['account.suspended', '--account', 'alice'], NOW));
+    expect(derived[0]).toMatch(/^emit:[0-9a-f]{32}$/);
+    expect(idsOf(translateEmit(['account.suspended', '--account', 'ALICE'], SAME_MINUTE))).toEqual(derived);
+    expect(idsOf(translateEmit(['account.suspended', '--account', 'alice'], NEXT_MINUTE))).not.toEqual(derived);
+  });
+});
+
+describe('plugin.json hooks', () => {
+  const manifest = JSON.parse(readFileSync(new URL('../../plugin.json', import.meta.url), 'utf8')) as {
+    hooks: { panel: string; event: string; command: string; stage?: string }[];
+  };
+  const listed = (panel: string) => manifest.hooks.filter((hook) => hook.panel === panel);
+
+  it('lists exactly the hooks the adapters translate', () => {
+    expect(listed('cpanel').map((hook) => `${hook.event} ${hook.stage}`)).toEqual(
+      describeCpanelHooks('x').map((hook) => `${hook.category}::${hook.event} ${hook.stage}`),
+    );
+    expect(listed('plesk').map((hook) => hook.event)).toEqual([...PLESK_EVENTS]);
+    expect(listed('directadmin').map((hook) => hook.event)).toEqual([...DIRECTADMIN_HOOKS]);
+    for (const hook of listed('plesk')) expect(hook.command).toBe(`wpp hook plesk ${hook.event}`);
+    for (const hook of listed('directadmin')) expect(hook.command).toBe(`wpp hook directadmin ${hook.event}`);
+    for (const hook of listed('cpanel')) expect(hook.command).toBe('wpp hook cpanel');
+  });
+});
