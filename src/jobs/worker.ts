@@ -89,18 +89,19 @@ export function createWorker(options: WorkerOptions) {
   let stopping = false;
   let loop: Promise<void> | null = null;
   let draining = false;
-  let woken = false;
-  let wakeSleeper: (() => void) | null = null;
+  // Counts wake-ups, so a wake that comes between a look at the table and the sleep after
+  // it is not lost; the loop and a drain() may both be sleeping.
+  let wakeups = 0;
+  const sleepers = new Set<() => void>();
 
   function wake(): void {
-    woken = true;
-    wakeSleeper?.();
+    wakeups++;
+    for (const sleeper of [...sleepers]) sleeper();
   }
 
-  /** Sleeps up to `ms`, or less when wake() is called (also by a job that finishes). */
-  function sleep(ms: number): Promise<void> {
-    if (woken || stopping) {
-      woken = false;
+  /** Sleeps up to `ms`, or less on wake() (also called when a job finishes) since `seen`. */
+  function sleep(ms: number, seen: number): Promise<void> {
+    if (wakeups !== seen || stopping) {
       // setImmediate, not a resolved promise: a busy queue must still let timers and I/O run.
       return new Promise((resolve) => setImmediate(resolve));
     }
@@ -108,11 +109,10 @@ export function createWorker(options: WorkerOptions) {
       const timer = setTimeout(done, Math.max(0, ms));
       function done(): void {
         clearTimeout(timer);
-        wakeSleeper = null;
-        woken = false;
+        sleepers.delete(done);
         resolve();
       }
-      wakeSleeper = done;
+      sleepers.add(done);
     });
   }
 
@@ -217,6 +217,7 @@ export function createWorker(options: WorkerOptions) {
 
   async function runLoop(): Promise<void> {
     while (!stopping) {
+      const seen = wakeups;
       let delay = pollMs;
       try {
         const claimed = fill();
@@ -225,7 +226,7 @@ export function createWorker(options: WorkerOptions) {
       } catch (error) {
         log.error({ error: describeError(error) }, 'claiming jobs failed; trying again');
       }
-      await sleep(delay);
+      await sleep(delay, seen);
     }
   }
 
@@ -237,7 +238,6 @@ export function createWorker(options: WorkerOptions) {
     /** Starts the claim-run-sleep loop; a second call does nothing. */
     start(): void {
       if (loop) return;
-      if (draining) throw new Error('worker is draining; start it after drain() returns');
       stopping = false;
       loop = runLoop();
     },
@@ -245,7 +245,7 @@ export function createWorker(options: WorkerOptions) {
     /** Stops claiming and waits for in-flight jobs, whose outcomes are recorded. */
     async stop(): Promise<void> {
       stopping = true;
-      wakeSleeper?.();
+      wake();
       await loop;
       loop = null;
       await waitForInFlight();
@@ -257,26 +257,27 @@ export function createWorker(options: WorkerOptions) {
     /**
      * Runs due jobs, at most `concurrency` at once, until none is claimable and none runs.
      * With `untilEmpty`, also waits for jobs scheduled later (retries) until no job is
-     * pending or running. Returns what happened during this call. Not while start()ed.
+     * pending or running. Returns what this worker did during the call (with the loop
+     * started too, the loop's jobs count as well).
      */
     async drain(drainOptions: { untilEmpty?: boolean } = {}): Promise<WorkerCounts> {
-      if (loop) throw new Error('worker is running; drain() is for a worker that was not started');
       if (draining) throw new Error('worker is already draining');
       draining = true;
-      stopping = false;
+      if (!loop) stopping = false;
       const before = { ...counts };
       try {
         while (!stopping) {
+          const seen = wakeups;
           const claimed = fill();
           if (claimed > 0 && inFlight.size < concurrency) continue;
           if (inFlight.size > 0) {
-            await sleep(pollMs);
+            await sleep(pollMs, seen);
             continue;
           }
           if (!drainOptions.untilEmpty) break;
           const open = jobs.counts();
           if (open.pending + open.running === 0) break;
-          await sleep(idleDelay());
+          await sleep(idleDelay(), seen);
         }
       } finally {
         await waitForInFlight();

@@ -289,6 +289,35 @@ describe('worker: loop', () => {
       }
     }));
 
+  it('drains while the loop runs too, sharing its concurrency', () =>
+    withQueue(async ({ repo }) => {
+      let running = 0;
+      let most = 0;
+      const worker = createWorker({
+        jobs: repo,
+        handlers: {
+          test: async () => {
+            running++;
+            most = Math.max(most, running);
+            await new Promise((resolve) => setTimeout(resolve, 2));
+            running--;
+          },
+        },
+        logger: silent,
+        concurrency: 2,
+        pollMs: 60_000,
+      });
+      worker.start();
+      try {
+        repo.enqueueMany(Array.from({ length: 10 }, () => job()));
+        await worker.drain();
+        expect(repo.counts()).toEqual({ pending: 0, running: 0, done: 10, dead: 0 });
+        expect(most).toBe(2);
+      } finally {
+        await worker.stop();
+      }
+    }));
+
   it('renews the lease of a long job so another worker does not take it over', () =>
     withQueue(async ({ file, repo, open }) => {
       const gate = deferred();
