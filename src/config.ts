@@ -70,6 +70,8 @@ const envSchema = z.object({
   WPP_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /** Attempts before a job is dead. Default 10. */
   WPP_JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
+  /** How long a claimed job is reserved for its worker; after a crash it runs again once this expires. Default 120. */
+  WPP_JOB_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   /** Port of the embedded sandbox when WPP_PROVIDER_URL is unset. Default 8081. */
   WPP_SANDBOX_PORT: port.default(8081),
   /** Log level. Default info. */
@@ -89,7 +91,7 @@ export interface Config {
   server: { ip: string | undefined; name: string; zone: string | undefined; tag: string | undefined };
   accountDomain: string;
   autoProtect: boolean;
-  worker: { concurrency: number; maxAttempts: number };
+  worker: { concurrency: number; maxAttempts: number; leaseMs: number };
   logLevel: z.output<typeof envSchema>['WPP_LOG_LEVEL'];
 }
 
@@ -124,7 +126,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     server: { ip: e.WPP_SERVER_IP, name: e.WPP_SERVER_NAME ?? hostname(), zone: e.WPP_SERVER_ZONE, tag: e.WPP_SERVER_TAG },
     accountDomain: e.WPP_ACCOUNT_DOMAIN ?? defaultAccountDomain(),
     autoProtect: e.WPP_AUTO_PROTECT,
-    worker: { concurrency: e.WPP_WORKER_CONCURRENCY, maxAttempts: e.WPP_JOB_MAX_ATTEMPTS },
+    worker: { concurrency: e.WPP_WORKER_CONCURRENCY, maxAttempts: e.WPP_JOB_MAX_ATTEMPTS, leaseMs: e.WPP_JOB_LEASE_SECONDS * 1000 },
     logLevel: e.WPP_LOG_LEVEL,
   };
 }

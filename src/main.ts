@@ -17,7 +17,7 @@ import { createScheduler } from './jobs/scheduler.js';
 import { createWorker } from './jobs/worker.js';
 import { panelEventSchema } from './panel/events.js';
 import { paths } from './paths.js';
-import { createProviderClient, type ProviderClient } from './provider/index.js';
+import { createProviderClient, type ProviderClient, type ProviderClientOptions } from './provider/index.js';
 import { readPartnerKey, startSandbox, type RunningSandbox } from './sandbox/server.js';
 import { createApp } from './web/app.js';
 
@@ -33,6 +33,8 @@ export interface PluginOptions {
   worker?: boolean;
   /** Run the scheduled jobs (reconciliation). Default true. */
   scheduler?: boolean;
+  /** Provider client tuning (timeouts, retries), for tests and benchmarks. */
+  providerOptions?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'>;
   /** Worker tuning, for tests. */
   workerOptions?: { pollMs?: number; leaseMs?: number; backoff?: { baseMs?: number; maxMs?: number } };
 }
@@ -98,6 +100,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       baseUrl: providerTarget.url,
       apiKey: providerTarget.apiKey,
       logger: logger.child({ component: 'provider' }),
+      ...options.providerOptions,
     });
 
     // The worker is created once the server has its port (callback URLs need it); ingest wakes it.
@@ -162,6 +165,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       handlers,
       logger: logger.child({ component: 'worker' }),
       concurrency: config.worker.concurrency,
+      leaseMs: config.worker.leaseMs,
       isPermanent: isPermanentProvisioningError,
       ...options.workerOptions,
     });

@@ -12,6 +12,7 @@ export interface TestPlugin extends RunningPlugin {
   sandbox: undefined;
   provider: RunningPlugin['provider'];
   /** POSTs a body to /hooks/events, signed with the panel secret unless `signature` is given. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked field by field
   postEvents(body: unknown, signature?: string | null): Promise<{ status: number; body: any }>;
   /** Waits until no job is pending or running. */
   idle(timeoutMs?: number): Promise<void>;
@@ -40,6 +41,8 @@ export async function startTestPlugin(sandbox: TestSandbox, options: { dataDir?:
     config,
     logger: pino({ level: 'silent' }),
     workerOptions: { pollMs: 20, backoff: { baseMs: 20, maxMs: 200 } },
+    // Job retries carry the recovery in tests; the client's own retries would only slow them down.
+    providerOptions: { timeoutMs: 5000, retry: { limit: 1, baseDelayMs: 10, maxDelayMs: 50 } },
     ...options,
   });
   return {
