@@ -180,6 +180,8 @@ describe('cPanel Standardized Hooks', () => {
       'Cpanel Api2::SubDomain::delsubdomain post',
     ]);
     for (const hook of hooks) expect(hook).toMatchObject({ hook: command, exectype: 'script', blocking: 0 });
+    // User-level (Cpanel) hooks run as root so they can queue into the plugin's database; WHM ones already do.
+    for (const hook of hooks) expect(hook.escalateprivs).toBe(hook.category === 'Cpanel' ? 1 : undefined);
     // Every described hook is one the translator accepts.
     for (const hook of hooks) {
       const result = translateCpanelHook({ context: { category: hook.category, event: hook.event, stage: hook.stage }, data: {} }, NOW);

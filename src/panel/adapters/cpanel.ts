@@ -24,6 +24,8 @@ export interface CpanelHookRegistration {
   hook: string;
   exectype: 'script';
   blocking: 0 | 1;
+  /** Cpanel-category hooks run as the cPanel user; escalated they run as root and can write the plugin's database. */
+  escalateprivs?: 1;
 }
 
 type Data = Record<string, unknown>;
@@ -247,5 +249,13 @@ export function translateCpanelHook(input: unknown, now?: Date): AdapterResult {
  * account's data is gone, not to veto it.
  */
 export function describeCpanelHooks(command: string): CpanelHookRegistration[] {
-  return HOOKS.map((hook) => ({ category: hook.category, event: hook.event, stage: hook.stage, hook: command, exectype: 'script', blocking: 0 }));
+  return HOOKS.map((hook) => ({
+    category: hook.category,
+    event: hook.event,
+    stage: hook.stage,
+    hook: command,
+    exectype: 'script',
+    blocking: 0,
+    ...(hook.category === 'Cpanel' ? { escalateprivs: 1 as const } : {}),
+  }));
 }
