@@ -7,6 +7,7 @@
 import { loadConfig, ensurePanelSecret, type Config } from '../config.js';
 import { ingestEvents, type IngestResult } from '../core/ingest.js';
 import { createJobsRepo } from '../db/jobs.repo.js';
+import type { Db } from '../db/open.js';
 import { openPluginDatabase } from '../main.js';
 import { describeCpanelHooks, translateCpanelHook } from '../panel/adapters/cpanel.js';
 import { DIRECTADMIN_HOOKS, translateDirectAdminHook } from '../panel/adapters/directadmin.js';
@@ -40,12 +41,12 @@ async function postEvents(config: Config, events: PanelEvent[]): Promise<IngestR
   return answer.events.map((e) => ({ eventId: e.id, type: e.type, jobId: e.job, created: e.created }));
 }
 
-/** Writes the events into the jobs table, or posts them when this process cannot. */
-export async function deliverEvents(config: Config, events: PanelEvent[]): Promise<IngestResult[]> {
+/** Writes the events into the jobs table, or posts them when this process cannot open it. */
+export async function deliverEvents(config: Config, events: PanelEvent[], open: (config: Config) => Db = openPluginDatabase): Promise<IngestResult[]> {
   if (events.length === 0) return [];
   let db;
   try {
-    db = openPluginDatabase(config);
+    db = open(config);
   } catch (error) {
     if (!NO_DB_ACCESS.has((error as { code?: string }).code ?? '')) throw error;
     return postEvents(config, events);

@@ -1,0 +1,140 @@
+/**
+ * `wpp hook ...` as panels run it: real processes, recorded payloads on stdin or in the
+ * environment, one line of output, the exit code, and what lands in the jobs table.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliverEvents } from '../../src/cli/hook.command.js';
+import { loadConfig } from '../../src/config.js';
+import { createJobsRepo } from '../../src/db/jobs.repo.js';
+import { openPluginDatabase } from '../../src/main.js';
+import { finishEvent } from '../../src/panel/events.js';
+import { withPlugin } from '../helpers/plugin.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
+
+const root = new URL('../..', import.meta.url).pathname;
+const fixtureText = (path: string) => readFileSync(new URL(`../fixtures/panels/${path}`, import.meta.url), 'utf8');
+const fixture = (path: string) => JSON.parse(fixtureText(path)) as { event?: string; hook?: string; env: Record<string, string> };
+
+let dataDir: string;
+const baseEnv = () => ({ WPP_DATA_DIR: dataDir, WPP_PANEL_SECRET: 'hook-test-secret-0123456789', WPP_LOG_LEVEL: 'silent' });
+
+function wpp(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ...baseEnv(), ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+function jobRows() {
+  const db = openPluginDatabase(loadConfig(baseEnv()));
+  try {
+    return createJobsRepo(db).list({ limit: 1000 });
+  } finally {
+    db.close();
+  }
+}
+
+beforeAll(() => {
+  dataDir = createTempDir('wpp-hooks-');
+});
+afterAll(() => removeTempDir(dataDir));
+
+describe('wpp hook cpanel', () => {
+  it('queues the events of a recorded payload and answers "1 ...", once even when the hook fires twice', async () => {
+    const first = await wpp(['hook', 'cpanel'], { stdin: fixtureText('cpanel/accounts-create.json') });
+    expect(first.code).toBe(0);
+    expect(first.stdout.trim()).toMatch(/^1 account\.created queued \(job \d+\); domain\.added queued \(job \d+\)$/);
+    const again = await wpp(['hook', 'cpanel'], { stdin: fixtureText('cpanel/accounts-create.json') });
+    expect(again.stdout.trim()).toMatch(/^1 account\.created already queued \(job \d+\); domain\.added already queued \(job \d+\)$/);
+    const jobs = jobRows().filter((job) => job.account === 'alice');
+    expect(jobs.map((job) => (job.payload as { type: string }).type).sort()).toEqual(['account.created', 'domain.added']);
+    expect(jobs.find((job) => job.domain)?.domain).toBe('alice-shop.example');
+  });
+
+  it('answers "0 <reason>", exits non-zero and writes nothing for a bad payload or bad JSON', async () => {
+    const before = jobRows().length;
+    const missingUser = await wpp(['hook', 'cpanel'], { stdin: fixtureText('cpanel/accounts-create-missing-user.json') });
+    expect(missingUser.code).toBe(1);
+    expect(missingUser.stdout.trim()).toMatch(/^0 .*data\.user/);
+    const notJson = await wpp(['hook', 'cpanel'], { stdin: 'user=alice' });
+    expect(notJson.code).toBe(1);
+    expect(notJson.stdout.trim()).toBe('0 stdin is not JSON: cPanel passes the hook payload as one JSON object');
+    expect(jobRows()).toHaveLength(before);
+  });
+
+  it('ignores an Api2 post-hook whose panel call failed', async () => {
+    const before = jobRows().length;
+    const failed = await wpp(['hook', 'cpanel'], { stdin: fixtureText('cpanel/api2-addsubdomain-failed.json') });
+    expect(failed.code).toBe(0);
+    expect(failed.stdout.trim()).toMatch(/^1 .*ignored: the panel call failed/);
+    expect(jobRows()).toHaveLength(before);
+  });
+
+  it('--describe prints the registration list, never blocking', async () => {
+    const described = await wpp(['hook', 'cpanel', '--describe'], { env: { WPP_CPANEL_HOOK_COMMAND: '/usr/local/cpanel/3rdparty/bin/wpp-hook' } });
+    const hooks = JSON.parse(described.stdout) as { category: string; event: string; blocking: number; hook: string }[];
+    expect(hooks.length).toBeGreaterThanOrEqual(10);
+    expect(hooks.every((hook) => hook.blocking === 0 && hook.hook === '/usr/local/cpanel/3rdparty/bin/wpp-hook')).toBe(true);
+    expect(hooks).toContainEqual(expect.objectContaining({ category: 'Whostmgr', event: 'Accounts::Create', stage: 'post' }));
+  });
+});
+
+describe('wpp hook plesk, directadmin and emit', () => {
+  it('plesk: translates the NEW_* environment of an event handler', async () => {
+    const { event, env } = fixture('plesk/client-create.json');
+    const run = await wpp(['hook', 'plesk', event as string], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toMatch(/^account\.created queued \(job \d+\)$/);
+    expect(jobRows().some((job) => job.account === 'jdoe')).toBe(true);
+  });
+
+  it('directadmin: does not provision a domain twice when it came with the user', async () => {
+    const before = jobRows().length;
+    const { hook, env } = fixture('directadmin/domain-create-post-user-creation.json');
+    const run = await wpp(['hook', 'directadmin', hook as string], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/covered by user_create_post/);
+    expect(jobRows()).toHaveLength(before);
+  });
+
+  it('emit: queues one event; refuses a missing field with a clear message and writes nothing', async () => {
+    const ok = await wpp(['hook', 'emit', 'domain.added', '--account', 'bob', '--domain', 'Bob.example', '--ip', '203.0.113.9']);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout.trim()).toMatch(/^domain\.added queued \(job \d+\)$/);
+    const before = jobRows().length;
+    const bad = await wpp(['hook', 'emit', 'domain.added', '--account', 'bob']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/domain\.added needs a domain/);
+    const unknown = await wpp(['hook', 'emit', 'domain.moved', '--account', 'bob']);
+    expect(unknown.code).not.toBe(0);
+    expect(jobRows()).toHaveLength(before);
+  });
+});
+
+describe('hooks that cannot open the database', () => {
+  it('post their events, signed, to the running plugin instead', async () => {
+    await withPlugin(async (plugin) => {
+      const result = finishEvent('emit', { type: 'domain.added', account: 'carol', domain: 'carol.example' });
+      if (!result.success) throw result.error;
+      const readOnly = () => {
+        throw Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' });
+      };
+      const delivered = await deliverEvents({ ...plugin.config, publicUrl: plugin.url }, [result.data], readOnly);
+      expect(delivered).toEqual([{ eventId: result.data.id, type: 'domain.added', jobId: expect.any(Number), created: true }]);
+      await plugin.idle();
+      expect(plugin.repo.getWebsite('carol.example')?.account).toBe('carol');
+    });
+  });
+});
