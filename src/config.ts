@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -24,9 +24,22 @@ const httpUrl = z
   .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
   .transform((value) => value.replace(/\/+$/, ''));
 
+/** Facts about this machine that defaults come from; tests pass their own. */
+export interface MachineFacts {
+  hostname: string;
+  /** The first non-internal IPv4 address, the usual origin of websites hosted here. */
+  primaryIp: string | undefined;
+}
+
+export function readMachineFacts(): MachineFacts {
+  const addresses = Object.values(networkInterfaces()).flat();
+  const primary = addresses.find((address) => address && address.family === 'IPv4' && !address.internal);
+  return { hostname: hostname(), primaryIp: primary?.address };
+}
+
 /** A host name usable as the domain of provider user ids, derived from this machine's name. */
-function defaultAccountDomain(): string {
-  const name = hostname().toLowerCase().replace(/[^a-z0-9.-]/g, '-');
+function defaultAccountDomain(machine: MachineFacts): string {
+  const name = machine.hostname.toLowerCase().replace(/[^a-z0-9.-]/g, '-');
   return normalizeDomain(`${name}.wpp.invalid`) ?? 'panel.wpp.invalid';
 }
 
@@ -45,7 +58,7 @@ const envSchema = z.object({
   WPP_PUBLIC_URL: httpUrl.optional(),
   /** HMAC secret shared with the panel (hooks). Default: generated into the data folder. */
   WPP_PANEL_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-  /** This panel server's IP: origin of new websites when the event names none, and its registration. */
+  /** This panel server's IP: origin of new websites when the event names none, and its registration. Default: the machine's first non-internal IPv4 address. */
   WPP_SERVER_IP: z
     .string()
     .trim()
@@ -96,7 +109,7 @@ export interface Config {
 }
 
 /** Parses the environment; throws one CONFIG_INVALID error naming every bad variable. */
-export function loadConfig(env: Record<string, string | undefined>): Config {
+export function loadConfig(env: Record<string, string | undefined>, machine: MachineFacts = readMachineFacts()): Config {
   // An empty variable means "not set", as shells and panels often export them empty.
   const present = Object.fromEntries(Object.entries(env).filter(([key, value]) => key.startsWith('WPP_') && value !== undefined && value !== ''));
   const result = envSchema.safeParse(present);
@@ -123,8 +136,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     port: e.WPP_PORT,
     publicUrl: e.WPP_PUBLIC_URL,
     panelSecret: e.WPP_PANEL_SECRET,
-    server: { ip: e.WPP_SERVER_IP, name: e.WPP_SERVER_NAME ?? hostname(), zone: e.WPP_SERVER_ZONE, tag: e.WPP_SERVER_TAG },
-    accountDomain: e.WPP_ACCOUNT_DOMAIN ?? defaultAccountDomain(),
+    server: {
+      // With the embedded sandbox nothing is really protected, so loopback is a fine demo origin.
+      ip: e.WPP_SERVER_IP ?? machine.primaryIp ?? (e.WPP_PROVIDER_URL ? undefined : '127.0.0.1'),
+      name: e.WPP_SERVER_NAME ?? machine.hostname, zone: e.WPP_SERVER_ZONE, tag: e.WPP_SERVER_TAG },
+    accountDomain: e.WPP_ACCOUNT_DOMAIN ?? defaultAccountDomain(machine),
     autoProtect: e.WPP_AUTO_PROTECT,
     worker: { concurrency: e.WPP_WORKER_CONCURRENCY, maxAttempts: e.WPP_JOB_MAX_ATTEMPTS, leaseMs: e.WPP_JOB_LEASE_SECONDS * 1000 },
     logLevel: e.WPP_LOG_LEVEL,

@@ -20,7 +20,8 @@ export interface TestPlugin extends RunningPlugin {
 
 /** Config for a plugin under test: temp data folder, port 0, the given provider. */
 export function testConfig(dataDir: string, sandbox: TestSandbox, env: Record<string, string> = {}): Config {
-  return loadConfig({
+  return loadConfig(
+    {
     WPP_DATA_DIR: dataDir,
     WPP_PORT: '0',
     WPP_PROVIDER_URL: sandbox.url,
@@ -31,7 +32,10 @@ export function testConfig(dataDir: string, sandbox: TestSandbox, env: Record<st
     WPP_ACCOUNT_DOMAIN: 'panel.example',
     WPP_LOG_LEVEL: 'silent',
     ...env,
-  });
+    },
+    // No default origin from the test machine: tests say which IP they mean.
+    { hostname: 'test-host', primaryIp: undefined },
+  );
 }
 
 export async function startTestPlugin(sandbox: TestSandbox, options: { dataDir?: string; env?: Record<string, string> } & Partial<PluginOptions> = {}): Promise<TestPlugin & { dataDir: string }> {

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { providerUserIdFor } from '../../src/core/identity.js';
+import { isAppError } from '../../src/errors.js';
+
+const machine = { hostname: 'web1', primaryIp: '198.51.100.4' };
+
+describe('loadConfig', () => {
+  it('fills documented defaults and the embedded sandbox when no provider is set', () => {
+    const config = loadConfig({}, machine);
+    expect(config).toMatchObject({
+      provider: { embedded: true, sandboxPort: 8081 },
+      host: '127.0.0.1',
+      port: 8080,
+      publicUrl: undefined,
+      server: { ip: '198.51.100.4', name: 'web1' },
+      accountDomain: 'web1.wpp.invalid',
+      autoProtect: true,
+      worker: { concurrency: 8, maxAttempts: 10, leaseMs: 120_000 },
+      logLevel: 'info',
+    });
+    expect(config.databaseFile).toMatch(/data\/plugin\.sqlite$/);
+    expect(loadConfig({}, { hostname: 'x', primaryIp: undefined }).server.ip).toBe('127.0.0.1');
+  });
+
+  it('reads booleans as words, not as truthy strings', () => {
+    expect(loadConfig({ WPP_AUTO_PROTECT: 'false' }, machine).autoProtect).toBe(false);
+    expect(loadConfig({ WPP_AUTO_PROTECT: 'off' }, machine).autoProtect).toBe(false);
+    expect(loadConfig({ WPP_AUTO_PROTECT: 'yes' }, machine).autoProtect).toBe(true);
+  });
+
+  it('treats empty variables as unset and ignores other variables', () => {
+    expect(loadConfig({ WPP_PORT: '', PATH: '/bin' }, machine).port).toBe(8080);
+  });
+
+  it('names every bad variable in one error', () => {
+    let error: unknown;
+    try {
+      loadConfig({ WPP_PORT: 'eighty', WPP_PROVIDER_URL: 'ftp://x', WPP_AUTO_PROTECT: 'maybe', WPP_SERVER_IP: '1.2.3', WPP_PANEL_SECRET: 'short' }, machine);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isAppError(error, 'CONFIG_INVALID')).toBe(true);
+    const message = (error as Error).message;
+    for (const key of ['WPP_PORT', 'WPP_PROVIDER_URL', 'WPP_AUTO_PROTECT', 'WPP_SERVER_IP', 'WPP_PANEL_SECRET']) expect(message).toContain(key);
+  });
+
+  it('needs the partner key with a provider URL, and never puts the key in an error', () => {
+    expect(() => loadConfig({ WPP_PROVIDER_URL: 'https://api.provider.example' }, machine)).toThrow(/WPP_PROVIDER_API_KEY: is required/);
+    const config = loadConfig({ WPP_PROVIDER_URL: 'https://api.provider.example/', WPP_PROVIDER_API_KEY: 'k-123' }, machine);
+    expect(config.provider).toEqual({ url: 'https://api.provider.example', apiKey: 'k-123' });
+    expect(config.server.ip).toBe('198.51.100.4');
+    try {
+      loadConfig({ WPP_PROVIDER_URL: 'https://api.provider.example', WPP_PROVIDER_API_KEY: 'secret-key-value', WPP_PORT: 'x' }, machine);
+    } catch (error) {
+      expect(JSON.stringify(error) + String(error)).not.toContain('secret-key-value');
+    }
+  });
+});
+
+describe('providerUserIdFor', () => {
+  it('maps a panel account to a stable, e-mail-shaped id', () => {
+    expect(providerUserIdFor('alice', 'panel.example')).toBe('alice@panel.example');
+    expect(providerUserIdFor('Alice', 'panel.example')).toBe('alice@panel.example');
+    expect(providerUserIdFor('john.doe', 'panel.example')).toBe('john.doe@panel.example');
+  });
+
+  it('never maps two accounts to one id', () => {
+    const accounts = ['a@b', 'a+40b', 'a+b', 'a.b', '.ab', 'ab.', 'a..b', 'a_b', 'a-b'];
+    const ids = accounts.map((account) => providerUserIdFor(account, 'p.example'));
+    expect(new Set(ids).size).toBe(accounts.length);
+    expect(ids[0]).toBe('a+40b@p.example');
+    for (const id of ids) expect(id).toMatch(/^[a-z0-9._+-]+@p\.example$/);
+  });
+
+  it('keeps the local part within 64 characters, still unique', () => {
+    const long = 'x'.repeat(100);
+    const id = providerUserIdFor(long, 'p.example');
+    expect(id.split('@')[0]?.length).toBeLessThanOrEqual(64);
+    expect(providerUserIdFor(`${long}y`, 'p.example')).not.toBe(id);
+  });
+});
