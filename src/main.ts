@@ -9,6 +9,7 @@ import { pino, type Logger } from 'pino';
 import { ensurePanelSecret, type Config } from './config.js';
 import { ingestEvents, PANEL_EVENT_JOB } from './core/ingest.js';
 import { createProvisioning, isPermanentProvisioningError } from './core/provisioning.js';
+import { reconcileWebsites } from './core/reconcile.js';
 import { createJobsRepo, type Job, type JobsRepo } from './db/jobs.repo.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase, type Db } from './db/open.js';
@@ -46,6 +47,8 @@ export interface RunningPlugin {
   repo: ProvisioningRepo;
   provider: ProviderClient;
   sandbox: RunningSandbox | undefined;
+  /** One reconcile pass now (the scheduler runs it every minute). */
+  reconcile(now?: number): { enqueued: number };
   /** Runs due jobs until none is due (`wpp worker --once`). */
   drain(): Promise<{ done: number; failed: number; dead: number }>;
   close(): Promise<void>;
@@ -186,12 +189,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
           name: 'reconcile',
           // Websites stuck in a non-final state (pending DNS, issuing a certificate, or never read) are looked up again.
           schedule: '* * * * *',
-          run: async () => {
-            const stale = repo.unsettledWebsites(Date.now() - 60_000, 500);
-            const minute = Math.floor(Date.now() / 60_000);
-            for (const website of stale) enqueueRefresh(website.domain, website.account, `reconcile:${website.domain}:${minute}`);
-            return { enqueued: stale.length };
-          },
+          run: async () => reconcileWebsites(repo, enqueueRefresh),
         },
       ]);
       scheduler.start();
@@ -207,6 +205,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       repo,
       provider,
       sandbox,
+      reconcile: (now?: number) => reconcileWebsites(repo, enqueueRefresh, now === undefined ? {} : { now }),
       drain: () => worker.drain(),
       close: () => (closing ??= closeAll()),
     };

@@ -1,0 +1,27 @@
+/**
+ * Reconciliation: callbacks can be lost (the plugin was down, a proxy dropped them), so
+ * websites still in a non-final state are looked up again on a schedule.
+ */
+import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+
+export interface ReconcileOptions {
+  /** Look again at websites not read for this long. Default one minute. */
+  staleAfterMs?: number;
+  /** At most this many per run. Default 500. */
+  limit?: number;
+  now?: number;
+}
+
+/** Queues a provider re-read for every active website whose status is unsettled and stale. */
+export function reconcileWebsites(
+  repo: ProvisioningRepo,
+  enqueueRefresh: (domain: string, account: string, dedupeKey: string) => void,
+  options: ReconcileOptions = {},
+): { enqueued: number } {
+  const now = options.now ?? Date.now();
+  const stale = repo.unsettledWebsites(now - (options.staleAfterMs ?? 60_000), options.limit ?? 500);
+  // One refresh per website per minute, however often this runs.
+  const minute = Math.floor(now / 60_000);
+  for (const website of stale) enqueueRefresh(website.domain, website.account, `reconcile:${website.domain}:${minute}`);
+  return { enqueued: stale.length };
+}
