@@ -98,8 +98,7 @@ export function createProvisioning({ repo, provider, settings, logger }: Provisi
       pausedBy = account.state === 'suspended' ? 'suspension' : 'account_deleted';
     }
     const subdomains = existing?.subdomains ?? plan.subdomains;
-    const created = await provider.ensureWebsite({
-      domain: event.domain,
+    const website = {
       user_id: account.providerUserId,
       subdomain: subdomains,
       ip: originIps,
@@ -107,7 +106,16 @@ export function createProvisioning({ repo, provider, settings, logger }: Provisi
       status: desiredStatus,
       callbackUrl: callbackUrlFor(event.domain),
       settings: plan.settings,
-    });
+    };
+    // A domain another customer removed earlier still belongs to their provider user: move it.
+    const movedFrom = existing && existing.account !== event.account ? existing.account : null;
+    const created = movedFrom
+      ? await provider.updateWebsite(event.domain, website).catch((error: unknown) => {
+          if (isProviderError(error, 'PROVIDER_NOT_FOUND')) return provider.ensureWebsite({ domain: event.domain, ...website });
+          throw error;
+        })
+      : await provider.ensureWebsite({ domain: event.domain, ...website });
+    if (movedFrom) logger.info({ domain: event.domain, from: movedFrom, to: event.account }, 'website moved to another account');
     repo.saveWebsite({
       domain: event.domain,
       account: event.account,

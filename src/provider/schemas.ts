@@ -124,6 +124,8 @@ export const websiteCreateFormSchema = z
 export type WebsiteCreateForm = z.input<typeof websiteCreateFormSchema>;
 
 const websitePatchShape = {
+  /** Moving a website to another user: partner keys only. */
+  user_id: userIdSchema.optional(),
   subdomain: subdomainListSchema.optional(),
   ip: ipListSchema.optional(),
   ipv6: ipv6ListSchema.optional(),

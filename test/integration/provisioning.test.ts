@@ -166,6 +166,27 @@ describe('provisioning from panel events', () => {
     }, { env: { WPP_SERVER_IP: '' } });
   });
 
+  it('moves a domain one customer removed to the customer who adds it next', async () => {
+    await withPlugin(async (plugin, sb) => {
+      await plugin.postEvents({ type: 'domain.added', account: 'alice', domain: 'moving.example' });
+      await plugin.postEvents({ type: 'domain.removed', account: 'alice', domain: 'moving.example' });
+      await plugin.idle();
+      expect((await sandboxWebsite(sb, 'moving.example'))?.requested_status).toBe('paused');
+      // While alice still has it, bob cannot take it: that is a conflict for an admin, not a silent move.
+      await plugin.postEvents({ type: 'domain.added', account: 'bob', domain: 'moving.example' });
+      await plugin.idle();
+      expect(await sandboxWebsite(sb, 'moving.example')).toMatchObject({ user_id: 'bob@panel.example', requested_status: 'online' });
+      expect(plugin.repo.getWebsite('moving.example')).toMatchObject({ account: 'bob', state: 'active', pausedBy: null });
+      expect(plugin.jobs.counts().dead).toBe(0);
+
+      await plugin.postEvents({ type: 'domain.added', account: 'carol', domain: 'moving.example' });
+      await plugin.idle();
+      const dead = plugin.jobs.list({ state: 'dead' });
+      expect(dead.map((job) => job.lastError)).toEqual([expect.stringMatching(/already protected for panel account bob/)]);
+      expect((await sandboxWebsite(sb, 'moving.example'))?.user_id).toBe('bob@panel.example');
+    });
+  });
+
   it('registers the panel server with the provider once', async () => {
     await withPlugin(async (plugin, sb) => {
       await plugin.idle();
