@@ -51,6 +51,17 @@ const optionalText = (max: number) =>
     .transform((value) => (value === '' ? undefined : value))
     .optional();
 
+/** A string the panel may spell loosely (case, IDN, trailing dot), checked and normalised. */
+const normalized = (normalize: (value: string) => string | null, what: string) =>
+  z.string().transform((value, ctx) => {
+    const result = normalize(value);
+    if (result === null) {
+      ctx.addIssue({ code: 'custom', message: `"${value}" is not a valid ${what}` });
+      return z.NEVER;
+    }
+    return result;
+  });
+
 export const panelEventSchema = z
   .strictObject({
     id: z.string().trim().min(1).max(200),
@@ -65,28 +76,8 @@ export const panelEventSchema = z
       .transform((value) => (value === '' ? undefined : value.toLowerCase()))
       .optional(),
     plan: optionalText(100),
-    domain: z
-      .string()
-      .transform((value, ctx) => {
-        const domain = normalizeDomain(value);
-        if (!domain) {
-          ctx.addIssue({ code: 'custom', message: `"${value}" is not a valid domain name` });
-          return z.NEVER;
-        }
-        return domain;
-      })
-      .optional(),
-    subdomain: z
-      .string()
-      .transform((value, ctx) => {
-        const label = normalizeSubdomain(value);
-        if (!label) {
-          ctx.addIssue({ code: 'custom', message: `"${value}" is not a valid subdomain label` });
-          return z.NEVER;
-        }
-        return label;
-      })
-      .optional(),
+    domain: normalized(normalizeDomain, 'domain name').optional(),
+    subdomain: normalized(normalizeSubdomain, 'subdomain label').optional(),
     ip: z
       .string()
       .trim()

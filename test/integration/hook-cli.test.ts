@@ -2,7 +2,6 @@
  * `wpp hook ...` as panels run it: real processes, recorded payloads on stdin or in the
  * environment, one line of output, the exit code, and what lands in the jobs table.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverEvents } from '../../src/cli/hook.command.js';
@@ -10,32 +9,18 @@ import { loadConfig } from '../../src/config.js';
 import { createJobsRepo } from '../../src/db/jobs.repo.js';
 import { openPluginDatabase } from '../../src/main.js';
 import { finishEvent } from '../../src/panel/events.js';
+import { runWpp } from '../helpers/cli.js';
 import { withPlugin } from '../helpers/plugin.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
-const root = new URL('../..', import.meta.url).pathname;
 const fixtureText = (path: string) => readFileSync(new URL(`../fixtures/panels/${path}`, import.meta.url), 'utf8');
 const fixture = (path: string) => JSON.parse(fixtureText(path)) as { event?: string; hook?: string; env: Record<string, string> };
 
 let dataDir: string;
 const baseEnv = () => ({ WPP_DATA_DIR: dataDir, WPP_PANEL_SECRET: 'hook-test-secret-0123456789', WPP_LOG_LEVEL: 'silent' });
 
-function wpp(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', ...baseEnv(), ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
-  });
-}
+const wpp = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
+  runWpp(args, { ...options, env: { ...baseEnv(), ...options.env } });
 
 function jobRows() {
   const db = openPluginDatabase(loadConfig(baseEnv()));

@@ -2,28 +2,17 @@
  * What an operator relies on when something went wrong: reconciliation when callbacks are
  * lost, `wpp worker --once`, and seeing and retrying dead jobs from the command line.
  */
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { deliverEvents } from '../../src/cli/hook.command.js';
 import { openPluginDatabase } from '../../src/main.js';
 import { finishEvent } from '../../src/panel/events.js';
+import { runWpp } from '../helpers/cli.js';
 import { TEST_PANEL_SECRET, startTestPlugin, testConfig, withPlugin } from '../helpers/plugin.js';
 import { startTestSandbox, withSandbox } from '../helpers/sandbox.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
-const root = new URL('../..', import.meta.url).pathname;
 
-function wpp(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const wpp = (args: string[], env: Record<string, string>) => runWpp(args, { env });
 
 const domainAdded = (account: string, domain: string) => {
   const result = finishEvent('test', { type: 'domain.added', account, domain });
