@@ -148,3 +148,18 @@ export const statisticsQuerySchema = z
 
 export const nxdomainBodySchema = z.strictObject({ domains: z.array(domainSchema).min(1).max(10_000) });
 
+
+/** At most this many websites per `POST /_sandbox/websites/bulk`. */
+export const BULK_WEBSITES_MAX = 200_000;
+
+/**
+ * `POST /_sandbox/websites/bulk`: many websites of one existing user at once (seeding for
+ * benchmarks and large tests). `ip` defaults to the documentation address 203.0.113.10.
+ */
+export const bulkWebsitesBodySchema = z.strictObject({
+  user_id: userIdSchema,
+  domains: z.array(domainSchema).min(1).max(BULK_WEBSITES_MAX),
+  ip: ipListSchema.refine((ips) => ips.length > 0, { message: 'at least one origin address is required' }).default(['203.0.113.10']),
+  status: z.enum(['online', 'paused']).default('online'),
+  hits: z.number().int().min(0).max(1e12).default(0),
+});

@@ -2,12 +2,12 @@ import express, { type Request } from 'express';
 import { z } from 'zod';
 import { normalizeDomain } from '../provider/spec.js';
 import { authenticate } from './api.routes.js';
-import { bulkTrafficBodySchema, nxdomainBodySchema, trafficBodySchema } from './bodies.js';
+import { bulkTrafficBodySchema, bulkWebsitesBodySchema, nxdomainBodySchema, trafficBodySchema } from './bodies.js';
 import type { SandboxContext } from './context.js';
-import { forbidden, notFound } from './errors.js';
+import { forbidden, notFound, SandboxError } from './errors.js';
 import { faultSchema } from './faults.js';
 import { parseOr422 } from './validation.js';
-import { websiteToJson } from './websites.js';
+import { DEFAULT_SETTINGS, websiteToJson } from './websites.js';
 
 const limitSchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) });
 
@@ -30,6 +30,49 @@ export function createControlRouter(context: SandboxContext): express.Router {
     if (!domain || !store.getWebsite(domain)) throw notFound(`Website ${raw} does not exist`);
     return domain;
   };
+
+  /**
+   * `POST /_sandbox/websites/bulk` `{"user_id", "domains": [...], "ip"?: [...], "status"?: "online"|"paused", "hits"?: N}`
+   * seeds up to 200,000 websites of one existing user in one transaction, straight into the
+   * store: DNS verified now, no certificate issuance (status = the requested status, default
+   * online), default settings, no subdomains, tags or callbackUrl, `ip` default
+   * ["203.0.113.10"], and `hits` cumulative hits each (none blocked; default 0). The user's
+   * domain limit is not applied and no callback is sent. Answers `{"created": N}`. Nothing
+   * is written when anything is refused: 422 lists every invalid domain (by index), 404 an
+   * unknown user, 409 lists every domain that already exists or repeats in the body.
+   */
+  router.post('/websites/bulk', (req, res) => {
+    const body = parseOr422(bulkWebsitesBodySchema, req.body ?? {});
+    if (!store.getUser(body.user_id)) throw notFound(`User ${body.user_id} does not exist`);
+    const created = store.transaction(() => {
+      const seen = new Set<string>();
+      const duplicates = new Set<string>();
+      for (const domain of body.domains) {
+        if (seen.has(domain) || store.websiteExists(domain)) duplicates.add(domain);
+        seen.add(domain);
+      }
+      if (duplicates.size > 0) {
+        const listed = [...duplicates];
+        throw new SandboxError(
+          409,
+          'already_exists',
+          `A website already exists (or repeats in the body) for ${listed.length} domain${listed.length === 1 ? '' : 's'}: ` +
+            `${listed.slice(0, 20).join(', ')}${listed.length > 20 ? ', ...' : ''}`,
+          listed.map((domain) => ({ path: 'domains', message: `${domain} already exists` })),
+        );
+      }
+      return store.insertSeededWebsites({
+        userId: body.user_id,
+        domains: body.domains,
+        ip: body.ip,
+        status: body.status,
+        settings: DEFAULT_SETTINGS,
+        hits: body.hits,
+        at: context.now(),
+      });
+    });
+    res.status(201).json({ created });
+  });
 
   router.post('/websites/:domain/traffic', (req, res) => {
     const domain = existingDomain(req);

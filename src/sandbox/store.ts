@@ -221,6 +221,13 @@ export function createSandboxStore(db: Db) {
        WHERE domain = @domain`,
     ),
     deleteWebsite: db.prepare('DELETE FROM websites WHERE domain = ?'),
+    websiteExists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM websites WHERE domain = ?'),
+    insertSeeded: db.prepare(
+      `INSERT INTO websites (domain, user_id, subdomain, ip, ipv6, tag, requested_status, status, callback_url, settings,
+         dns_verify_at, dns_verified_at, cert_ready_at, total, created_at, updated_at)
+       VALUES (?, ?, '[]', ?, '[]', '[]', ?, ?, NULL, ?, NULL, ?, NULL, ?, ?, ?)`,
+    ),
+    insertSeededHourly: db.prepare('INSERT INTO traffic_hourly (domain, hour, category, total, blocked, captcha) VALUES (?, ?, \'\', ?, 0, 0)'),
     dueDns: db.prepare<[number, number], { domain: string }>(
       `SELECT domain FROM websites WHERE dns_verified_at IS NULL AND dns_verify_at IS NOT NULL AND dns_verify_at <= ?
        ORDER BY dns_verify_at LIMIT ?`,
@@ -335,6 +342,33 @@ export function createSandboxStore(db: Db) {
     insertWebsite: (website: StoredWebsite) => void s.insertWebsite.run(websiteParams(website)),
     saveWebsite: (website: StoredWebsite) => void s.saveWebsite.run(websiteParams(website)),
     deleteWebsite: (domain: string) => s.deleteWebsite.run(domain).changes > 0,
+    websiteExists: (domain: string) => s.websiteExists.get(domain) !== undefined,
+    /**
+     * Seeding (`POST /_sandbox/websites/bulk`): inserts many websites of one user, DNS verified
+     * at `at`, no certificate in progress, `settings` as given, `hits` cumulative hits each (none
+     * blocked or challenged, recorded in the hour of `at` too). One transaction; the caller
+     * has checked that no domain exists. Returns how many were inserted.
+     */
+    insertSeededWebsites(seed: {
+      userId: string;
+      domains: readonly string[];
+      ip: readonly string[];
+      status: 'online' | 'paused';
+      settings: Settings;
+      hits: number;
+      at: number;
+    }): number {
+      const ip = JSON.stringify(seed.ip);
+      const settings = JSON.stringify(seed.settings);
+      const hour = Math.floor(seed.at / HOUR_MS);
+      return db.transaction(() => {
+        for (const domain of seed.domains) {
+          s.insertSeeded.run(domain, seed.userId, ip, seed.status, seed.status, settings, seed.at, seed.hits, seed.at, seed.at);
+          if (seed.hits > 0) s.insertSeededHourly.run(domain, hour, seed.hits);
+        }
+        return seed.domains.length;
+      })();
+    },
     dueDnsVerifications: (now: number, limit: number) => s.dueDns.all(now, limit).map((row) => row.domain),
     dueCertificates: (now: number, limit: number) => s.dueCerts.all(now, limit).map((row) => row.domain),
     /** The earliest pending DNS verification or certificate, to time the next state-machine step. */
