@@ -3,6 +3,7 @@ import { hookUsage, runHook } from './cli/hook.command.js';
 import { jobsUsage, runJobs } from './cli/jobs.command.js';
 import { runSandbox, sandboxUsage } from './cli/sandbox.command.js';
 import { runServe, serveUsage } from './cli/serve.command.js';
+import { runEnforce, runLimits, runResume, runSyncStats, statsUsage } from './cli/stats.command.js';
 import { UsageError } from './cli/shared.js';
 import { runWorker, workerUsage } from './cli/worker.command.js';
 
@@ -13,6 +14,7 @@ ${serveUsage}
 ${workerUsage}
 ${hookUsage}
 ${jobsUsage}
+${statsUsage}
 ${sandboxUsage}
   help                       this text
 
@@ -30,6 +32,14 @@ async function main(argv: string[]): Promise<number | void> {
       return runHook(rest);
     case 'jobs':
       return runJobs(rest);
+    case 'sync-stats':
+      return runSyncStats(rest);
+    case 'enforce':
+      return runEnforce(rest);
+    case 'limits':
+      return runLimits(rest);
+    case 'resume':
+      return runResume(rest);
     case 'sandbox':
       return runSandbox(rest);
     case undefined:

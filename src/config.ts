@@ -85,6 +85,14 @@ const envSchema = z.object({
   WPP_JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
   /** How long a claimed job is reserved for its worker; after a crash it runs again once this expires. Default 120. */
   WPP_JOB_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
+  /** Minutes between statistics syncs (each followed by enforcement). Default 5. */
+  WPP_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(1440).default(5),
+  /** Statistics requests in flight at once. Default 16. */
+  WPP_SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** Statistics requests per second; 0 for no limit. Default 40 (under the provider's usual per-key rate). */
+  WPP_SYNC_RATE: z.coerce.number().min(0).max(100_000).default(40),
+  /** Receives every enforcement action and warning as signed JSON (X-WPP-Signature, the panel secret). */
+  WPP_NOTIFY_URL: httpUrl.optional(),
   /** Port of the embedded sandbox when WPP_PROVIDER_URL is unset. Default 8081. */
   WPP_SANDBOX_PORT: port.default(8081),
   /** Log level. Default info. */
@@ -105,6 +113,8 @@ export interface Config {
   accountDomain: string;
   autoProtect: boolean;
   worker: { concurrency: number; maxAttempts: number; leaseMs: number };
+  sync: { intervalMinutes: number; concurrency: number; ratePerSecond: number };
+  notifyUrl: string | undefined;
   logLevel: z.output<typeof envSchema>['WPP_LOG_LEVEL'];
 }
 
@@ -143,6 +153,8 @@ export function loadConfig(env: Record<string, string | undefined>, machine: Mac
     accountDomain: e.WPP_ACCOUNT_DOMAIN ?? defaultAccountDomain(machine),
     autoProtect: e.WPP_AUTO_PROTECT,
     worker: { concurrency: e.WPP_WORKER_CONCURRENCY, maxAttempts: e.WPP_JOB_MAX_ATTEMPTS, leaseMs: e.WPP_JOB_LEASE_SECONDS * 1000 },
+    sync: { intervalMinutes: e.WPP_SYNC_INTERVAL_MINUTES, concurrency: e.WPP_SYNC_CONCURRENCY, ratePerSecond: e.WPP_SYNC_RATE },
+    notifyUrl: e.WPP_NOTIFY_URL,
     logLevel: e.WPP_LOG_LEVEL,
   };
 }

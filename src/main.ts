@@ -9,7 +9,12 @@ import { pino, type Logger } from 'pino';
 import { ensurePanelSecret, type Config } from './config.js';
 import { ingestEvents, PANEL_EVENT_JOB } from './core/ingest.js';
 import { createProvisioning, isPermanentProvisioningError } from './core/provisioning.js';
+import { createEnforcement, type EnforceResult } from './core/enforcement.js';
+import { createLimitResolver } from './core/limits.js';
 import { reconcileWebsites } from './core/reconcile.js';
+import { SYNC_JOB, syncStatistics, type SyncOptions, type SyncResult } from './core/statistics.js';
+import type { Website } from './db/provisioning.repo.js';
+import { createStatisticsRepo, type StatisticsRepo } from './db/statistics.repo.js';
 import { createJobsRepo, type Job, type JobsRepo } from './db/jobs.repo.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase, type Db } from './db/open.js';
@@ -21,8 +26,10 @@ import { paths } from './paths.js';
 import { createProviderClient, type ProviderClient, type ProviderClientOptions } from './provider/index.js';
 import { readPartnerKey, startSandbox, type RunningSandbox } from './sandbox/server.js';
 import { createApp } from './web/app.js';
+import { signBody } from './web/signature.js';
 
 export const REFRESH_JOB = 'website.refresh';
+export const NOTIFY_JOB = 'notify';
 export const REGISTER_SERVER_JOB = 'server.register';
 
 export interface PluginOptions {
@@ -47,6 +54,13 @@ export interface RunningPlugin {
   repo: ProvisioningRepo;
   provider: ProviderClient;
   sandbox: RunningSandbox | undefined;
+  stats: StatisticsRepo;
+  /** One statistics sync now (the scheduler runs it every WPP_SYNC_INTERVAL_MINUTES, then enforces). */
+  syncStatistics(options?: Partial<SyncOptions>): Promise<SyncResult>;
+  /** One enforcement pass now. */
+  enforceLimits(): Promise<EnforceResult>;
+  /** An admin resumes a website for the rest of its period. */
+  adminResume(domain: string, admin: string): Promise<Website>;
   /** One reconcile pass now (the scheduler runs it every minute). */
   reconcile(now?: number): { enqueued: number };
   /** Runs due jobs until none is due (`wpp worker --once`). */
@@ -73,6 +87,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   const db = openPluginDatabase(config);
   const jobs = createJobsRepo(db);
   const repo = createProvisioningRepo(db);
+  const stats = createStatisticsRepo(db);
   const closers: (() => Promise<void> | void)[] = [() => void db.close()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close();
@@ -156,12 +171,33 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
         autoProtect: config.autoProtect,
         server: config.server,
       },
+      domainLimitFor: (account) => createLimitResolver(stats, repo).forAccount(account).domainLimit,
     });
+    const enforcement = createEnforcement({
+      stats,
+      provisioning: repo,
+      provider,
+      logger: logger.child({ component: 'enforcement' }),
+      now: Date.now,
+      // Each action reaches the notification URL through the jobs table: retried, never lost.
+      notify: config.notifyUrl
+        ? (action) => {
+            jobs.enqueue({ kind: NOTIFY_JOB, dedupeKey: `notify:${action.actionKey}`, account: null, payload: action, maxAttempts: config.worker.maxAttempts });
+            wakeWorker();
+          }
+        : undefined,
+    });
+    const runSync = (overrides: Partial<SyncOptions> = {}) =>
+      syncStatistics(
+        { stats, provisioning: repo, provider, logger: logger.child({ component: 'sync' }), now: Date.now },
+        { concurrency: config.sync.concurrency, ratePerSecond: config.sync.ratePerSecond, ...overrides },
+      );
 
     const handlers = {
       [PANEL_EVENT_JOB]: async (job: Job) => provisioning.handle(panelEventSchema.parse(job.payload)),
       [REFRESH_JOB]: async (job: Job) => provisioning.refreshWebsite((job.payload as { domain: string }).domain),
       [REGISTER_SERVER_JOB]: async () => void (await provisioning.registerServer()),
+      [NOTIFY_JOB]: async (job: Job) => sendNotification(config.notifyUrl, panelSecret, job.payload),
     };
     const worker = createWorker({
       jobs,
@@ -191,8 +227,19 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
           schedule: '* * * * *',
           run: async () => reconcileWebsites(repo, enqueueRefresh),
         },
+        {
+          name: SYNC_JOB,
+          schedule: intervalSchedule(config.sync.intervalMinutes),
+          run: async () => {
+            const sync = await runSync();
+            return sync.skipped ? { skipped: true } : { ...sync, enforcement: await enforcement.enforceLimits() };
+          },
+        },
       ]);
       scheduler.start();
+      // Catch up after downtime: a sync missed while the plugin was stopped runs now, not at the next tick.
+      const lastSync = stats.lastSuccessfulRun(SYNC_JOB);
+      if (lastSync === null || Date.now() - lastSync > config.sync.intervalMinutes * 60_000) scheduler.runNow(SYNC_JOB);
       closers.push(() => scheduler.stop());
     }
 
@@ -205,6 +252,10 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       repo,
       provider,
       sandbox,
+      stats,
+      syncStatistics: (options) => runSync(options),
+      enforceLimits: () => enforcement.enforceLimits(),
+      adminResume: (domain, admin) => enforcement.adminResume(domain, admin),
       reconcile: (now?: number) => reconcileWebsites(repo, enqueueRefresh, now === undefined ? {} : { now }),
       drain: () => worker.drain(),
       close: () => (closing ??= closeAll()),
@@ -213,4 +264,24 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
     await closeAll();
     throw error;
   }
+}
+
+/** A cron expression firing every `minutes` minutes (hourly steps past an hour). */
+export function intervalSchedule(minutes: number): string {
+  if (minutes < 60) return `*/${minutes} * * * *`;
+  return `0 */${Math.max(1, Math.round(minutes / 60))} * * *`;
+}
+
+/** POSTs one enforcement action to the notification URL, signed like panel hooks; throws to be retried. */
+async function sendNotification(url: string | undefined, secret: string, action: unknown): Promise<void> {
+  if (!url) return;
+  const body = JSON.stringify({ event: 'enforcement.action', action });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-wpp-signature': signBody(body, secret) },
+    body,
+    signal: AbortSignal.timeout(10_000),
+  });
+  await response.body?.cancel();
+  if (!response.ok) throw new Error(`the notification URL answered ${response.status}`);
 }

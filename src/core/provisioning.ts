@@ -23,6 +23,8 @@ export interface ProvisioningDeps {
   provider: ProviderClient;
   settings: ProvisioningSettings;
   logger: Logger;
+  /** How many websites the account may protect (limits); null or absent: no limit. */
+  domainLimitFor?: (account: string) => number | null;
 }
 
 /** The plan every website falls back to when its account names none, or an unknown one. */
@@ -31,7 +33,7 @@ export const DEFAULT_PLAN = 'default';
 /** Pauses a suspension or deletion may override; the customer's and admin's own survive. */
 const SUSPENSION_MAY_TAKE: readonly (PausedBy | null)[] = [null, 'enforcement'];
 
-export function createProvisioning({ repo, provider, settings, logger }: ProvisioningDeps) {
+export function createProvisioning({ repo, provider, settings, logger, domainLimitFor }: ProvisioningDeps) {
   const planFor = (name: string | null | undefined) =>
     repo.getPlan(name ?? DEFAULT_PLAN) ?? repo.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'] };
 
@@ -83,6 +85,14 @@ export function createProvisioning({ repo, provider, settings, logger }: Provisi
     }
     const planName = event.plan ?? account.plan ?? DEFAULT_PLAN;
     const plan = planFor(planName);
+    const alreadyProtected = existing?.state === 'active' && existing.account === event.account;
+    const domainLimit = domainLimitFor?.(event.account) ?? null;
+    if (!alreadyProtected && domainLimit !== null && repo.activeWebsiteCount(event.account, event.domain) >= domainLimit) {
+      throw new AppError(
+        'LIMIT_REACHED',
+        `Account ${event.account} may protect at most ${domainLimit} domain${domainLimit === 1 ? '' : 's'}: ${event.domain} was not protected (domain limit reached)`,
+      );
+    }
     const originIps = event.ip ? [event.ip] : existing?.originIps.length ? existing.originIps : settings.server.ip ? [settings.server.ip] : [];
     if (originIps.length === 0) {
       throw new AppError('VALIDATION_FAILED', `No origin IP for ${event.domain}: the event names none and WPP_SERVER_IP is not set`);
@@ -127,6 +137,8 @@ export function createProvisioning({ repo, provider, settings, logger }: Provisi
       providerStatus: created.status ?? null,
       providerCheckedAt: Date.now(),
       callbackTokenHash: hashToken(callbackTokenFor(settings.panelSecret, event.domain)),
+      enforcementPausedPeriod: keepsPause && existing ? existing.enforcementPausedPeriod : null,
+      adminOverrideUntil: existing && !movedFrom ? existing.adminOverrideUntil : null,
     });
     logger.info({ account: event.account, domain: event.domain, status: desiredStatus }, 'website provisioned');
   }
@@ -256,7 +268,7 @@ export type Provisioning = ReturnType<typeof createProvisioning>;
 
 /** Errors retrying cannot fix: the job goes dead at once, with the message kept for the admin. */
 export function isPermanentProvisioningError(error: unknown): boolean {
-  if (error instanceof AppError) return ['VALIDATION_FAILED', 'CONFLICT', 'BAD_REQUEST', 'NOT_FOUND'].includes(error.code);
+  if (error instanceof AppError) return ['VALIDATION_FAILED', 'CONFLICT', 'LIMIT_REACHED', 'BAD_REQUEST', 'NOT_FOUND'].includes(error.code);
   if (isProviderError(error)) {
     // A domain that does not resolve yet may resolve once its DNS is set up: keep retrying that one.
     if (error.code === 'PROVIDER_VALIDATION') return error.providerCode !== 'domain_unresolvable';

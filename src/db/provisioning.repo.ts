@@ -32,6 +32,10 @@ export interface Website {
   providerStatus: string | null;
   providerCheckedAt: number | null;
   callbackTokenHash: string;
+  /** The period (start) in which enforcement paused it, when it did. */
+  enforcementPausedPeriod: number | null;
+  /** An admin resumed it: enforcement leaves it alone until this time. */
+  adminOverrideUntil: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -64,6 +68,8 @@ interface WebsiteRow {
   provider_status: string | null;
   provider_checked_at: number | null;
   callback_token_hash: string;
+  enforcement_paused_period: number | null;
+  admin_override_until: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -90,6 +96,8 @@ const toWebsite = (row: WebsiteRow): Website => ({
   providerStatus: row.provider_status,
   providerCheckedAt: row.provider_checked_at,
   callbackTokenHash: row.callback_token_hash,
+  enforcementPausedPeriod: row.enforcement_paused_period,
+  adminOverrideUntil: row.admin_override_until,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -113,16 +121,19 @@ export function createProvisioningRepo(db: Db, now: () => number = Date.now) {
     website: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE domain = ?'),
     websiteByToken: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE callback_token_hash = ?'),
     websitesOf: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE account = ? ORDER BY domain'),
+    accountsWithWebsites: db.prepare<[], { account: string }>("SELECT DISTINCT account FROM websites WHERE state = 'active' ORDER BY account"),
+    activeCount: db.prepare<[string, string], { n: number }>("SELECT COUNT(*) AS n FROM websites WHERE account = ? AND state = 'active' AND domain != ?"),
     upsertWebsite: db.prepare(
       `INSERT INTO websites (domain, account, subdomains, origin_ips, state, desired_status, paused_by, provider_status,
-         provider_checked_at, callback_token_hash, created_at, updated_at)
+         provider_checked_at, callback_token_hash, enforcement_paused_period, admin_override_until, created_at, updated_at)
        VALUES (@domain, @account, @subdomains, @originIps, @state, @desiredStatus, @pausedBy, @providerStatus,
-         @providerCheckedAt, @callbackTokenHash, @at, @at)
+         @providerCheckedAt, @callbackTokenHash, @enforcementPausedPeriod, @adminOverrideUntil, @at, @at)
        ON CONFLICT (domain) DO UPDATE SET
          account = excluded.account, subdomains = excluded.subdomains, origin_ips = excluded.origin_ips,
          state = excluded.state, desired_status = excluded.desired_status, paused_by = excluded.paused_by,
          provider_status = excluded.provider_status, provider_checked_at = excluded.provider_checked_at,
-         callback_token_hash = excluded.callback_token_hash, updated_at = excluded.updated_at`,
+         callback_token_hash = excluded.callback_token_hash, enforcement_paused_period = excluded.enforcement_paused_period,
+         admin_override_until = excluded.admin_override_until, updated_at = excluded.updated_at`,
     ),
     setProviderStatus: db.prepare('UPDATE websites SET provider_status = ?, provider_checked_at = ?, updated_at = ? WHERE domain = ?'),
     unsettled: db.prepare<[number, number], WebsiteRow>(
@@ -167,8 +178,13 @@ export function createProvisioningRepo(db: Db, now: () => number = Date.now) {
       return row ? toWebsite(row) : null;
     },
     websitesOf: (account: string) => s.websitesOf.all(account).map(toWebsite),
-    saveWebsite(website: Omit<Website, 'createdAt' | 'updatedAt'>): void {
+    accountsWithWebsites: () => s.accountsWithWebsites.all().map((row) => row.account),
+    /** Active websites of the account, not counting `except`. */
+    activeWebsiteCount: (account: string, except = '') => s.activeCount.get(account, except)?.n ?? 0,
+    saveWebsite(website: Omit<Website, 'createdAt' | 'updatedAt' | 'enforcementPausedPeriod' | 'adminOverrideUntil'> & Partial<Pick<Website, 'enforcementPausedPeriod' | 'adminOverrideUntil'>>): void {
       s.upsertWebsite.run({
+        enforcementPausedPeriod: null,
+        adminOverrideUntil: null,
         ...website,
         subdomains: JSON.stringify(website.subdomains),
         originIps: JSON.stringify(website.originIps),

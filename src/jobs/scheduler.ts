@@ -14,27 +14,37 @@ export interface ScheduledJob {
  */
 export function createScheduler(logger: Logger, jobs: ScheduledJob[]) {
   let tasks: ScheduledTask[] = [];
+  const running = new Set<string>();
+  const run = async (job: ScheduledJob) => {
+    // node-cron's noOverlap covers its own ticks; this also covers runNow.
+    if (running.has(job.name)) return;
+    running.add(job.name);
+    const started = Date.now();
+    try {
+      const result = await job.run();
+      logger.debug({ job: job.name, ms: Date.now() - started, ...result }, 'scheduled job ran');
+    } catch (error) {
+      logger.error({ job: job.name, err: error }, 'scheduled job failed');
+    } finally {
+      running.delete(job.name);
+    }
+  };
   return {
+    /** Runs a job now, in the background, unless it is already running. */
+    runNow(name: string): void {
+      const job = jobs.find((candidate) => candidate.name === name);
+      if (job) void run(job);
+    },
     start(): void {
       tasks = jobs.map((job) =>
-        cron.schedule(
-          job.schedule,
-          async () => {
-            const started = Date.now();
-            try {
-              const result = await job.run();
-              logger.debug({ job: job.name, ms: Date.now() - started, ...result }, 'scheduled job ran');
-            } catch (error) {
-              logger.error({ job: job.name, err: error }, 'scheduled job failed');
-            }
-          },
-          { name: job.name, noOverlap: true },
-        ),
+        cron.schedule(job.schedule, () => run(job), { name: job.name, noOverlap: true }),
       );
     },
     async stop(): Promise<void> {
       await Promise.all(tasks.map((task) => task.destroy()));
       tasks = [];
+      // Let a run in progress finish its transaction rather than close the database under it.
+      while (running.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     },
   };
 }

@@ -45,6 +45,8 @@ export async function startTestPlugin(sandbox: TestSandbox, options: { dataDir?:
     config,
     logger: pino({ level: 'silent' }),
     workerOptions: { pollMs: 20, backoff: { baseMs: 20, maxMs: 200 } },
+    // Tests run syncs and reconciliation themselves, when they mean to.
+    scheduler: false,
     // Job retries carry the recovery in tests; the client's own retries would only slow them down.
     providerOptions: { timeoutMs: 5000, retry: { limit: 1, baseDelayMs: 10, maxDelayMs: 50 } },
     ...options,

@@ -1,0 +1,164 @@
+/**
+ * Enforcement: turns the quota decisions into provider calls and local state, recording
+ * every pause, resume and warning in enforcement_actions. An action is keyed so that a
+ * pass repeated, or resumed after a crash half-way, records and sends each thing once.
+ */
+import type { Logger } from 'pino';
+import type { ProvisioningRepo, Website } from '../db/provisioning.repo.js';
+import type { EnforcementAction, StatisticsRepo } from '../db/statistics.repo.js';
+import { AppError } from '../errors.js';
+import type { ProviderClient } from '../provider/index.js';
+import { createLimitResolver } from './limits.js';
+import { decide, type Decision, type Period } from './quota.js';
+
+export const ENFORCE_JOB = 'enforce';
+
+export interface EnforcementDeps {
+  stats: StatisticsRepo;
+  provisioning: ProvisioningRepo;
+  provider: ProviderClient;
+  logger: Logger;
+  now: () => number;
+  /** Receives every action newly recorded (for the notification URL). */
+  notify?: (action: Omit<EnforcementAction, 'id'>) => void;
+}
+
+export interface EnforceResult {
+  paused: number;
+  resumed: number;
+  warnings: number;
+  failed: number;
+  runId: number;
+}
+
+type Recorded = Omit<EnforcementAction, 'id'>;
+
+export function createEnforcement(deps: EnforcementDeps) {
+  const { stats, provisioning, provider, logger, now } = deps;
+
+  const record = (action: Recorded): boolean => {
+    const fresh = stats.recordAction(action);
+    if (fresh) deps.notify?.(action);
+    return fresh;
+  };
+
+  async function setStatus(website: Website, status: 'online' | 'paused'): Promise<string | null> {
+    const answer = await provider.setWebsiteStatus(website.domain, status);
+    return answer.status ?? null;
+  }
+
+  async function apply(decision: Decision, website: Website | null, account: string, period: Period, at: number): Promise<void> {
+    const base = { at, account, domain: decision.domain, actor: 'enforcement', usage: decision.usage, limitValue: decision.limit, periodStart: period.start, periodEnd: period.end };
+    switch (decision.kind) {
+      case 'warning':
+        record({
+          ...base,
+          action: 'warning',
+          reason: decision.reason,
+          statusBefore: website?.desiredStatus ?? null,
+          statusAfter: website?.desiredStatus ?? null,
+          actionKey: `warning:${decision.domain ?? `account:${account}`}:${period.start}`,
+        });
+        return;
+      case 'pause': {
+        if (!website) return;
+        record({ ...base, action: 'pause', reason: decision.reason, statusBefore: website.desiredStatus, statusAfter: 'paused', actionKey: `pause:${website.domain}:${period.start}:${decision.reason}:${decision.limit}` });
+        const providerStatus = await setStatus(website, 'paused');
+        provisioning.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'enforcement', enforcementPausedPeriod: period.start, providerStatus, providerCheckedAt: at });
+        logger.info({ domain: website.domain, reason: decision.reason, usage: decision.usage, limit: decision.limit }, 'website paused by enforcement');
+        return;
+      }
+      case 'resume': {
+        if (!website) return;
+        record({ ...base, action: 'resume', reason: decision.reason, statusBefore: website.desiredStatus, statusAfter: 'online', actionKey: `resume:${website.domain}:${website.enforcementPausedPeriod ?? 0}:${period.start}:${decision.limit ?? 'none'}` });
+        const providerStatus = await setStatus(website, 'online');
+        provisioning.saveWebsite({ ...website, desiredStatus: 'online', pausedBy: null, enforcementPausedPeriod: null, providerStatus, providerCheckedAt: at });
+        logger.info({ domain: website.domain, reason: decision.reason }, 'website resumed by enforcement');
+      }
+    }
+  }
+
+  return {
+    /** One pass over every account with active websites. A failing website is counted and left for the next pass. */
+    async enforceLimits(): Promise<EnforceResult> {
+      const runId = stats.startRun(ENFORCE_JOB, now());
+      const limits = createLimitResolver(stats, provisioning);
+      const result: EnforceResult = { paused: 0, resumed: 0, warnings: 0, failed: 0, runId };
+      try {
+        for (const account of provisioning.accountsWithWebsites()) {
+          const at = now();
+          const accountLimits = limits.forAccount(account);
+          const period = limits.periodOf(account, at);
+          const usage = new Map(stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
+          const websites = provisioning.websitesOf(account).filter((website) => website.state === 'active');
+          const byDomain = new Map(websites.map((website) => [website.domain, website]));
+          const decisions = decide(
+            {
+              account,
+              limits: accountLimits,
+              period,
+              websites: websites.map((website) => ({
+                domain: website.domain,
+                desiredStatus: website.desiredStatus,
+                pausedBy: website.pausedBy,
+                usage: usage.get(website.domain) ?? 0,
+                limits: limits.forWebsite(website.domain, account),
+                adminOverrideUntil: website.adminOverrideUntil,
+                enforcementPausedPeriod: website.enforcementPausedPeriod,
+              })),
+            },
+            at,
+          );
+          for (const decision of decisions) {
+            try {
+              await apply(decision, decision.domain ? (byDomain.get(decision.domain) ?? null) : null, account, period, at);
+              if (decision.kind === 'pause') result.paused++;
+              else if (decision.kind === 'resume') result.resumed++;
+              else result.warnings++;
+            } catch (error) {
+              result.failed++;
+              logger.warn({ account, domain: decision.domain, decision: decision.kind, err: error }, 'enforcement action failed; tried again next pass');
+            }
+          }
+        }
+        stats.finishRun(runId, now(), { status: 'ok', details: result });
+        return result;
+      } catch (error) {
+        stats.finishRun(runId, now(), { status: 'failed', details: { error: error instanceof Error ? error.message : String(error) } });
+        throw error;
+      }
+    },
+
+    /**
+     * An admin resumes a website enforcement paused: it stays online for the rest of the
+     * period whatever its usage; enforcement takes over again in the next period.
+     */
+    async adminResume(domain: string, admin: string): Promise<Website> {
+      const website = provisioning.getWebsite(domain);
+      if (!website || website.state !== 'active') throw new AppError('NOT_FOUND', `${domain} is not a website the plugin protects`);
+      const at = now();
+      const period = createLimitResolver(stats, provisioning).periodOf(website.account, at);
+      record({
+        at,
+        account: website.account,
+        domain,
+        action: 'admin_resume',
+        actor: `admin:${admin}`,
+        reason: 'admin_override',
+        usage: stats.websiteUsage(domain, period.start),
+        limitValue: null,
+        periodStart: period.start,
+        periodEnd: period.end,
+        statusBefore: website.desiredStatus,
+        statusAfter: 'online',
+        actionKey: `admin_resume:${domain}:${period.start}:${at}`,
+      });
+      const providerStatus = await setStatus(website, 'online');
+      const next = { ...website, desiredStatus: 'online' as const, pausedBy: null, enforcementPausedPeriod: null, adminOverrideUntil: period.end, providerStatus, providerCheckedAt: at };
+      provisioning.saveWebsite(next);
+      return { ...next, updatedAt: at };
+    },
+  };
+}
+
+export type Enforcement = ReturnType<typeof createEnforcement>;

@@ -1,0 +1,182 @@
+/**
+ * Statistics sync: read every managed website's cumulative counters from the provider,
+ * store the sample and roll the hits since the previous one into hourly buckets and the
+ * account's current period. Bounded concurrency and rate; one failing website is recorded
+ * and read again next run, never stopping this one; only one sync runs at a time.
+ */
+import { randomUUID } from 'node:crypto';
+import PQueue from 'p-queue';
+import type { Logger } from 'pino';
+import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { StatisticsRepo, StatsRead } from '../db/statistics.repo.js';
+import type { ProviderClient } from '../provider/index.js';
+import { createLimitResolver } from './limits.js';
+import { counterDelta, type Counters } from './quota.js';
+
+export const SYNC_JOB = 'sync-stats';
+const LOCK_TTL_MS = 10 * 60_000;
+
+export interface SyncOptions {
+  /** Statistics requests in flight at once. */
+  concurrency: number;
+  /** Requests per second; 0 for no limit. */
+  ratePerSecond: number;
+  /** Websites read per page (and stored per transaction). Default 500. */
+  pageSize?: number;
+  /** Samples older than this are pruned (hourly buckets stay). Default 7 days. */
+  sampleRetentionMs?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface SyncResult {
+  /** Another sync held the lock: this one did nothing. */
+  skipped: boolean;
+  read: number;
+  failed: number;
+  seconds: number;
+  runId: number;
+}
+
+export interface StatisticsDeps {
+  stats: StatisticsRepo;
+  provisioning: ProvisioningRepo;
+  provider: ProviderClient;
+  logger: Logger;
+  now: () => number;
+}
+
+type PageResult = { reads: StatsRead[]; failures: { domain: string; error: string }[] };
+
+export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions): Promise<SyncResult> {
+  const { stats, provisioning, provider, logger, now } = deps;
+  const started = now();
+  const holder = randomUUID();
+  if (!stats.takeLock(SYNC_JOB, holder, LOCK_TTL_MS)) {
+    const runId = stats.startRun(SYNC_JOB, started);
+    stats.finishRun(runId, now(), { status: 'skipped', details: { reason: 'another sync is running' } });
+    logger.info('statistics sync skipped: another one is running');
+    return { skipped: true, read: 0, failed: 0, seconds: 0, runId };
+  }
+  const runId = stats.startRun(SYNC_JOB, started);
+  const limits = createLimitResolver(stats, provisioning);
+  const queue = new PQueue({ concurrency: options.concurrency, ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}) });
+  const pageSize = options.pageSize ?? 500;
+  const total = stats.managedCount();
+  let read = 0;
+  let failed = 0;
+
+  const fetchPage = (page: { domain: string; account: string }[]): Promise<PageResult> =>
+    Promise.all(
+      page.map((website) =>
+        queue.add(async () => {
+          try {
+            const s = await provider.getWebsiteStatistics(website.domain);
+            const counters: Counters = { total: s.total, permitted: s.permitted, blocked: s.blocked, mitigated: s.mitigated };
+            return { ok: true as const, website, counters };
+          } catch (error) {
+            const message = error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
+            return { ok: false as const, website, error: message };
+          }
+        }),
+      ),
+    ).then((results) => {
+      const page: PageResult = { reads: [], failures: [] };
+      const at = now();
+      for (const result of results) {
+        if (!result) continue;
+        if (result.ok) {
+          page.reads.push({ domain: result.website.domain, account: result.website.account, periodStart: limits.periodOf(result.website.account, at).start, counters: result.counters });
+        } else {
+          page.failures.push({ domain: result.website.domain, error: result.error });
+        }
+      }
+      return page;
+    });
+
+  const store = (page: PageResult) => {
+    const at = now();
+    stats.recordReads(page.reads, at, counterDelta);
+    if (page.failures.length > 0) {
+      stats.recordFailures(page.failures, at);
+      for (const failure of page.failures.slice(0, 5)) logger.warn({ domain: failure.domain, error: failure.error }, 'statistics read failed; read again next run');
+    }
+    read += page.reads.length;
+    failed += page.failures.length;
+    options.onProgress?.(read + failed, total);
+  };
+
+  try {
+    // Two pages in flight: the next page is read from the provider while this one is stored.
+    let after = '';
+    let pending: Promise<PageResult> | null = null;
+    for (;;) {
+      const page = stats.managedPage(after, pageSize);
+      const next = page.length > 0 ? fetchPage(page) : null;
+      if (pending) store(await pending);
+      if (!next) break;
+      after = (page[page.length - 1] as { domain: string }).domain;
+      pending = next;
+      stats.takeLock(SYNC_JOB, holder, LOCK_TTL_MS);
+    }
+    const retention = options.sampleRetentionMs ?? 7 * 86_400_000;
+    const pruned = stats.pruneSamples(now() - retention);
+    const seconds = (now() - started) / 1000;
+    stats.finishRun(runId, now(), { status: 'ok', read, failed, details: { seconds, pruned } });
+    logger.info({ read, failed, seconds }, 'statistics sync finished');
+    return { skipped: false, read, failed, seconds, runId };
+  } catch (error) {
+    stats.finishRun(runId, now(), { status: 'failed', read, failed, details: { error: error instanceof Error ? error.message : String(error) } });
+    throw error;
+  } finally {
+    stats.releaseLock(SYNC_JOB, holder);
+  }
+}
+
+export type Bucket = 'hour' | 'day';
+
+/** Hits over time for a website or an account, in hour or day buckets (UTC), permitted versus blocked. */
+export function hitsOverTime(stats: StatisticsRepo, subject: { domain: string } | { account: string }, range: { from: number; to: number }, bucket: Bucket) {
+  const rows = stats.hourlyHits(subject, Math.floor(range.from / 3_600_000), Math.ceil(range.to / 3_600_000));
+  const size = bucket === 'hour' ? 3_600_000 : 86_400_000;
+  const buckets = new Map<number, Counters>();
+  for (const row of rows) {
+    const key = Math.floor((row.hour * 3_600_000) / size) * size;
+    const into = buckets.get(key) ?? { total: 0, permitted: 0, blocked: 0, mitigated: 0 };
+    into.total += row.total;
+    into.permitted += row.permitted;
+    into.blocked += row.blocked;
+    into.mitigated += row.mitigated;
+    buckets.set(key, into);
+  }
+  return [...buckets.entries()].sort(([a], [b]) => a - b).map(([start, counters]) => ({ start: new Date(start).toISOString(), ...counters }));
+}
+
+/** Usage against limits in the current period: per website of the account, and the account total. */
+export function usageReport(deps: Pick<StatisticsDeps, 'stats' | 'provisioning'>, account: string, now: number) {
+  const limits = createLimitResolver(deps.stats, deps.provisioning);
+  const period = limits.periodOf(account, now);
+  const usage = new Map(deps.stats.accountUsage(account, period.start).map((row) => [row.domain, row]));
+  const websites = deps.provisioning.websitesOf(account).filter((w) => w.state === 'active').map((website) => {
+    const own = limits.forWebsite(website.domain, account);
+    const row = usage.get(website.domain);
+    return {
+      domain: website.domain,
+      hits: row?.hits ?? 0,
+      permitted: row?.permitted ?? 0,
+      blocked: row?.blocked ?? 0,
+      limit: own.exempt ? null : own.websiteHits,
+      exempt: own.exempt,
+      status: website.desiredStatus,
+      pausedBy: website.pausedBy,
+    };
+  });
+  const accountLimits = limits.forAccount(account);
+  return {
+    account,
+    period: { kind: period.kind, start: new Date(period.start).toISOString(), end: new Date(period.end).toISOString() },
+    hits: websites.reduce((sum, w) => sum + w.hits, 0),
+    limit: accountLimits.accountHits,
+    domains: { used: websites.length, limit: accountLimits.domainLimit },
+    websites,
+  };
+}

@@ -1,0 +1,262 @@
+/**
+ * Statistics, limits, enforcement actions, job runs and cross-process locks: the SQL of
+ * statistics sync and enforcement, prepared once per database.
+ */
+import type { Db } from './open.js';
+
+/** Cumulative (or delta) hit counters of a website. */
+export interface Counters {
+  total: number;
+  permitted: number;
+  blocked: number;
+  mitigated: number;
+}
+
+export type PeriodKind = 'monthly' | 'daily';
+
+/** One limits row; null inherits from the next, less specific, scope. */
+export interface LimitLayer {
+  period?: PeriodKind | null;
+  anchorDay?: number | null;
+  websiteHits?: number | null;
+  accountHits?: number | null;
+  domainLimit?: number | null;
+  warningPercent?: number | null;
+  exempt?: boolean | null;
+}
+
+export type LimitScope = 'global' | 'plan' | 'account' | 'website';
+
+export interface StatsRead {
+  domain: string;
+  account: string;
+  /** Start of the account's current limit period: the usage row the hits go to. */
+  periodStart: number;
+  counters: Counters;
+}
+
+export interface EnforcementAction {
+  id: number;
+  at: number;
+  account: string;
+  domain: string | null;
+  action: 'pause' | 'resume' | 'warning' | 'admin_resume';
+  actor: string;
+  reason: string;
+  usage: number | null;
+  limitValue: number | null;
+  periodStart: number;
+  periodEnd: number;
+  statusBefore: string | null;
+  statusAfter: string | null;
+  actionKey: string;
+}
+
+export interface JobRun {
+  id: number;
+  name: string;
+  startedAt: number;
+  finishedAt: number | null;
+  status: 'running' | 'ok' | 'failed' | 'skipped';
+  websitesRead: number | null;
+  websitesFailed: number | null;
+  details: string | null;
+}
+
+interface LimitRow {
+  scope: LimitScope;
+  subject: string;
+  period: PeriodKind | null;
+  anchor_day: number | null;
+  website_hits: number | null;
+  account_hits: number | null;
+  domain_limit: number | null;
+  warning_percent: number | null;
+  exempt: number | null;
+}
+
+const HOUR_MS = 3_600_000;
+
+const toLayer = (row: LimitRow): LimitLayer => ({
+  period: row.period,
+  anchorDay: row.anchor_day,
+  websiteHits: row.website_hits,
+  accountHits: row.account_hits,
+  domainLimit: row.domain_limit,
+  warningPercent: row.warning_percent,
+  exempt: row.exempt === null ? null : row.exempt === 1,
+});
+
+export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
+  const s = {
+    limits: db.prepare<[], LimitRow>('SELECT * FROM limits'),
+    setLimits: db.prepare(
+      `INSERT INTO limits (scope, subject, period, anchor_day, website_hits, account_hits, domain_limit, warning_percent, exempt, updated_at)
+       VALUES (@scope, @subject, @period, @anchorDay, @websiteHits, @accountHits, @domainLimit, @warningPercent, @exempt, @at)
+       ON CONFLICT (scope, subject) DO UPDATE SET period = excluded.period, anchor_day = excluded.anchor_day,
+         website_hits = excluded.website_hits, account_hits = excluded.account_hits, domain_limit = excluded.domain_limit,
+         warning_percent = excluded.warning_percent, exempt = excluded.exempt, updated_at = excluded.updated_at`,
+    ),
+    managedPage: db.prepare<[string, number], { domain: string; account: string }>(
+      "SELECT domain, account FROM websites WHERE state = 'active' AND domain > ? ORDER BY domain LIMIT ?",
+    ),
+    managedCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM websites WHERE state = 'active'"),
+    latest: db.prepare<[string], Counters & { taken_at: number }>('SELECT taken_at, total, permitted, blocked, mitigated FROM stats_latest WHERE domain = ? AND taken_at > 0'),
+    insertSample: db.prepare('INSERT OR REPLACE INTO stats_samples (domain, taken_at, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, ?)'),
+    upsertLatest: db.prepare(
+      `INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated, failed_at, last_error) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)
+       ON CONFLICT (domain) DO UPDATE SET taken_at = excluded.taken_at, total = excluded.total, permitted = excluded.permitted,
+         blocked = excluded.blocked, mitigated = excluded.mitigated, failed_at = NULL, last_error = NULL`,
+    ),
+    upsertHourly: db.prepare(
+      `INSERT INTO hits_hourly (domain, account, hour, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (domain, hour) DO UPDATE SET total = total + excluded.total, permitted = permitted + excluded.permitted,
+         blocked = blocked + excluded.blocked, mitigated = mitigated + excluded.mitigated`,
+    ),
+    upsertUsage: db.prepare(
+      `INSERT INTO usage (domain, period_start, account, hits, permitted, blocked, mitigated, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (domain, period_start) DO UPDATE SET hits = hits + excluded.hits, permitted = permitted + excluded.permitted,
+         blocked = blocked + excluded.blocked, mitigated = mitigated + excluded.mitigated, account = excluded.account, updated_at = excluded.updated_at`,
+    ),
+    failRead: db.prepare(
+      `INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated, failed_at, last_error) VALUES (?, 0, 0, 0, 0, 0, ?, ?)
+       ON CONFLICT (domain) DO UPDATE SET failed_at = excluded.failed_at, last_error = excluded.last_error`,
+    ),
+    websiteUsage: db.prepare<[string, number], { hits: number }>('SELECT hits FROM usage WHERE domain = ? AND period_start = ?'),
+    accountUsageRows: db.prepare<[string, number], { domain: string; hits: number; permitted: number; blocked: number; mitigated: number }>(
+      'SELECT domain, hits, permitted, blocked, mitigated FROM usage WHERE account = ? AND period_start = ?',
+    ),
+    hourlyOfWebsite: db.prepare<[string, number, number], { hour: number } & Counters>(
+      'SELECT hour, total, permitted, blocked, mitigated FROM hits_hourly WHERE domain = ? AND hour >= ? AND hour < ? ORDER BY hour',
+    ),
+    hourlyOfAccount: db.prepare<[string, number, number], { hour: number } & Counters>(
+      `SELECT hour, SUM(total) AS total, SUM(permitted) AS permitted, SUM(blocked) AS blocked, SUM(mitigated) AS mitigated
+       FROM hits_hourly WHERE account = ? AND hour >= ? AND hour < ? GROUP BY hour ORDER BY hour`,
+    ),
+    insertAction: db.prepare(
+      `INSERT OR IGNORE INTO enforcement_actions (at, account, domain, action, actor, reason, usage, limit_value, period_start, period_end,
+         status_before, status_after, action_key)
+       VALUES (@at, @account, @domain, @action, @actor, @reason, @usage, @limitValue, @periodStart, @periodEnd, @statusBefore, @statusAfter, @actionKey)`,
+    ),
+    actionByKey: db.prepare<[string], Record<string, unknown>>('SELECT * FROM enforcement_actions WHERE action_key = ?'),
+    actions: db.prepare<[number], Record<string, unknown>>('SELECT * FROM enforcement_actions ORDER BY id DESC LIMIT ?'),
+    startRun: db.prepare("INSERT INTO job_runs (name, started_at, status) VALUES (?, ?, 'running')"),
+    finishRun: db.prepare('UPDATE job_runs SET finished_at = ?, status = ?, websites_read = ?, websites_failed = ?, details = ? WHERE id = ?'),
+    runs: db.prepare<[string, number], Record<string, unknown>>('SELECT * FROM job_runs WHERE name = ? ORDER BY id DESC LIMIT ?'),
+    lastOk: db.prepare<[string], { started_at: number }>("SELECT started_at FROM job_runs WHERE name = ? AND status = 'ok' ORDER BY id DESC LIMIT 1"),
+    takeLock: db.prepare(
+      `INSERT INTO locks (name, holder, expires_at) VALUES (@name, @holder, @expiresAt)
+       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+       WHERE locks.expires_at < @now OR locks.holder = excluded.holder`,
+    ),
+    releaseLock: db.prepare('DELETE FROM locks WHERE name = ? AND holder = ?'),
+    pruneSamples: db.prepare('DELETE FROM stats_samples WHERE taken_at < ?'),
+  };
+
+  const toAction = (row: Record<string, unknown>): EnforcementAction => ({
+    id: row.id as number,
+    at: row.at as number,
+    account: row.account as string,
+    domain: row.domain as string | null,
+    action: row.action as EnforcementAction['action'],
+    actor: row.actor as string,
+    reason: row.reason as string,
+    usage: row.usage as number | null,
+    limitValue: row.limit_value as number | null,
+    periodStart: row.period_start as number,
+    periodEnd: row.period_end as number,
+    statusBefore: row.status_before as string | null,
+    statusAfter: row.status_after as string | null,
+    actionKey: row.action_key as string,
+  });
+
+  const recordReads = db.transaction((reads: StatsRead[], at: number, deltaOf: (previous: Counters | null, current: Counters) => Counters) => {
+    const hour = Math.floor(at / HOUR_MS);
+    for (const read of reads) {
+      const previous = s.latest.get(read.domain) ?? null;
+      const c = read.counters;
+      const delta = deltaOf(previous, c);
+      s.insertSample.run(read.domain, at, c.total, c.permitted, c.blocked, c.mitigated);
+      s.upsertLatest.run(read.domain, at, c.total, c.permitted, c.blocked, c.mitigated);
+      if (delta.total > 0 || delta.blocked > 0 || delta.mitigated > 0) {
+        s.upsertHourly.run(read.domain, read.account, hour, delta.total, delta.permitted, delta.blocked, delta.mitigated);
+        s.upsertUsage.run(read.domain, read.periodStart, read.account, delta.total, delta.permitted, delta.blocked, delta.mitigated, at);
+      }
+    }
+  });
+
+  return {
+    /** Every limits row, keyed `scope:subject`. */
+    limitLayers(): Map<string, LimitLayer> {
+      return new Map(s.limits.all().map((row) => [`${row.scope}:${row.subject}`, toLayer(row)]));
+    },
+    setLimits(scope: LimitScope, subject: string, layer: LimitLayer): void {
+      s.setLimits.run({
+        scope,
+        subject: scope === 'global' ? '' : subject,
+        period: layer.period ?? null,
+        anchorDay: layer.anchorDay ?? null,
+        websiteHits: layer.websiteHits ?? null,
+        accountHits: layer.accountHits ?? null,
+        domainLimit: layer.domainLimit ?? null,
+        warningPercent: layer.warningPercent ?? null,
+        exempt: layer.exempt === undefined || layer.exempt === null ? null : layer.exempt ? 1 : 0,
+        at: now(),
+      });
+    },
+
+    /** Active websites in domain order after `after`: keyset pages keep memory flat at any size. */
+    managedPage: (after: string, limit: number) => s.managedPage.all(after, limit),
+    managedCount: () => s.managedCount.get()?.n ?? 0,
+
+    /**
+     * Stores one read per website: the sample, the newest sample, and the hits since the
+     * previous sample (`deltaOf`, the quota rule) into the hour and the account's period.
+     * One transaction, so a crash never counts a read twice or half.
+     */
+    recordReads: (reads: StatsRead[], at: number, deltaOf: (previous: Counters | null, current: Counters) => Counters) => recordReads(reads, at, deltaOf),
+    recordFailures: db.transaction((failures: { domain: string; error: string }[], at: number) => {
+      for (const failure of failures) s.failRead.run(failure.domain, at, failure.error.slice(0, 500));
+    }),
+    latestSample: (domain: string) => s.latest.get(domain) ?? null,
+
+    websiteUsage: (domain: string, periodStart: number) => s.websiteUsage.get(domain, periodStart)?.hits ?? 0,
+    accountUsage: (account: string, periodStart: number) => s.accountUsageRows.all(account, periodStart),
+    hourlyHits: (subject: { domain: string } | { account: string }, fromHour: number, toHour: number) =>
+      'domain' in subject ? s.hourlyOfWebsite.all(subject.domain, fromHour, toHour) : s.hourlyOfAccount.all(subject.account, fromHour, toHour),
+
+    /** Records an action once per key; false when it was already recorded. */
+    recordAction(action: Omit<EnforcementAction, 'id'>): boolean {
+      return s.insertAction.run(action).changes > 0;
+    },
+    actionByKey: (key: string) => {
+      const row = s.actionByKey.get(key);
+      return row ? toAction(row) : null;
+    },
+    recentActions: (limit = 100) => s.actions.all(limit).map(toAction),
+
+    startRun: (name: string, at: number) => Number(s.startRun.run(name, at).lastInsertRowid),
+    finishRun(id: number, at: number, outcome: { status: JobRun['status']; read?: number; failed?: number; details?: unknown }): void {
+      s.finishRun.run(at, outcome.status, outcome.read ?? null, outcome.failed ?? null, outcome.details === undefined ? null : JSON.stringify(outcome.details), id);
+    },
+    recentRuns: (name: string, limit = 20): JobRun[] =>
+      s.runs.all(name, limit).map((row) => ({
+        id: row.id as number,
+        name: row.name as string,
+        startedAt: row.started_at as number,
+        finishedAt: row.finished_at as number | null,
+        status: row.status as JobRun['status'],
+        websitesRead: row.websites_read as number | null,
+        websitesFailed: row.websites_failed as number | null,
+        details: row.details as string | null,
+      })),
+    lastSuccessfulRun: (name: string) => s.lastOk.get(name)?.started_at ?? null,
+
+    /** Takes a lock unless another holder's is still valid; true when this holder has it now. */
+    takeLock: (name: string, holder: string, ttlMs: number) => s.takeLock.run({ name, holder, expiresAt: now() + ttlMs, now: now() }).changes > 0,
+    releaseLock: (name: string, holder: string) => void s.releaseLock.run(name, holder),
+    pruneSamples: (before: number) => s.pruneSamples.run(before).changes,
+  };
+}
+
+export type StatisticsRepo = ReturnType<typeof createStatisticsRepo>;
