@@ -22,6 +22,8 @@ export interface ChildServer<T> {
   ready: T;
   /** The next JSON line the child prints (a result), or rejects when the child exits first. */
   nextMessage<M = unknown>(timeoutMs: number): Promise<M>;
+  /** Writes one JSON line to the child's stdin (a command; children that read stdin lines, see commandsFromParent). */
+  send(value: unknown): void;
   /** Asks the child to stop (closes its stdin, then SIGTERM, then SIGKILL) and waits for its exit. */
   stop(): Promise<void>;
 }
@@ -93,7 +95,8 @@ export async function startChild<T>(script: string, args: string[], options: Chi
 
   try {
     const ready = await nextMessage<T>(options.startTimeoutMs ?? 30_000);
-    return { pid: child.pid as number, ready, nextMessage, stop };
+    const send = (value: unknown) => void child.stdin?.write(`${JSON.stringify(value)}\n`);
+    return { pid: child.pid as number, ready, nextMessage, send, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -109,6 +112,34 @@ export function stopRequested(): Promise<void> {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
   });
+}
+
+/**
+ * For children that take commands: calls `onCommand` with each JSON line the parent sends
+ * (ChildServer.send); resolves when stdin closes (the parent asked us to stop, or died) or on
+ * SIGTERM/SIGINT. Use instead of stopRequested, which discards stdin.
+ */
+export function commandsFromParent(onCommand: (command: unknown) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const lines = createInterface({ input: process.stdin });
+    lines.on('line', (line) => {
+      if (line.trim().startsWith('{')) onCommand(JSON.parse(line) as unknown);
+    });
+    lines.on('close', () => resolve());
+    process.stdin.on('error', () => resolve());
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+}
+
+/** Current resident set size (VmRSS) of a live process, in MB; null when unreadable. */
+export function rssMb(pid: number): number | null {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** CPU seconds (user + system) a live process has used so far; null when unreadable. */

@@ -1,0 +1,83 @@
+/**
+ * The plugin side of the sync bench, in its own process so its peak RSS is its own:
+ *
+ *   node --import tsx bench/lib/sync-child.ts
+ *
+ * startPlugin with the configuration of the WPP_* environment (HTTP, worker and scheduler
+ * off) over a database the bench has already seeded; prints {"pid","rss_mb"} when ready.
+ * On the command {"run": true} (a line on stdin) it runs one full statistics sync and then
+ * one enforcement pass, and prints one JSON line with their wall times, their results, the
+ * CPU it used, and counts read back from its database for the bench to check. Stops when
+ * stdin closes, closing cleanly so --cpu-prof is written.
+ */
+import { readFileSync } from 'node:fs';
+import { loadConfig } from '../../src/config.js';
+import { startPlugin } from '../../src/main.js';
+import { commandsFromParent } from './proc.js';
+
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+const log = (message: string) => process.stderr.write(`[sync-child] ${message}\n`);
+const rssNow = () => {
+  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  return match ? Math.round(Number(match[1]) / 1024) : null;
+};
+
+const config = loadConfig(process.env);
+const plugin = await startPlugin({ config, http: false, worker: false, scheduler: false });
+
+let running: Promise<void> | undefined;
+
+async function runOnce(): Promise<void> {
+  const rssBefore = rssNow();
+  const cpu0 = process.cpuUsage();
+  const marks: string[] = [];
+  let nextMark = 0.1;
+  const t0 = performance.now();
+  const sync = await plugin.syncStatistics({
+    onProgress: (done, total) => {
+      if (total > 0 && done / total >= nextMark) {
+        marks.push(`${Math.round((done / total) * 100)}% ${((performance.now() - t0) / 1000).toFixed(1)}s ${rssNow()}MB`);
+        while (done / total >= nextMark) nextMark += 0.1;
+      }
+    },
+  });
+  const t1 = performance.now();
+  const cpu1 = process.cpuUsage(cpu0);
+  const enforce = await plugin.enforceLimits();
+  const t2 = performance.now();
+  const cpu2 = process.cpuUsage(cpu0);
+  if (marks.length > 0) log(`sync progress: ${marks.join(', ')}`);
+
+  const one = (sql: string) => (plugin.db.prepare(sql).get() as { n: number | null }).n ?? 0;
+  const actions = plugin.db.prepare('SELECT action, COUNT(*) AS n FROM enforcement_actions GROUP BY action').all() as { action: string; n: number }[];
+  print({
+    sync_seconds: (t1 - t0) / 1000,
+    enforce_seconds: (t2 - t1) / 1000,
+    sync,
+    enforce,
+    cpu_sync_seconds: (cpu1.user + cpu1.system) / 1e6,
+    cpu_enforce_seconds: (cpu2.user + cpu2.system - cpu1.user - cpu1.system) / 1e6,
+    rss_before_mb: rssBefore,
+    rss_after_mb: rssNow(),
+    check: {
+      latest_ok: one('SELECT COUNT(*) AS n FROM stats_latest WHERE failed_at IS NULL AND taken_at > 0'),
+      latest_failed: one('SELECT COUNT(*) AS n FROM stats_latest WHERE failed_at IS NOT NULL'),
+      usage_hits: one('SELECT SUM(hits) AS n FROM usage'),
+      paused_by_enforcement: one("SELECT COUNT(*) AS n FROM websites WHERE paused_by = 'enforcement'"),
+      actions: Object.fromEntries(actions.map((row) => [row.action, row.n])),
+    },
+  });
+}
+
+print({ pid: process.pid, rss_mb: rssNow() });
+await commandsFromParent((command) => {
+  if ((command as { run?: boolean }).run && !running) {
+    running = runOnce().catch((error: unknown) => {
+      log(`run failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      print({ error: error instanceof Error ? error.message : String(error) });
+    });
+  }
+});
+await running;
+await plugin.close();
+process.exit(0);
