@@ -41,6 +41,8 @@ export interface PluginOptions {
   worker?: boolean;
   /** Run the scheduled jobs (reconciliation). Default true. */
   scheduler?: boolean;
+  /** The clock of statistics and enforcement (periods, samples), for tests. Default Date.now. */
+  now?: () => number;
   /** Provider client tuning (timeouts, retries), for tests and benchmarks. */
   providerOptions?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'>;
   /** Worker tuning, for tests. */
@@ -87,7 +89,8 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   const db = openPluginDatabase(config);
   const jobs = createJobsRepo(db);
   const repo = createProvisioningRepo(db);
-  const stats = createStatisticsRepo(db);
+  const now = options.now ?? Date.now;
+  const stats = createStatisticsRepo(db, now);
   const closers: (() => Promise<void> | void)[] = [() => void db.close()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close();
@@ -178,7 +181,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       provisioning: repo,
       provider,
       logger: logger.child({ component: 'enforcement' }),
-      now: Date.now,
+      now,
       // Each action reaches the notification URL through the jobs table: retried, never lost.
       notify: config.notifyUrl
         ? (action) => {
@@ -189,7 +192,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
     });
     const runSync = (overrides: Partial<SyncOptions> = {}) =>
       syncStatistics(
-        { stats, provisioning: repo, provider, logger: logger.child({ component: 'sync' }), now: Date.now },
+        { stats, provisioning: repo, provider, logger: logger.child({ component: 'sync' }), now },
         { concurrency: config.sync.concurrency, ratePerSecond: config.sync.ratePerSecond, ...overrides },
       );
 
@@ -239,7 +242,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       scheduler.start();
       // Catch up after downtime: a sync missed while the plugin was stopped runs now, not at the next tick.
       const lastSync = stats.lastSuccessfulRun(SYNC_JOB);
-      if (lastSync === null || Date.now() - lastSync > config.sync.intervalMinutes * 60_000) scheduler.runNow(SYNC_JOB);
+      if (lastSync === null || now() - lastSync > config.sync.intervalMinutes * 60_000) scheduler.runNow(SYNC_JOB);
       closers.push(() => scheduler.stop());
     }
 

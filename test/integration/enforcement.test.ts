@@ -1,0 +1,293 @@
+/**
+ * Hit limits end to end: traffic injected into the sandbox, statistics synced into SQLite,
+ * enforcement pausing and resuming at the sandbox, all on an injected clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { hitsOverTime, usageReport } from '../../src/core/statistics.js';
+import { runWpp } from '../helpers/cli.js';
+import { TEST_PANEL_SECRET, testConfig, withPlugin } from '../helpers/plugin.js';
+import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
+import { openPluginDatabase } from '../../src/main.js';
+import { createStatisticsRepo } from '../../src/db/statistics.repo.js';
+
+type Plugin = Parameters<Parameters<typeof withPlugin>[0]>[0];
+
+const at = (iso: string) => Date.parse(iso);
+
+/** A clock tests move by hand. */
+function manualClock(start: string) {
+  let now = at(start);
+  return { now: () => now, set: (iso: string) => void (now = at(iso)) };
+}
+
+async function provision(plugin: Plugin, sites: [account: string, domain: string][]) {
+  await plugin.postEvents(sites.map(([account, domain]) => ({ type: 'domain.added', account, domain })));
+  await plugin.idle();
+}
+
+const traffic = (sb: TestSandbox, domain: string, hits: number, blocked = 0) => sb.control('POST', `/_sandbox/websites/${domain}/traffic`, { hits, blocked });
+const requested = async (sb: TestSandbox, domain: string) => (await sb.control<{ requested_status: string }>('GET', `/v1.0/website?domain=${domain}`)).requested_status;
+const actions = (plugin: Plugin) => plugin.stats.recentActions(1000).reverse();
+
+async function syncAndEnforce(plugin: Plugin) {
+  const sync = await plugin.syncStatistics();
+  return { sync, enforce: await plugin.enforceLimits() };
+}
+
+describe('website hit limit', () => {
+  it('pauses exactly the website over its limit, records why, and does it once', async () => {
+    const clock = manualClock('2026-11-22T12:00:00Z');
+    await withPlugin(async (plugin, sb) => {
+      await provision(plugin, [['alice', 'a1.example'], ['alice', 'a2.example'], ['bob', 'b1.example']]);
+      plugin.stats.setLimits('global', '', { websiteHits: 1000 });
+      await traffic(sb, 'a1.example', 1200, 100);
+      await traffic(sb, 'a2.example', 100);
+      await traffic(sb, 'b1.example', 999);
+
+      const { sync, enforce } = await syncAndEnforce(plugin);
+      expect(sync).toMatchObject({ skipped: false, read: 3, failed: 0 });
+      expect(enforce).toMatchObject({ paused: 1, resumed: 0, failed: 0 });
+      expect(await requested(sb, 'a1.example')).toBe('paused');
+      expect(await requested(sb, 'a2.example')).toBe('online');
+      expect(await requested(sb, 'b1.example')).toBe('online');
+      expect(plugin.repo.getWebsite('a1.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'enforcement' });
+      const pause = actions(plugin).find((a) => a.action === 'pause');
+      expect(pause).toMatchObject({
+        account: 'alice',
+        domain: 'a1.example',
+        actor: 'enforcement',
+        reason: 'website_limit',
+        usage: 1200,
+        limitValue: 1000,
+        periodStart: at('2026-11-01T00:00:00Z'),
+        periodEnd: at('2026-12-01T00:00:00Z'),
+        statusBefore: 'online',
+        statusAfter: 'paused',
+      });
+
+      // Again: nothing new is done or recorded.
+      const countBefore = actions(plugin).length;
+      expect((await plugin.enforceLimits()).paused).toBe(0);
+      expect(actions(plugin)).toHaveLength(countBefore);
+      const runs = plugin.stats.recentRuns('sync-stats');
+      expect(runs[0]).toMatchObject({ status: 'ok', websitesRead: 3, websitesFailed: 0, startedAt: clock.now() });
+      expect(runs[0]?.finishedAt).not.toBeNull();
+    }, { now: clock.now });
+  });
+});
+
+describe('account aggregate limit', () => {
+  it('pauses every online website of the account over its aggregate, not the customer\'s own pause', async () => {
+    const clock = manualClock('2026-11-22T12:00:00Z');
+    await withPlugin(async (plugin, sb) => {
+      await provision(plugin, [['bob', 'b1.example'], ['bob', 'b2.example'], ['bob', 'b3.example'], ['carol', 'c1.example']]);
+      const own = plugin.repo.getWebsite('b3.example');
+      await plugin.provider.setWebsiteStatus('b3.example', 'paused');
+      plugin.repo.saveWebsite({ ...own!, desiredStatus: 'paused', pausedBy: 'customer' });
+      plugin.stats.setLimits('account', 'bob', { accountHits: 500 });
+      await traffic(sb, 'b1.example', 300);
+      await traffic(sb, 'b2.example', 250);
+      await traffic(sb, 'c1.example', 5000);
+
+      expect((await syncAndEnforce(plugin)).enforce.paused).toBe(2);
+      expect(await requested(sb, 'b1.example')).toBe('paused');
+      expect(await requested(sb, 'b2.example')).toBe('paused');
+      expect(await requested(sb, 'c1.example')).toBe('online');
+      expect(plugin.repo.getWebsite('b3.example')?.pausedBy).toBe('customer');
+      expect(actions(plugin).filter((a) => a.action === 'pause').map((a) => [a.domain, a.reason, a.usage, a.limitValue])).toEqual([
+        ['b1.example', 'account_limit', 550, 500],
+        ['b2.example', 'account_limit', 550, 500],
+      ]);
+      expect(usageReport({ stats: plugin.stats, provisioning: plugin.repo }, 'bob', clock.now())).toMatchObject({ hits: 550, limit: 500, domains: { used: 3 } });
+    }, { now: clock.now });
+  });
+});
+
+describe('warnings', () => {
+  it('fire once per period at the threshold, however often enforcement runs', async () => {
+    const clock = manualClock('2026-11-22T12:00:00Z');
+    await withPlugin(async (plugin, sb) => {
+      await provision(plugin, [['dana', 'd1.example']]);
+      plugin.stats.setLimits('global', '', { websiteHits: 1000, warningPercent: 80 });
+      await traffic(sb, 'd1.example', 799);
+      expect((await syncAndEnforce(plugin)).enforce.warnings).toBe(0);
+      await traffic(sb, 'd1.example', 51);
+      await syncAndEnforce(plugin);
+      await traffic(sb, 'd1.example', 50);
+      await syncAndEnforce(plugin);
+      await plugin.enforceLimits();
+      const warnings = actions(plugin).filter((a) => a.action === 'warning');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ domain: 'd1.example', reason: 'website_warning', usage: 850, limitValue: 1000 });
+      expect(await requested(sb, 'd1.example')).toBe('online');
+
+      // A new period may warn again.
+      clock.set('2026-12-03T00:00:00Z');
+      await traffic(sb, 'd1.example', 900);
+      await syncAndEnforce(plugin);
+      expect(actions(plugin).filter((a) => a.action === 'warning')).toHaveLength(2);
+    }, { now: clock.now });
+  });
+});
+
+describe('rollover and raised limits', () => {
+  it('resume only what enforcement paused', async () => {
+    const clock = manualClock('2026-11-22T12:00:00Z');
+    await withPlugin(async (plugin, sb) => {
+      await provision(plugin, [['erin', 'e1.example'], ['erin', 'e2.example'], ['frank', 'f1.example'], ['frank', 'f2.example']]);
+      plugin.stats.setLimits('global', '', { websiteHits: 100 });
+      for (const domain of ['e1.example', 'e2.example', 'f1.example', 'f2.example']) await traffic(sb, domain, 500);
+      // e2 paused by its customer beforehand; frank is suspended (f1, f2 paused by the suspension).
+      const e2 = plugin.repo.getWebsite('e2.example');
+      await plugin.provider.setWebsiteStatus('e2.example', 'paused');
+      plugin.repo.saveWebsite({ ...e2!, desiredStatus: 'paused', pausedBy: 'customer' });
+      await plugin.postEvents({ type: 'account.suspended', account: 'frank' });
+      await plugin.idle();
+
+      expect((await syncAndEnforce(plugin)).enforce.paused).toBe(1);
+      expect(plugin.repo.getWebsite('e1.example')?.pausedBy).toBe('enforcement');
+
+      clock.set('2026-12-01T00:05:00Z');
+      const { enforce } = await syncAndEnforce(plugin);
+      expect(enforce.resumed).toBe(1);
+      expect(await requested(sb, 'e1.example')).toBe('online');
+      expect(plugin.repo.getWebsite('e1.example')).toMatchObject({ pausedBy: null, desiredStatus: 'online' });
+      expect(plugin.repo.getWebsite('e2.example')?.pausedBy).toBe('customer');
+      expect(plugin.repo.getWebsite('f1.example')?.pausedBy).toBe('suspension');
+      expect(await requested(sb, 'e2.example')).toBe('paused');
+      expect(await requested(sb, 'f1.example')).toBe('paused');
+      expect(actions(plugin).find((a) => a.action === 'resume')).toMatchObject({ domain: 'e1.example', reason: 'period_rollover', statusBefore: 'paused', statusAfter: 'online' });
+
+      // Over the limit again in December, then the limit is raised: resumed within the period.
+      await traffic(sb, 'e1.example', 150);
+      expect((await syncAndEnforce(plugin)).enforce.paused).toBe(1);
+      plugin.stats.setLimits('global', '', { websiteHits: 10_000 });
+      expect((await plugin.enforceLimits()).resumed).toBe(1);
+      expect(actions(plugin).filter((a) => a.action === 'resume').map((a) => a.reason)).toEqual(['period_rollover', 'limit_raised']);
+    }, { now: clock.now });
+  });
+});
+
+describe('admin resume', () => {
+  it('holds for the rest of the period, then the limit applies again', async () => {
+    const clock = manualClock('2026-11-22T12:00:00Z');
+    await withPlugin(async (plugin, sb) => {
+      await provision(plugin, [['gina', 'g1.example']]);
+      plugin.stats.setLimits('global', '', { websiteHits: 100 });
+      await traffic(sb, 'g1.example', 200);
+      await syncAndEnforce(plugin);
+      expect(await requested(sb, 'g1.example')).toBe('paused');
+
+      const resumed = await plugin.adminResume('g1.example', 'ops-anna');
+      expect(resumed.adminOverrideUntil).toBe(at('2026-12-01T00:00:00Z'));
+      expect(await requested(sb, 'g1.example')).toBe('online');
+      await traffic(sb, 'g1.example', 5000);
+      clock.set('2026-11-30T23:00:00Z');
+      expect((await syncAndEnforce(plugin)).enforce.paused).toBe(0);
+      expect(await requested(sb, 'g1.example')).toBe('online');
+      expect(actions(plugin).find((a) => a.action === 'admin_resume')).toMatchObject({ actor: 'admin:ops-anna', statusBefore: 'paused', statusAfter: 'online' });
+
+      clock.set('2026-12-02T00:00:00Z');
+      await traffic(sb, 'g1.example', 150);
+      expect((await syncAndEnforce(plugin)).enforce.paused).toBe(1);
+    }, { now: clock.now });
+  });
+});
+
+describe('counters and failures', () => {
+  it('a provider counter reset does not inflate (or shrink) usage', async () => {
+    const clock = manualClock('2026-11-22T12:00:00Z');
+    await withPlugin(async (plugin, sb) => {
+      await provision(plugin, [['hal', 'h1.example']]);
+      await traffic(sb, 'h1.example', 600, 60);
+      await plugin.syncStatistics();
+      await sb.control('POST', '/_sandbox/websites/h1.example/counters/reset');
+      await traffic(sb, 'h1.example', 100, 10);
+      clock.set('2026-11-22T13:10:00Z');
+      await plugin.syncStatistics();
+      await plugin.syncStatistics();
+      const period = at('2026-11-01T00:00:00Z');
+      expect(plugin.stats.websiteUsage('h1.example', period)).toBe(700);
+      const report = usageReport({ stats: plugin.stats, provisioning: plugin.repo }, 'hal', clock.now());
+      expect(report.websites[0]).toMatchObject({ domain: 'h1.example', hits: 700, permitted: 630, blocked: 70 });
+      expect(hitsOverTime(plugin.stats, { domain: 'h1.example' }, { from: at('2026-11-22T00:00:00Z'), to: at('2026-11-23T00:00:00Z') }, 'hour')).toEqual([
+        { start: '2026-11-22T12:00:00.000Z', total: 600, permitted: 540, blocked: 60, mitigated: 60 },
+        { start: '2026-11-22T13:00:00.000Z', total: 100, permitted: 90, blocked: 10, mitigated: 10 },
+      ]);
+      expect(hitsOverTime(plugin.stats, { account: 'hal' }, { from: at('2026-11-01T00:00:00Z'), to: at('2026-12-01T00:00:00Z') }, 'day')).toEqual([
+        { start: '2026-11-22T00:00:00.000Z', total: 700, permitted: 630, blocked: 70, mitigated: 70 },
+      ]);
+    }, { now: clock.now });
+  });
+
+  it('a failing website is recorded and read again next run; the others are read', async () => {
+    const clock = manualClock('2026-11-22T12:00:00Z');
+    await withPlugin(async (plugin, sb) => {
+      await provision(plugin, [['ivy', 'i1.example'], ['ivy', 'i2.example'], ['ivy', 'i3.example']]);
+      await traffic(sb, 'i1.example', 10);
+      await traffic(sb, 'i3.example', 30);
+      // Gone at the provider (deleted behind the plugin's back): every read of it fails.
+      await sb.control('DELETE', '/v1.0/website/i2.example');
+      const first = await plugin.syncStatistics();
+      expect(first).toMatchObject({ read: 2, failed: 1 });
+      expect(plugin.stats.recentRuns('sync-stats')[0]).toMatchObject({ status: 'ok', websitesRead: 2, websitesFailed: 1 });
+      expect(plugin.stats.websiteUsage('i3.example', at('2026-11-01T00:00:00Z'))).toBe(30);
+      const failedRow = plugin.db.prepare("SELECT failed_at, last_error FROM stats_latest WHERE domain = 'i2.example'").get() as { failed_at: number; last_error: string };
+      expect(failedRow.last_error).toMatch(/PROVIDER_NOT_FOUND/);
+      expect((await plugin.syncStatistics()).failed).toBe(1);
+    }, { now: clock.now });
+  });
+});
+
+describe('domain limit', () => {
+  it('refuses to protect one domain more than the account may have, with a clear reason', async () => {
+    await withPlugin(async (plugin, sb) => {
+      plugin.stats.setLimits('account', 'jack', { domainLimit: 2 });
+      await provision(plugin, [['jack', 'j1.example'], ['jack', 'j2.example'], ['jack', 'j3.example']]);
+      const dead = plugin.jobs.list({ state: 'dead' });
+      expect(dead.map((job) => job.lastError)).toEqual(['LIMIT_REACHED: Account jack may protect at most 2 domains: j3.example was not protected (domain limit reached)']);
+      expect(sb.store.getWebsite('j3.example')).toBeNull();
+      // A replay of an already protected domain is not "one more".
+      await plugin.postEvents({ type: 'domain.added', account: 'jack', domain: 'j2.example', id: 'again' });
+      await plugin.idle();
+      expect(plugin.jobs.list({ state: 'dead' })).toHaveLength(1);
+    });
+  });
+});
+
+describe('two wpp sync-stats at once', () => {
+  it('never both run: one reads, the other says so and does nothing', async () => {
+    await withSandbox(async (sb) => {
+      const dataDir = createTempDir('wpp-sync-');
+      const env = { WPP_DATA_DIR: dataDir, WPP_PROVIDER_URL: sb.url, WPP_PROVIDER_API_KEY: sb.partnerKey, WPP_PANEL_SECRET: TEST_PANEL_SECRET, WPP_SERVER_IP: '192.0.2.5', WPP_LOG_LEVEL: 'silent', WPP_SYNC_CONCURRENCY: '2', WPP_SYNC_RATE: '0' };
+      try {
+        const user = await sb.control<{ id: string }>('POST', '/v1.0/user', { id: 'kim@panel.example' });
+        const db = openPluginDatabase(testConfig(dataDir, sb, env));
+        for (let i = 0; i < 6; i++) {
+          const domain = `k${i}.example`;
+          await sb.control('POST', '/v1.0/website', { domain, user_id: user.id, ip: ['192.0.2.5'] });
+          db.prepare("INSERT OR IGNORE INTO accounts (account, provider_user_id, state, created_at, updated_at) VALUES ('kim', 'kim@panel.example', 'active', 0, 0)").run();
+          db.prepare("INSERT INTO websites (domain, account, desired_status, callback_token_hash, created_at, updated_at) VALUES (?, 'kim', 'online', ?, 0, 0)").run(domain, `hash-${i}`);
+        }
+        db.close();
+        // Each statistics read takes 400 ms, so a sync lasts over a second: long enough to overlap.
+        await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 400 });
+        const [a, b] = await Promise.all([runWpp(['sync-stats', '--no-enforce'], { env }), runWpp(['sync-stats', '--no-enforce'], { env })]);
+        const outputs = [a.stdout, b.stdout];
+        expect(a.code).toBe(0);
+        expect(b.code).toBe(0);
+        expect(outputs.filter((out) => /statistics: 6 websites read, 0 failed/.test(out))).toHaveLength(1);
+        expect(outputs.filter((out) => /another statistics sync is running/.test(out))).toHaveLength(1);
+        const check = openPluginDatabase(testConfig(dataDir, sb, env));
+        try {
+          expect(createStatisticsRepo(check).recentRuns('sync-stats').map((run) => run.status).sort()).toEqual(['ok', 'skipped']);
+        } finally {
+          check.close();
+        }
+      } finally {
+        removeTempDir(dataDir);
+      }
+    });
+  }, 30_000);
+});
