@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { hitsOverTime, usageReport } from '../../src/core/statistics.js';
+import { signBody } from '../../src/web/signature.js';
 import { runWpp } from '../helpers/cli.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { TEST_PANEL_SECRET, testConfig, withPlugin } from '../helpers/plugin.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
@@ -253,6 +255,34 @@ describe('domain limit', () => {
       await plugin.idle();
       expect(plugin.jobs.list({ state: 'dead' })).toHaveLength(1);
     });
+  });
+});
+
+describe('notifications', () => {
+  it('send every action and warning as signed JSON to the notification URL, once each', async () => {
+    const receiver = await startReceiver({ failFirst: 1 });
+    const clock = manualClock('2026-11-22T12:00:00Z');
+    try {
+      await withPlugin(async (plugin, sb) => {
+        await provision(plugin, [['lea', 'l1.example'], ['lea', 'l2.example']]);
+        plugin.stats.setLimits('global', '', { websiteHits: 100 });
+        await traffic(sb, 'l1.example', 150);
+        await traffic(sb, 'l2.example', 90);
+        await syncAndEnforce(plugin);
+        await plugin.enforceLimits();
+        await plugin.idle();
+        const delivered = receiver.received.filter((r) => r.answeredWith === 200);
+        expect(delivered.map((r) => (JSON.parse(r.body) as { action: { action: string; domain: string } }).action).map((a) => `${a.action} ${a.domain}`).sort()).toEqual([
+          'pause l1.example',
+          'warning l2.example',
+        ]);
+        for (const request of delivered) expect(request.headers['x-wpp-signature']).toBe(signBody(request.body, TEST_PANEL_SECRET));
+        // The receiver failed once: that notification was retried, not lost.
+        expect(receiver.received).toHaveLength(3);
+      }, { now: clock.now, env: { WPP_NOTIFY_URL: `${receiver.url}/wpp-events` } });
+    } finally {
+      await receiver.close();
+    }
   });
 });
 
