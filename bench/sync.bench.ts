@@ -23,6 +23,7 @@
  *
  *   npm run bench -- sync [--websites 10000] [--users N] [--limit 100000] [--raw-n 20000]
  *                         [--raw-rounds 3] [--concurrency 32] [--sync-concurrency N] [--cpu-prof DIR]
+ *                         [--plugin-node-flags=--max-semi-space-size=4]
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -46,6 +47,9 @@ interface SyncReport {
   cpu_enforce_seconds: number;
   rss_before_mb: number | null;
   rss_after_mb: number | null;
+  peak_heap_total_mb: number;
+  peak_heap_used_mb: number;
+  peak_external_mb: number;
   check: { latest_ok: number; latest_failed: number; usage_hits: number; paused_by_enforcement: number; actions: Record<string, number> };
   error?: string;
 }
@@ -65,6 +69,8 @@ export async function run(args: string[]) {
       concurrency: { type: 'string', default: '32' },
       'sync-concurrency': { type: 'string' },
       'cpu-prof': { type: 'string' },
+      /** Extra Node flags for the plugin process, space-separated (e.g. "--max-semi-space-size=4"). */
+      'plugin-node-flags': { type: 'string' },
     },
   });
   const n = Number(values.websites);
@@ -112,7 +118,10 @@ export async function run(args: string[]) {
     plugin = await startChild<{ pid: number; rss_mb: number }>(SYNC_CHILD, [], {
       env,
       stderr: join(dir, 'plugin.log'),
-      nodeFlags: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [],
+      nodeFlags: [
+        ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []),
+        ...(values['plugin-node-flags']?.split(/\s+/).filter(Boolean) ?? []),
+      ],
     });
     console.error(`plugin (pid ${plugin.pid}) ready, RSS ${plugin.ready.rss_mb} MB`);
 
@@ -159,7 +168,8 @@ export async function run(args: string[]) {
         `(its own count ${report.sync.seconds.toFixed(2)} s) = ${Math.round(n / report.sync_seconds)}/s; ` +
         `enforcement ${report.enforce_seconds.toFixed(2)} s: ${JSON.stringify(report.enforce)}; ` +
         `cpu plugin ${Math.round((report.cpu_sync_seconds / report.sync_seconds) * 100)}% during sync, ` +
-        `sandbox ${Math.round((sandboxCpu / wall) * 100)}% of a core; plugin RSS ${report.rss_before_mb} -> ${report.rss_after_mb} MB, peak ${peakRss} MB`,
+        `sandbox ${Math.round((sandboxCpu / wall) * 100)}% of a core; plugin RSS ${report.rss_before_mb} -> ${report.rss_after_mb} MB, peak ${peakRss} MB ` +
+        `(V8 heap total at most ${report.peak_heap_total_mb} MB, used ${report.peak_heap_used_mb} MB, external ${report.peak_external_mb} MB)`,
     );
     console.error(`check: ${JSON.stringify(report.check)}`);
 
@@ -186,6 +196,9 @@ export async function run(args: string[]) {
       seconds: round2(total),
       per_second: Math.round(perSecond),
       peak_rss_mb: peakRss,
+      // The plugin process's RSS once started, before the sync (under tsx: about 35 MB of it is tsx's loader).
+      ready_rss_mb: plugin.ready.rss_mb,
+      peak_heap_total_mb: report.peak_heap_total_mb,
       raw_per_second: Math.round(rawPerSecond),
       raw_p99_ms: round1(median(rawP99)),
       ratio: round2(perSecond / rawPerSecond),

@@ -32,9 +32,18 @@ async function runOnce(): Promise<void> {
   const cpu0 = process.cpuUsage();
   const marks: string[] = [];
   let nextMark = 0.1;
+  // The largest V8 heap and off-heap (external) memory seen at the end of each stored page.
+  const peak = { heapTotal: 0, heapUsed: 0, external: 0 };
+  const sampleMemory = () => {
+    const memory = process.memoryUsage();
+    peak.heapTotal = Math.max(peak.heapTotal, memory.heapTotal);
+    peak.heapUsed = Math.max(peak.heapUsed, memory.heapUsed);
+    peak.external = Math.max(peak.external, memory.external);
+  };
   const t0 = performance.now();
   const sync = await plugin.syncStatistics({
     onProgress: (done, total) => {
+      sampleMemory();
       if (total > 0 && done / total >= nextMark) {
         marks.push(`${Math.round((done / total) * 100)}% ${((performance.now() - t0) / 1000).toFixed(1)}s ${rssNow()}MB`);
         while (done / total >= nextMark) nextMark += 0.1;
@@ -59,6 +68,9 @@ async function runOnce(): Promise<void> {
     cpu_enforce_seconds: (cpu2.user + cpu2.system - cpu1.user - cpu1.system) / 1e6,
     rss_before_mb: rssBefore,
     rss_after_mb: rssNow(),
+    peak_heap_total_mb: Math.round(peak.heapTotal / 1048576),
+    peak_heap_used_mb: Math.round(peak.heapUsed / 1048576),
+    peak_external_mb: Math.round(peak.external / 1048576),
     check: {
       latest_ok: one('SELECT COUNT(*) AS n FROM stats_latest WHERE failed_at IS NULL AND taken_at > 0'),
       latest_failed: one('SELECT COUNT(*) AS n FROM stats_latest WHERE failed_at IS NOT NULL'),
