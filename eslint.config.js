@@ -18,7 +18,7 @@ export default tseslint.config(
   },
   {
     // Plain JavaScript launchers run on Node.
-    files: ['bin/**/*.js'],
-    languageOptions: { globals: { console: 'readonly', process: 'readonly' } },
+    files: ['bin/**/*.js', 'bench/**/*.mjs'],
+    languageOptions: { globals: { console: 'readonly', process: 'readonly', performance: 'readonly' } },
   },
 );

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 /**
  * One full statistics sync plus one enforcement pass over `websites` websites, against a
  * provider sandbox in its own process (rate limit off, DNS never verified, certificates at
@@ -36,7 +37,7 @@ import { median, percentileSorted, round1 } from './lib/stats.js';
 import { ACCOUNT_DOMAIN, domainOf, expectations, seedPluginDatabase, seedSandbox } from './lib/sync-seed.js';
 
 const CHILD = new URL('./lib/child.ts', import.meta.url).pathname;
-const SYNC_CHILD = new URL('./lib/sync-child.ts', import.meta.url).pathname;
+const SYNC_CHILD = new URL('./lib/sync-child.mjs', import.meta.url).pathname;
 
 interface SyncReport {
   sync_seconds: number;
@@ -58,6 +59,9 @@ const seconds = (from: number) => (performance.now() - from) / 1000;
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
 export async function run(args: string[]) {
+  // The plugin child runs the compiled build, as a deployment does: build it first.
+  console.error('building dist/ (npm run build) ...');
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 2, 2] });
   const { values } = parseArgs({
     args,
     options: {
@@ -196,7 +200,7 @@ export async function run(args: string[]) {
       seconds: round2(total),
       per_second: Math.round(perSecond),
       peak_rss_mb: peakRss,
-      // The plugin process's RSS once started, before the sync (under tsx: about 35 MB of it is tsx's loader).
+      // The plugin process's RSS once started, before the sync.
       ready_rss_mb: plugin.ready.rss_mb,
       peak_heap_total_mb: report.peak_heap_total_mb,
       raw_per_second: Math.round(rawPerSecond),

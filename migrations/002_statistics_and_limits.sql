@@ -16,15 +16,16 @@ CREATE TABLE limits (
   PRIMARY KEY (scope, subject)
 ) WITHOUT ROWID;
 
--- Cumulative counters as read from the provider, one row per website and read.
+-- Cumulative counters as read from the provider, one row per website and read. Keyed by
+-- time first: a sync appends at the end of the tree, and pruning old samples is a range delete.
 CREATE TABLE stats_samples (
-  domain TEXT NOT NULL,
   taken_at INTEGER NOT NULL,
+  domain TEXT NOT NULL,
   total INTEGER NOT NULL,
   permitted INTEGER NOT NULL,
   blocked INTEGER NOT NULL,
   mitigated INTEGER NOT NULL,
-  PRIMARY KEY (domain, taken_at)
+  PRIMARY KEY (taken_at, domain)
 ) WITHOUT ROWID;
 
 -- The newest sample per website, kept apart so a sync reads one row per website.

@@ -39,12 +39,12 @@ export interface ChildOptions {
 }
 
 /**
- * Runs `node --import tsx <script> ...args`. The child prints one JSON line on stdout when it
+ * Runs `node --import tsx <script> ...args` (plain `node` for a `.mjs` script). The child prints one JSON line on stdout when it
  * is ready, may print more (results), and stops when its stdin closes.
  */
 export async function startChild<T>(script: string, args: string[], options: ChildOptions = {}): Promise<ChildServer<T>> {
   const stderrFd = options.stderr && options.stderr !== 'inherit' ? openSync(options.stderr, 'a') : 'inherit';
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', script, ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), ...(script.endsWith('.mjs') ? [] : ['--import', 'tsx']), script, ...args], {
     stdio: ['pipe', 'pipe', stderrFd],
     env: { ...process.env, ...options.env },
   });

@@ -21,7 +21,7 @@ export interface SyncOptions {
   concurrency: number;
   /** Requests per second; 0 for no limit. */
   ratePerSecond: number;
-  /** Websites read per page (and stored per transaction). Default 500. */
+  /** Websites read per page (and stored per transaction). Default 2000. */
   pageSize?: number;
   /** Samples older than this are pruned (hourly buckets stay). Default 7 days. */
   sampleRetentionMs?: number;
@@ -60,7 +60,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
   const runId = stats.startRun(SYNC_JOB, started);
   const limits = createLimitResolver(stats, provisioning);
   const queue = new PQueue({ concurrency: options.concurrency, ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}) });
-  const pageSize = options.pageSize ?? 500;
+  const pageSize = options.pageSize ?? 2000;
   const total = stats.managedCount();
   let read = 0;
   let failed = 0;
@@ -105,6 +105,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     options.onProgress?.(read + failed, total);
   };
 
+  stats.deferCheckpoints();
   try {
     // Two pages in flight: the next page is read from the provider while this one is stored.
     let after = '';
@@ -128,6 +129,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     stats.finishRun(runId, now(), { status: 'failed', read, failed, details: { error: error instanceof Error ? error.message : String(error) } });
     throw error;
   } finally {
+    stats.checkpoint();
     stats.releaseLock(SYNC_JOB, holder);
   }
 }

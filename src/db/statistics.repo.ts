@@ -102,7 +102,7 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     ),
     managedCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM websites WHERE state = 'active'"),
     latest: db.prepare<[string], Counters & { taken_at: number }>('SELECT taken_at, total, permitted, blocked, mitigated FROM stats_latest WHERE domain = ? AND taken_at > 0'),
-    insertSample: db.prepare('INSERT OR REPLACE INTO stats_samples (domain, taken_at, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, ?)'),
+    insertSample: db.prepare('INSERT OR REPLACE INTO stats_samples (taken_at, domain, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, ?)'),
     upsertLatest: db.prepare(
       `INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated, failed_at, last_error) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)
        ON CONFLICT (domain) DO UPDATE SET taken_at = excluded.taken_at, total = excluded.total, permitted = excluded.permitted,
@@ -176,7 +176,7 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
       const previous = s.latest.get(read.domain) ?? null;
       const c = read.counters;
       const delta = deltaOf(previous, c);
-      s.insertSample.run(read.domain, at, c.total, c.permitted, c.blocked, c.mitigated);
+      s.insertSample.run(at, read.domain, c.total, c.permitted, c.blocked, c.mitigated);
       s.upsertLatest.run(read.domain, at, c.total, c.permitted, c.blocked, c.mitigated);
       if (delta.total > 0 || delta.blocked > 0 || delta.mitigated > 0) {
         s.upsertHourly.run(read.domain, read.account, hour, delta.total, delta.permitted, delta.blocked, delta.mitigated);
@@ -256,6 +256,15 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     takeLock: (name: string, holder: string, ttlMs: number) => s.takeLock.run({ name, holder, expiresAt: now() + ttlMs, now: now() }).changes > 0,
     releaseLock: (name: string, holder: string) => void s.releaseLock.run(name, holder),
     pruneSamples: (before: number) => s.pruneSamples.run(before).changes,
+    /**
+     * Long writes (a 100,000-website sync) without a WAL checkpoint in every commit: checkpoints
+     * wait until `checkpoint()`, which folds the log back at the end.
+     */
+    deferCheckpoints: () => void db.pragma('wal_autocheckpoint = 0'),
+    checkpoint(): void {
+      db.pragma('wal_checkpoint(PASSIVE)');
+      db.pragma('wal_autocheckpoint = 1000');
+    },
   };
 }
 

@@ -502,6 +502,36 @@ describe('retries', () => {
   });
 });
 
+describe('statistics read path (lean transport)', () => {
+  it('honours Retry-After on 429, retries 5xx and dropped connections, and maps the rest', async () => {
+    await client.createUser('stats@example.com');
+    await client.createWebsite({ domain: 'lean.example', user_id: 'stats@example.com', ip: ['203.0.113.10'] });
+    await control('POST', '/websites/lean.example/traffic', { hits: 42, blocked: 2 });
+
+    await control('POST', '/faults', { mode: 'ratelimit', retryAfter: 1, times: 1 });
+    const started = Date.now();
+    expect(await client.getWebsiteStatistics('lean.example')).toMatchObject({ domain: 'lean.example', total: 42, permitted: 40, blocked: 2 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(logLines.join('')).toMatch(/"status":429.*retrying/);
+
+    await control('POST', '/faults', { mode: 'error', times: 2 });
+    expect((await client.getWebsiteStatistics('lean.example')).total).toBe(42);
+    await control('POST', '/faults', { mode: 'down', reset: true, times: 1 });
+    expect((await client.getWebsiteStatistics('lean.example')).total).toBe(42);
+
+    await expectProviderError(client.getWebsiteStatistics('missing.example'), 'PROVIDER_NOT_FOUND');
+    await control('POST', '/faults', { mode: 'down' });
+    const down = await expectProviderError(client.getWebsiteStatistics('lean.example'), 'PROVIDER_UNAVAILABLE');
+    expect(down.attempts).toBe(5);
+    await control('POST', '/faults', { mode: 'slow', delayMs: 1500 });
+    const slow = createProviderClient(clientOptions({ timeoutMs: 200, retry: { limit: 0 } }));
+    await expectProviderError(slow.getWebsiteStatistics('lean.example'), 'PROVIDER_UNAVAILABLE');
+    await control('POST', '/faults', { mode: 'none' });
+    const ranged = await client.getWebsiteStatistics('lean.example', { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' });
+    expect(ranged.total).toBe(0);
+  });
+});
+
 describe('secrecy of the API key', () => {
   it('never puts a key into errors or logs', async () => {
     // Provoke one more of each kind with a user key, so a user's key is covered as well.

@@ -1,7 +1,9 @@
 /**
- * The plugin side of the sync bench, in its own process so its peak RSS is its own:
+ * The plugin side of the sync bench, in its own process so its peak RSS is its own, and in
+ * plain JavaScript on the compiled dist/ so it runs as a deployment does (no TypeScript
+ * loader in its memory):
  *
- *   node --import tsx bench/lib/sync-child.ts
+ *   node bench/lib/sync-child.mjs      (after npm run build)
  *
  * startPlugin with the configuration of the WPP_* environment (HTTP, worker and scheduler
  * off) over a database the bench has already seeded; prints {"pid","rss_mb"} when ready.
@@ -11,12 +13,26 @@
  * stdin closes, closing cleanly so --cpu-prof is written.
  */
 import { readFileSync } from 'node:fs';
-import { loadConfig } from '../../src/config.js';
-import { startPlugin } from '../../src/main.js';
-import { commandsFromParent } from './proc.js';
+import { createInterface } from 'node:readline';
+import { loadConfig } from '../../dist/config.js';
+import { startPlugin } from '../../dist/main.js';
 
-const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
-const log = (message: string) => process.stderr.write(`[sync-child] ${message}\n`);
+/** Calls onCommand for each JSON line on stdin; resolves when stdin closes or on SIGTERM/SIGINT. */
+function commandsFromParent(onCommand) {
+  return new Promise((resolve) => {
+    const lines = createInterface({ input: process.stdin });
+    lines.on('line', (line) => {
+      if (line.trim().startsWith('{')) onCommand(JSON.parse(line));
+    });
+    lines.on('close', () => resolve());
+    process.stdin.on('error', () => resolve());
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+}
+
+const print = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
+const log = (message) => process.stderr.write(`[sync-child] ${message}\n`);
 const rssNow = () => {
   const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
   return match ? Math.round(Number(match[1]) / 1024) : null;
@@ -25,12 +41,12 @@ const rssNow = () => {
 const config = loadConfig(process.env);
 const plugin = await startPlugin({ config, http: false, worker: false, scheduler: false });
 
-let running: Promise<void> | undefined;
+let running;
 
-async function runOnce(): Promise<void> {
+async function runOnce() {
   const rssBefore = rssNow();
   const cpu0 = process.cpuUsage();
-  const marks: string[] = [];
+  const marks = [];
   let nextMark = 0.1;
   // The largest V8 heap and off-heap (external) memory seen at the end of each stored page.
   const peak = { heapTotal: 0, heapUsed: 0, external: 0 };
@@ -57,8 +73,8 @@ async function runOnce(): Promise<void> {
   const cpu2 = process.cpuUsage(cpu0);
   if (marks.length > 0) log(`sync progress: ${marks.join(', ')}`);
 
-  const one = (sql: string) => (plugin.db.prepare(sql).get() as { n: number | null }).n ?? 0;
-  const actions = plugin.db.prepare('SELECT action, COUNT(*) AS n FROM enforcement_actions GROUP BY action').all() as { action: string; n: number }[];
+  const one = (sql) => plugin.db.prepare(sql).get().n ?? 0;
+  const actions = plugin.db.prepare('SELECT action, COUNT(*) AS n FROM enforcement_actions GROUP BY action').all();
   print({
     sync_seconds: (t1 - t0) / 1000,
     enforce_seconds: (t2 - t1) / 1000,
@@ -83,8 +99,8 @@ async function runOnce(): Promise<void> {
 
 print({ pid: process.pid, rss_mb: rssNow() });
 await commandsFromParent((command) => {
-  if ((command as { run?: boolean }).run && !running) {
-    running = runOnce().catch((error: unknown) => {
+  if (command.run && !running) {
+    running = runOnce().catch((error) => {
       log(`run failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       print({ error: error instanceof Error ? error.message : String(error) });
     });
