@@ -7,8 +7,8 @@ import { hitsOverTime, usageReport } from '../../src/core/statistics.js';
 import { signBody } from '../../src/web/signature.js';
 import { runWpp } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { TEST_PANEL_SECRET, testConfig, withPlugin } from '../helpers/plugin.js';
-import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { TEST_PANEL_SECRET, startTestPlugin, testConfig, withPlugin } from '../helpers/plugin.js';
+import { waitFor, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 import { openPluginDatabase } from '../../src/main.js';
 import { createStatisticsRepo } from '../../src/db/statistics.repo.js';
@@ -254,6 +254,33 @@ describe('domain limit', () => {
       await plugin.postEvents({ type: 'domain.added', account: 'jack', domain: 'j2.example', id: 'again' });
       await plugin.idle();
       expect(plugin.jobs.list({ state: 'dead' })).toHaveLength(1);
+    });
+  });
+});
+
+describe('schedule and rate', () => {
+  it('catches up at start when the last sync is older than the interval', async () => {
+    await withSandbox(async (sb) => {
+      const plugin = await startTestPlugin(sb, { scheduler: true, env: { WPP_SYNC_INTERVAL_MINUTES: '5' } });
+      try {
+        await waitFor(() => plugin.stats.recentRuns('sync-stats')[0]?.status === 'ok' || undefined, 10_000, 'the catch-up sync');
+        // Enforcement follows every scheduled sync.
+        await waitFor(() => plugin.stats.recentRuns('enforce')[0]?.status === 'ok' || undefined, 10_000, 'the enforcement pass');
+      } finally {
+        await plugin.close();
+        removeTempDir(plugin.dataDir);
+      }
+    });
+  });
+
+  it('keeps to the configured request rate', async () => {
+    await withPlugin(async (plugin) => {
+      await provision(plugin, Array.from({ length: 12 }, (_, i) => ['rita', `r${i}.example`] as [string, string]));
+      const started = Date.now();
+      const result = await plugin.syncStatistics({ ratePerSecond: 5 });
+      expect(result.read).toBe(12);
+      // 12 reads at 5 per second need at least two more intervals after the first.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
     });
   });
 });
