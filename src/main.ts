@@ -246,7 +246,11 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       closers.push(() => scheduler.stop());
     }
 
-    logger.info({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : 'external' }, 'plugin started');
+    // A one-shot command (no HTTP) need not announce itself on every run.
+    (options.http === false ? logger.debug.bind(logger) : logger.info.bind(logger))(
+      { url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : providerTarget.url },
+      'plugin started',
+    );
     let closing: Promise<void> | undefined;
     return {
       url,
