@@ -60,7 +60,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
   const runId = stats.startRun(SYNC_JOB, started);
   const limits = createLimitResolver(stats, provisioning);
   const queue = new PQueue({ concurrency: options.concurrency, ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}) });
-  const pageSize = options.pageSize ?? 2000;
+  const pageSize = options.pageSize ?? 1000;
   const total = stats.managedCount();
   let read = 0;
   let failed = 0;
