@@ -95,7 +95,7 @@ CREATE TABLE job_runs (
   name TEXT NOT NULL,
   started_at INTEGER NOT NULL,
   finished_at INTEGER,
-  status TEXT NOT NULL CHECK (status IN ('running', 'ok', 'failed', 'skipped')),
+  status TEXT NOT NULL CHECK (status IN ('running', 'ok', 'failed', 'skipped', 'stopped')),
   websites_read INTEGER,
   websites_failed INTEGER,
   details TEXT

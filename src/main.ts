@@ -92,7 +92,18 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   const now = options.now ?? Date.now;
   const stats = createStatisticsRepo(db, now);
   const closers: (() => Promise<void> | void)[] = [() => void db.close()];
+  // Closing first tells a sync in progress to stop between pages, rather than waiting for all of it.
+  const stopping = new AbortController();
+  // Syncs and enforcement passes in progress, awaited before the database closes under them.
+  const passes = new Set<Promise<unknown>>();
+  const tracked = <T>(pass: Promise<T>): Promise<T> => {
+    passes.add(pass);
+    void pass.finally(() => passes.delete(pass)).catch(() => undefined);
+    return pass;
+  };
   const closeAll = async () => {
+    stopping.abort();
+    await Promise.allSettled([...passes]);
     for (const close of closers.reverse()) await close();
   };
 
@@ -191,10 +202,13 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
         : undefined,
     });
     const runSync = (overrides: Partial<SyncOptions> = {}) =>
-      syncStatistics(
-        { stats, provisioning: repo, provider, logger: logger.child({ component: 'sync' }), now },
-        { concurrency: config.sync.concurrency, ratePerSecond: config.sync.ratePerSecond, ...overrides },
+      tracked(
+        syncStatistics(
+          { stats, provisioning: repo, provider, logger: logger.child({ component: 'sync' }), now },
+          { concurrency: config.sync.concurrency, ratePerSecond: config.sync.ratePerSecond, signal: stopping.signal, ...overrides },
+        ),
       );
+    const runEnforcement = () => tracked(enforcement.enforceLimits());
 
     const handlers = {
       [PANEL_EVENT_JOB]: async (job: Job) => provisioning.handle(panelEventSchema.parse(job.payload)),
@@ -235,7 +249,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
           schedule: intervalSchedule(config.sync.intervalMinutes),
           run: async () => {
             const sync = await runSync();
-            return sync.skipped ? { skipped: true } : { ...sync, enforcement: await enforcement.enforceLimits() };
+            return sync.skipped || sync.stopped ? { ...sync } : { ...sync, enforcement: await runEnforcement() };
           },
         },
       ]);
@@ -261,7 +275,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       sandbox,
       stats,
       syncStatistics: (options) => runSync(options),
-      enforceLimits: () => enforcement.enforceLimits(),
+      enforceLimits: () => runEnforcement(),
       adminResume: (domain, admin) => enforcement.adminResume(domain, admin),
       reconcile: (now?: number) => reconcileWebsites(repo, enqueueRefresh, now === undefined ? {} : { now }),
       drain: () => worker.drain(),

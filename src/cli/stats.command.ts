@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { startPlugin, type RunningPlugin } from '../main.js';
-import { configFromEnv, parseOptions, UsageError } from './shared.js';
+import { configFromEnv, parseOptions, stopOnSignal, UsageError } from './shared.js';
 
 export const statsUsage = `  sync-stats [--no-enforce]  read every website's statistics now, then enforce the limits
   enforce                    one enforcement pass now (pause, resume, warn)
@@ -14,6 +14,8 @@ const oneShot = () => startPlugin({ config: configFromEnv(), http: false, worker
 
 async function withPlugin<T>(fn: (plugin: RunningPlugin) => Promise<T>): Promise<T> {
   const plugin = await oneShot();
+  // Ctrl-C or SIGTERM: stop between pages, store what was read, release the sync lock.
+  stopOnSignal(plugin);
   try {
     return await fn(plugin);
   } finally {

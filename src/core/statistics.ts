@@ -14,7 +14,6 @@ import { createLimitResolver } from './limits.js';
 import { counterDelta, type Counters } from './quota.js';
 
 export const SYNC_JOB = 'sync-stats';
-const LOCK_TTL_MS = 10 * 60_000;
 
 export interface SyncOptions {
   /** Statistics requests in flight at once. */
@@ -26,11 +25,15 @@ export interface SyncOptions {
   /** Samples older than this are pruned (hourly buckets stay). Default 7 days. */
   sampleRetentionMs?: number;
   onProgress?: (done: number, total: number) => void;
+  /** Stops the sync between pages (the plugin is shutting down): what was read is stored. */
+  signal?: AbortSignal;
 }
 
 export interface SyncResult {
   /** Another sync held the lock: this one did nothing. */
   skipped: boolean;
+  /** Stopped by its signal before reading every website; the next run reads them all again. */
+  stopped: boolean;
   read: number;
   failed: number;
   seconds: number;
@@ -51,16 +54,18 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
   const { stats, provisioning, provider, logger, now } = deps;
   const started = now();
   const holder = randomUUID();
-  if (!stats.takeLock(SYNC_JOB, holder, LOCK_TTL_MS)) {
+  const pageSize = options.pageSize ?? 1000;
+  // Renewed every page, so a crashed sync frees it soon: two minutes, or three pages' time at a slow rate.
+  const lockTtlMs = Math.max(120_000, options.ratePerSecond > 0 ? Math.ceil((3 * pageSize * 1000) / options.ratePerSecond) : 0);
+  if (!stats.takeLock(SYNC_JOB, holder, lockTtlMs)) {
     const runId = stats.startRun(SYNC_JOB, started);
     stats.finishRun(runId, now(), { status: 'skipped', details: { reason: 'another sync is running' } });
     logger.info('statistics sync skipped: another one is running');
-    return { skipped: true, read: 0, failed: 0, seconds: 0, runId };
+    return { skipped: true, stopped: false, read: 0, failed: 0, seconds: 0, runId };
   }
   const runId = stats.startRun(SYNC_JOB, started);
   const limits = createLimitResolver(stats, provisioning);
   const queue = new PQueue({ concurrency: options.concurrency, ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}) });
-  const pageSize = options.pageSize ?? 1000;
   const total = stats.managedCount();
   let read = 0;
   let failed = 0;
@@ -111,20 +116,21 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     let after = '';
     let pending: Promise<PageResult> | null = null;
     for (;;) {
-      const page = stats.managedPage(after, pageSize);
+      const page = options.signal?.aborted ? [] : stats.managedPage(after, pageSize);
       const next = page.length > 0 ? fetchPage(page) : null;
       if (pending) store(await pending);
       if (!next) break;
       after = (page[page.length - 1] as { domain: string }).domain;
       pending = next;
-      stats.takeLock(SYNC_JOB, holder, LOCK_TTL_MS);
+      stats.takeLock(SYNC_JOB, holder, lockTtlMs);
     }
     const retention = options.sampleRetentionMs ?? 7 * 86_400_000;
     const pruned = stats.pruneSamples(now() - retention);
     const seconds = (now() - started) / 1000;
-    stats.finishRun(runId, now(), { status: 'ok', read, failed, details: { seconds, pruned } });
-    logger.info({ read, failed, seconds }, 'statistics sync finished');
-    return { skipped: false, read, failed, seconds, runId };
+    const stopped = options.signal?.aborted === true && read + failed < total;
+    stats.finishRun(runId, now(), { status: stopped ? 'stopped' : 'ok', read, failed, details: { seconds, pruned, total } });
+    logger.info({ read, failed, seconds, stopped }, stopped ? 'statistics sync stopped before the end' : 'statistics sync finished');
+    return { skipped: false, stopped, read, failed, seconds, runId };
   } catch (error) {
     stats.finishRun(runId, now(), { status: 'failed', read, failed, details: { error: error instanceof Error ? error.message : String(error) } });
     throw error;

@@ -57,7 +57,7 @@ export interface JobRun {
   name: string;
   startedAt: number;
   finishedAt: number | null;
-  status: 'running' | 'ok' | 'failed' | 'skipped';
+  status: 'running' | 'ok' | 'failed' | 'skipped' | 'stopped';
   websitesRead: number | null;
   websitesFailed: number | null;
   details: string | null;

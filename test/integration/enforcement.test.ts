@@ -273,6 +273,37 @@ describe('schedule and rate', () => {
     });
   });
 
+  it('stops a sync between pages when the plugin closes, keeping what it read and releasing the lock', async () => {
+    await withSandbox(async (sb) => {
+      const plugin = await startTestPlugin(sb);
+      try {
+        await provision(plugin, Array.from({ length: 30 }, (_, i) => ['sam', `s${i}.example`] as [string, string]));
+        await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 100 });
+        const pages: number[] = [];
+        const sync = plugin.syncStatistics({ pageSize: 5, concurrency: 1, onProgress: (done) => pages.push(done) });
+        await waitFor(() => pages.length >= 1 || undefined, 5000, 'the first page');
+        const closing = Date.now();
+        await plugin.close();
+        const result = await sync;
+        expect(Date.now() - closing).toBeLessThan(3000);
+        expect(result.stopped).toBe(true);
+        expect(result.read).toBeGreaterThanOrEqual(5);
+        expect(result.read).toBeLessThan(30);
+        const db = openPluginDatabase(testConfig(plugin.dataDir, sb));
+        try {
+          expect(db.prepare("SELECT status FROM job_runs WHERE name = 'sync-stats'").get()).toEqual({ status: 'stopped' });
+          expect(db.prepare('SELECT COUNT(*) AS n FROM locks').get()).toEqual({ n: 0 });
+          expect((db.prepare('SELECT COUNT(*) AS n FROM stats_latest').get() as { n: number }).n).toBe(result.read);
+        } finally {
+          db.close();
+        }
+      } finally {
+        await plugin.close();
+        removeTempDir(plugin.dataDir);
+      }
+    });
+  });
+
   it('keeps to the configured request rate', async () => {
     await withPlugin(async (plugin) => {
       await provision(plugin, Array.from({ length: 12 }, (_, i) => ['rita', `r${i}.example`] as [string, string]));
