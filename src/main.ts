@@ -10,7 +10,7 @@ import { ensurePanelSecret, type Config } from './config.js';
 import { ingestEvents, PANEL_EVENT_JOB } from './core/ingest.js';
 import { createProvisioning, isPermanentProvisioningError } from './core/provisioning.js';
 import { createEnforcement, type EnforceResult } from './core/enforcement.js';
-import { createLimitResolver } from './core/limits.js';
+import { accountLimitsOf } from './core/limits.js';
 import { reconcileWebsites } from './core/reconcile.js';
 import { SYNC_JOB, syncStatistics, type SyncOptions, type SyncResult } from './core/statistics.js';
 import type { Website } from './db/provisioning.repo.js';
@@ -185,7 +185,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
         autoProtect: config.autoProtect,
         server: config.server,
       },
-      domainLimitFor: (account) => createLimitResolver(stats, repo).forAccount(account).domainLimit,
+      domainLimitFor: (account) => accountLimitsOf(stats, repo, account).domainLimit,
     });
     const enforcement = createEnforcement({
       stats,

@@ -31,9 +31,6 @@ export interface ProvisioningDeps {
 /** The plan every website falls back to when its account names none, or an unknown one. */
 export const DEFAULT_PLAN = 'default';
 
-/** Pauses a suspension or deletion may override; the customer's and admin's own survive. */
-const SUSPENSION_MAY_TAKE: readonly (PausedBy | null)[] = [null, 'enforcement'];
-
 export function createProvisioning({ repo, provider, settings, logger, domainLimitFor }: ProvisioningDeps) {
   // Websites of one account are added one at a time, so the domain-limit check and the save
   // it guards cannot interleave; other accounts still run side by side.
@@ -69,7 +66,7 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
   /** Sends a status and records who paused, keeping the local record and the provider in step. */
   async function applyStatus(website: Website, desiredStatus: DesiredStatus, pausedBy: PausedBy | null, state = website.state) {
     let providerStatus = website.providerStatus;
-    if (website.desiredStatus !== desiredStatus || website.providerStatus === null || website.providerStatus !== desiredStatus) {
+    if (website.desiredStatus !== desiredStatus || website.providerStatus !== desiredStatus) {
       try {
         providerStatus = (await provider.setWebsiteStatus(website.domain, desiredStatus)).status ?? providerStatus;
       } catch (error) {
@@ -174,8 +171,6 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
   }
 
   return {
-    ensureAccount,
-
     async handle(event: PanelEvent): Promise<void> {
       switch (event.type) {
         case 'account.created':
@@ -195,7 +190,8 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
           if (!repo.getAccount(event.account)) return;
           repo.setAccountState(event.account, 'suspended');
           await forEachWebsite(event.account, async (website) => {
-            if (website.state === 'active' && website.desiredStatus !== 'paused' && SUSPENSION_MAY_TAKE.includes(website.pausedBy)) {
+            // Only what nobody paused: the customer's and the admin's own pauses survive the suspension.
+            if (website.state === 'active' && website.desiredStatus !== 'paused' && website.pausedBy === null) {
               await applyStatus(website, 'paused', 'suspension');
             } else if (website.state === 'active' && website.pausedBy === 'enforcement') {
               // Still paused, but now because of the suspension too; the suspension is the stronger reason.

@@ -32,8 +32,6 @@ export function periodAt(now: number, kind: PeriodKind, anchorDay = 1): Period {
   return { kind, start: Date.UTC(year, startMonth, anchor), end: Date.UTC(year, startMonth + 1, anchor) };
 }
 
-export const ZERO_COUNTERS: Counters = { total: 0, permitted: 0, blocked: 0, mitigated: 0 };
-
 /**
  * Hits between two cumulative samples. A total that went down means the provider's counter
  * restarted: everything counted since the restart is new, never negative traffic. The first

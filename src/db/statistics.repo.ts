@@ -90,6 +90,7 @@ const toLayer = (row: LimitRow): LimitLayer => ({
 export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
   const s = {
     limits: db.prepare<[], LimitRow>('SELECT * FROM limits'),
+    limit: db.prepare<[string, string], LimitRow>('SELECT * FROM limits WHERE scope = ? AND subject = ?'),
     setLimits: db.prepare(
       `INSERT INTO limits (scope, subject, period, anchor_day, website_hits, account_hits, domain_limit, warning_percent, exempt, updated_at)
        VALUES (@scope, @subject, @period, @anchorDay, @websiteHits, @accountHits, @domainLimit, @warningPercent, @exempt, @at)
@@ -138,7 +139,6 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
          status_before, status_after, action_key)
        VALUES (@at, @account, @domain, @action, @actor, @reason, @usage, @limitValue, @periodStart, @periodEnd, @statusBefore, @statusAfter, @actionKey)`,
     ),
-    actionByKey: db.prepare<[string], Record<string, unknown>>('SELECT * FROM enforcement_actions WHERE action_key = ?'),
     actions: db.prepare<[number], Record<string, unknown>>('SELECT * FROM enforcement_actions ORDER BY id DESC LIMIT ?'),
     startRun: db.prepare("INSERT INTO job_runs (name, started_at, status) VALUES (?, ?, 'running')"),
     finishRun: db.prepare('UPDATE job_runs SET finished_at = ?, status = ?, websites_read = ?, websites_failed = ?, details = ? WHERE id = ?'),
@@ -190,6 +190,11 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     limitLayers(): Map<string, LimitLayer> {
       return new Map(s.limits.all().map((row) => [`${row.scope}:${row.subject}`, toLayer(row)]));
     },
+    /** One limits row, or null. */
+    limitLayer(scope: LimitScope, subject: string): LimitLayer | null {
+      const row = s.limit.get(scope, scope === 'global' ? '' : subject);
+      return row ? toLayer(row) : null;
+    },
     setLimits(scope: LimitScope, subject: string, layer: LimitLayer): void {
       s.setLimits.run({
         scope,
@@ -218,7 +223,6 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     recordFailures: db.transaction((failures: { domain: string; error: string }[], at: number) => {
       for (const failure of failures) s.failRead.run(failure.domain, at, failure.error.slice(0, 500));
     }),
-    latestSample: (domain: string) => s.latest.get(domain) ?? null,
 
     websiteUsage: (domain: string, periodStart: number) => s.websiteUsage.get(domain, periodStart)?.hits ?? 0,
     accountUsage: (account: string, periodStart: number) => s.accountUsageRows.all(account, periodStart),
@@ -228,10 +232,6 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     /** Records an action once per key; false when it was already recorded. */
     recordAction(action: Omit<EnforcementAction, 'id'>): boolean {
       return s.insertAction.run(action).changes > 0;
-    },
-    actionByKey: (key: string) => {
-      const row = s.actionByKey.get(key);
-      return row ? toAction(row) : null;
     },
     recentActions: (limit = 100) => s.actions.all(limit).map(toAction),
 

@@ -14,7 +14,10 @@ import {
   errorFromValidation,
   isProviderError,
   issuesToDetails,
+  NOT_PROCESSED_STATUSES,
   NOT_SENT_ERROR_CODES,
+  RETRY_ERROR_CODES,
+  RETRY_STATUSES,
   ProviderError,
 } from './errors.js';
 import {
@@ -108,19 +111,6 @@ interface RetryContext {
   path: string;
   idempotent: boolean;
 }
-
-const RETRY_STATUSES: readonly number[] = [429, 500, 502, 503, 504];
-const RETRY_ERROR_CODES: readonly string[] = [
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-];
-/** Answers after which the provider certainly did not process the request. */
-const NOT_PROCESSED_STATUSES: readonly number[] = [429, 503];
 
 const silentLogger: ProviderLogger = { debug: () => undefined, warn: () => undefined };
 

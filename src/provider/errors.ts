@@ -203,6 +203,12 @@ export function errorFromResponse(
 /** Connection failures after which the provider certainly never saw the request. */
 export const NOT_SENT_ERROR_CODES: readonly string[] = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'];
 
+/** Answers worth trying again (every transport of the client uses these). */
+export const RETRY_STATUSES: readonly number[] = [429, 500, 502, 503, 504];
+export const RETRY_ERROR_CODES: readonly string[] = ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH'];
+/** Answers after which the provider certainly did not process the request. */
+export const NOT_PROCESSED_STATUSES: readonly number[] = [429, 503];
+
 /** Maps a transport failure (network error, timeout) to a ProviderError. */
 export function errorFromTransport(context: RequestContext, error: unknown, secret: string): ProviderError {
   const raw = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};

@@ -8,7 +8,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { errorFromResponse, errorFromTransport, type ProviderError } from './errors.js';
+import { errorFromResponse, errorFromTransport, NOT_PROCESSED_STATUSES, RETRY_ERROR_CODES, RETRY_STATUSES, type ProviderError } from './errors.js';
 
 export interface LeanGetOptions {
   origin: string;
@@ -26,8 +26,6 @@ export interface LeanGetOptions {
   maxSockets: number;
 }
 
-const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
-const RETRY_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH']);
 
 interface Answer {
   status: number;
@@ -70,9 +68,9 @@ export function createLeanGet(options: LeanGetOptions) {
         try {
           const answer = await once(path);
           if (answer.status >= 200 && answer.status < 300) return { status: answer.status, body: answer.body, attempts: attempt };
-          const retryAfterMs = answer.status === 429 || answer.status === 503 ? options.parseRetryAfter(answer.retryAfter) : undefined;
+          const retryAfterMs = NOT_PROCESSED_STATUSES.includes(answer.status) ? options.parseRetryAfter(answer.retryAfter) : undefined;
           failure = errorFromResponse({ method: 'GET', path, attempts: attempt }, { status: answer.status, body: answer.body, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }, options.apiKey);
-          if (!RETRY_STATUSES.has(answer.status) || (retryAfterMs !== undefined && retryAfterMs > options.maxRetryAfterMs)) throw failure;
+          if (!RETRY_STATUSES.includes(answer.status) || (retryAfterMs !== undefined && retryAfterMs > options.maxRetryAfterMs)) throw failure;
           delayMs = retryAfterMs ?? options.backoffDelay(attempt);
           if (attempt > options.retryLimit) throw failure;
           options.onRetry({ method: 'GET', path, attempt, status: answer.status, delayMs });
@@ -80,7 +78,7 @@ export function createLeanGet(options: LeanGetOptions) {
           if (error instanceof Error && error.name === 'ProviderError') throw error;
           failure = errorFromTransport({ method: 'GET', path, attempts: attempt }, error, options.apiKey);
           const code = (error as { code?: string }).code ?? '';
-          if (!RETRY_CODES.has(code) || attempt > options.retryLimit) throw failure;
+          if (!RETRY_ERROR_CODES.includes(code) || attempt > options.retryLimit) throw failure;
           delayMs = options.backoffDelay(attempt);
           options.onRetry({ method: 'GET', path, attempt, code, delayMs });
         }
