@@ -18,10 +18,9 @@ export interface TestPlugin extends RunningPlugin {
   idle(timeoutMs?: number): Promise<void>;
 }
 
-/** Config for a plugin under test: temp data folder, port 0, the given provider. */
-export function testConfig(dataDir: string, sandbox: TestSandbox, env: Record<string, string> = {}): Config {
-  return loadConfig(
-    {
+/** The WPP_* environment of a plugin under test: temp data folder, port 0, the given provider. */
+export function testEnv(dataDir: string, sandbox: TestSandbox, env: Record<string, string> = {}): Record<string, string> {
+  return {
     WPP_DATA_DIR: dataDir,
     WPP_PORT: '0',
     WPP_PROVIDER_URL: sandbox.url,
@@ -32,10 +31,13 @@ export function testConfig(dataDir: string, sandbox: TestSandbox, env: Record<st
     WPP_ACCOUNT_DOMAIN: 'panel.example',
     WPP_LOG_LEVEL: 'silent',
     ...env,
-    },
-    // No default origin from the test machine: tests say which IP they mean.
-    { hostname: 'test-host', primaryIp: undefined },
-  );
+  };
+}
+
+/** Config for a plugin under test, from testEnv. */
+export function testConfig(dataDir: string, sandbox: TestSandbox, env: Record<string, string> = {}): Config {
+  // No default origin from the test machine: tests say which IP they mean.
+  return loadConfig(testEnv(dataDir, sandbox, env), { hostname: 'test-host', primaryIp: undefined });
 }
 
 export async function startTestPlugin(sandbox: TestSandbox, options: { dataDir?: string; env?: Record<string, string> } & Partial<PluginOptions> = {}): Promise<TestPlugin & { dataDir: string }> {

@@ -7,7 +7,7 @@ import { hitsOverTime, usageReport } from '../../src/core/statistics.js';
 import { signBody } from '../../src/web/signature.js';
 import { runWpp } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { TEST_PANEL_SECRET, startTestPlugin, testConfig, withPlugin } from '../helpers/plugin.js';
+import { TEST_PANEL_SECRET, startTestPlugin, testConfig, testEnv, withPlugin } from '../helpers/plugin.js';
 import { waitFor, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 import { openPluginDatabase } from '../../src/main.js';
@@ -348,7 +348,7 @@ describe('two wpp sync-stats at once', () => {
   it('never both run: one reads, the other says so and does nothing', async () => {
     await withSandbox(async (sb) => {
       const dataDir = createTempDir('wpp-sync-');
-      const env = { WPP_DATA_DIR: dataDir, WPP_PROVIDER_URL: sb.url, WPP_PROVIDER_API_KEY: sb.partnerKey, WPP_PANEL_SECRET: TEST_PANEL_SECRET, WPP_SERVER_IP: '192.0.2.5', WPP_LOG_LEVEL: 'silent', WPP_SYNC_CONCURRENCY: '2', WPP_SYNC_RATE: '0' };
+      const env = testEnv(dataDir, sb, { WPP_SYNC_CONCURRENCY: '2', WPP_SYNC_RATE: '0' });
       try {
         const user = await sb.control<{ id: string }>('POST', '/v1.0/user', { id: 'kim@panel.example' });
         const db = openPluginDatabase(testConfig(dataDir, sb, env));

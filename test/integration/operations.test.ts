@@ -7,7 +7,7 @@ import { deliverEvents } from '../../src/cli/hook.command.js';
 import { openPluginDatabase } from '../../src/main.js';
 import { finishEvent } from '../../src/panel/events.js';
 import { runWpp } from '../helpers/cli.js';
-import { TEST_PANEL_SECRET, startTestPlugin, testConfig, withPlugin } from '../helpers/plugin.js';
+import { startTestPlugin, testConfig, testEnv, withPlugin } from '../helpers/plugin.js';
 import { startTestSandbox, withSandbox } from '../helpers/sandbox.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
@@ -42,15 +42,7 @@ describe('wpp worker --once and wpp jobs', () => {
   it('drains queued events, shows a dead job with its reason, and runs it again once the cause is fixed', async () => {
     await withSandbox(async (sb) => {
       const dataDir = createTempDir('wpp-ops-');
-      const env = {
-        WPP_DATA_DIR: dataDir,
-        WPP_PROVIDER_URL: sb.url,
-        WPP_PROVIDER_API_KEY: sb.partnerKey,
-        WPP_PANEL_SECRET: TEST_PANEL_SECRET,
-        WPP_SERVER_IP: '192.0.2.5',
-        WPP_ACCOUNT_DOMAIN: 'panel.example',
-        WPP_LOG_LEVEL: 'silent',
-      };
+      const env = testEnv(dataDir, sb);
       try {
         const config = testConfig(dataDir, sb, env);
         await deliverEvents(config, [domainAdded('dora', 'one.example')]);

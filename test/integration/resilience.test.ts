@@ -9,7 +9,7 @@ import { createJobsRepo } from '../../src/db/jobs.repo.js';
 import { createProvisioningRepo } from '../../src/db/provisioning.repo.js';
 import { openPluginDatabase } from '../../src/main.js';
 import { finishEvent, type PanelEvent } from '../../src/panel/events.js';
-import { TEST_PANEL_SECRET, startTestPlugin, testConfig } from '../helpers/plugin.js';
+import { startTestPlugin, testConfig, testEnv } from '../helpers/plugin.js';
 import { startTestSandbox, waitFor } from '../helpers/sandbox.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
@@ -69,17 +69,7 @@ describe('plugin killed mid-drain', () => {
   it('ends with all 1,000 websites present once after SIGKILL and a restart, and stops cleanly on SIGTERM', async () => {
     const sandbox = await startTestSandbox({ certDelaySeconds: 0 });
     const dataDir = createTempDir('wpp-crash-');
-    const env = {
-      WPP_DATA_DIR: dataDir,
-      WPP_PORT: '0',
-      WPP_PROVIDER_URL: sandbox.url,
-      WPP_PROVIDER_API_KEY: sandbox.partnerKey,
-      WPP_PANEL_SECRET: TEST_PANEL_SECRET,
-      WPP_SERVER_IP: '192.0.2.5',
-      WPP_ACCOUNT_DOMAIN: 'panel.example',
-      WPP_JOB_LEASE_SECONDS: '1',
-      WPP_LOG_LEVEL: 'warn',
-    };
+    const env = testEnv(dataDir, sandbox, { WPP_JOB_LEASE_SECONDS: '1', WPP_LOG_LEVEL: 'warn' });
     const db = openPluginDatabase(testConfig(dataDir, sandbox, env));
     const jobs = createJobsRepo(db);
     const children: ChildProcess[] = [];
