@@ -142,8 +142,12 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       wakeWorker();
       return results;
     };
-    const enqueueRefresh = (domain: string, account: string, dedupeKey: string | null = null) => {
-      jobs.enqueue({ kind: REFRESH_JOB, dedupeKey, account, domain, payload: { domain }, maxAttempts: config.worker.maxAttempts });
+    /** Queues provider re-reads of websites, in one transaction. */
+    const enqueueRefreshes = (refreshes: { domain: string; account: string; dedupeKey?: string | null }[]) => {
+      if (refreshes.length === 0) return;
+      jobs.enqueueMany(
+        refreshes.map(({ domain, account, dedupeKey }) => ({ kind: REFRESH_JOB, dedupeKey: dedupeKey ?? null, account, domain, payload: { domain }, maxAttempts: config.worker.maxAttempts })),
+      );
       wakeWorker();
     };
 
@@ -153,7 +157,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       callbacks: {
         findWebsiteByTokenHash: (hash) => repo.getWebsiteByTokenHash(hash),
         signingKeyFor: (website) => repo.getAccount(website.account)?.providerApiKey ?? null,
-        enqueueRefresh: (website) => enqueueRefresh(website.domain, website.account),
+        enqueueRefresh: (website) => enqueueRefreshes([{ domain: website.domain, account: website.account }]),
       },
     });
     let url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
@@ -231,7 +235,8 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       worker.start();
     }
 
-    if (config.server.ip) {
+    // Registration belongs to the long-running plugin; one-shot commands need not queue it.
+    if (config.server.ip && options.http !== false) {
       jobs.enqueue({ kind: REGISTER_SERVER_JOB, dedupeKey: `server.register:${config.server.ip}`, payload: {}, maxAttempts: config.worker.maxAttempts });
       wakeWorker();
     }
@@ -242,7 +247,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
           name: 'reconcile',
           // Websites stuck in a non-final state (pending DNS, issuing a certificate, or never read) are looked up again.
           schedule: '* * * * *',
-          run: async () => reconcileWebsites(repo, enqueueRefresh),
+          run: async () => reconcileWebsites(repo, enqueueRefreshes),
         },
         {
           name: SYNC_JOB,
@@ -277,7 +282,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       syncStatistics: (options) => runSync(options),
       enforceLimits: () => runEnforcement(),
       adminResume: (domain, admin) => enforcement.adminResume(domain, admin),
-      reconcile: (now?: number) => reconcileWebsites(repo, enqueueRefresh, now === undefined ? {} : { now }),
+      reconcile: (now?: number) => reconcileWebsites(repo, enqueueRefreshes, now === undefined ? {} : { now }),
       drain: () => worker.drain(),
       close: () => (closing ??= closeAll()),
     };

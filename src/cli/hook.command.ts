@@ -24,8 +24,15 @@ export const hookUsage = `  hook cpanel [--describe]   cPanel Standardized Hook:
   hook emit <type> --account A [--email E] [--domain D] [--subdomain S] [--plan P] [--ip IP] [--id ID]
                              any panel: one event of ${'<type>'} (account.created, domain.added, ...)`;
 
-/** Errors that mean "this process may not write the database", not "the database is broken". */
-const NO_DB_ACCESS = new Set(['EACCES', 'EPERM', 'EROFS', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_PERM']);
+/**
+ * Errors that mean "this process may not write the database", not "the database is broken".
+ * SQLite opens a file it cannot write read-only without complaint, so these can come from the
+ * open, the WAL set-up, or only from the first write (SQLITE_READONLY and its variants).
+ */
+const mayNotWrite = (error: unknown) => {
+  const code = (error as { code?: string }).code ?? '';
+  return ['EACCES', 'EPERM', 'EROFS', 'SQLITE_CANTOPEN', 'SQLITE_PERM'].includes(code) || code.startsWith('SQLITE_READONLY');
+};
 
 async function postEvents(config: Config, events: PanelEvent[]): Promise<IngestResult[]> {
   const body = JSON.stringify(events);
@@ -44,17 +51,16 @@ async function postEvents(config: Config, events: PanelEvent[]): Promise<IngestR
 /** Writes the events into the jobs table, or posts them when this process cannot open it. */
 export async function deliverEvents(config: Config, events: PanelEvent[], open: (config: Config) => Db = openPluginDatabase): Promise<IngestResult[]> {
   if (events.length === 0) return [];
-  let db;
+  let db: Db | undefined;
   try {
     db = open(config);
-  } catch (error) {
-    if (!NO_DB_ACCESS.has((error as { code?: string }).code ?? '')) throw error;
-    return postEvents(config, events);
-  }
-  try {
     return ingestEvents(createJobsRepo(db), events, config.worker.maxAttempts);
+  } catch (error) {
+    if (!mayNotWrite(error)) throw error;
+    // Nothing was written (ingest is one transaction): hand the events to the running plugin.
+    return postEvents(config, events);
   } finally {
-    db.close();
+    db?.close();
   }
 }
 

@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { startPlugin, type RunningPlugin } from '../main.js';
+import { createStatisticsRepo } from '../db/statistics.repo.js';
+import { openPluginDatabase, startPlugin, type RunningPlugin } from '../main.js';
 import { configFromEnv, parseOptions, stopOnSignal, UsageError } from './shared.js';
 
 export const statsUsage = `  sync-stats [--no-enforce]  read every website's statistics now, then enforce the limits
   enforce                    one enforcement pass now (pause, resume, warn)
   limits [--scope S --subject X --website-hits N --account-hits N --domain-limit N
           --period monthly|daily --anchor-day D --warning-percent P --exempt true|false]
-                             show the limits table, or set one row (scope: global, plan, account, website)
+                             show the limits table, or change one row (scope: global, plan, account,
+                             website); options not given keep their value, \`none\` clears one
   resume <domain> --admin NAME   resume a website enforcement paused, for the rest of its period`;
 
 /** The plugin without HTTP, worker or scheduler: what a one-shot command needs. */
@@ -63,37 +65,49 @@ export async function runEnforce(args: string[]): Promise<number> {
   });
 }
 
-const count = z.coerce.number().int().min(0);
+/** A number, or `none` to clear the value so it is inherited again. */
+const orNone = (schema: z.ZodType<number>) => z.union([z.literal('none').transform(() => null), schema]);
+const count = orNone(z.coerce.number().int().min(0));
 const limitsArgs = z.object({
   scope: z.enum(['global', 'plan', 'account', 'website']).optional(),
   subject: z.string().trim().min(1).optional(),
-  period: z.enum(['monthly', 'daily']).optional(),
-  'anchor-day': z.coerce.number().int().min(1).max(28).optional(),
+  period: z.union([z.literal('none').transform(() => null), z.enum(['monthly', 'daily'])]).optional(),
+  'anchor-day': orNone(z.coerce.number().int().min(1).max(28)).optional(),
   'website-hits': count.optional(),
   'account-hits': count.optional(),
   'domain-limit': count.optional(),
-  'warning-percent': z.coerce.number().int().min(1).max(100).optional(),
-  exempt: z.enum(['true', 'false']).optional(),
+  'warning-percent': orNone(z.coerce.number().int().min(1).max(100)).optional(),
+  exempt: z.enum(['true', 'false', 'none']).optional(),
 });
 
+/**
+ * Shows the limits table, or changes one row: only the options given change (`none` clears
+ * one), the rest of the row stays. Needs only the database, not the provider.
+ */
 export async function runLimits(args: string[]): Promise<number> {
   const options = parseOptions(limitsArgs, args);
-  return withPlugin(async (plugin) => {
+  const db = openPluginDatabase(configFromEnv());
+  try {
+    const stats = createStatisticsRepo(db);
     if (options.scope) {
       if (options.scope !== 'global' && !options.subject) throw new UsageError(`--scope ${options.scope} needs --subject (the ${options.scope} it applies to)`);
-      plugin.stats.setLimits(options.scope, options.subject ?? '', {
-        period: options.period ?? null,
-        anchorDay: options['anchor-day'] ?? null,
-        websiteHits: options['website-hits'] ?? null,
-        accountHits: options['account-hits'] ?? null,
-        domainLimit: options['domain-limit'] ?? null,
-        warningPercent: options['warning-percent'] ?? null,
-        exempt: options.exempt === undefined ? null : options.exempt === 'true',
-      });
+      const given = {
+        period: options.period,
+        anchorDay: options['anchor-day'],
+        websiteHits: options['website-hits'],
+        accountHits: options['account-hits'],
+        domainLimit: options['domain-limit'],
+        warningPercent: options['warning-percent'],
+        exempt: options.exempt === undefined ? undefined : options.exempt === 'none' ? null : options.exempt === 'true',
+      };
+      const changes = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
+      stats.setLimits(options.scope, options.subject ?? '', { ...stats.limitLayer(options.scope, options.subject ?? ''), ...changes });
     }
-    for (const [key, layer] of plugin.stats.limitLayers()) console.log(`${key}\t${JSON.stringify(layer)}`);
+    for (const [key, layer] of stats.limitLayers()) console.log(`${key}\t${JSON.stringify(layer)}`);
     return 0;
-  });
+  } finally {
+    db.close();
+  }
 }
 
 export async function runResume(args: string[]): Promise<number> {

@@ -15,8 +15,12 @@ export interface IngestResult {
   created: boolean;
 }
 
-/** Account-wide events order everything of the account; domain events only their domain. */
-const isAccountLevel = (type: PanelEvent['type']) => type.startsWith('account.') || type === 'plan.changed';
+/**
+ * Account-wide events order everything of the account; other domain events only their domain.
+ * domain.added counts as account-wide: adding one checks the account's domain limit, so two
+ * adds of one account must not run side by side, in this process or any other.
+ */
+const isAccountLevel = (type: PanelEvent['type']) => type.startsWith('account.') || type === 'plan.changed' || type === 'domain.added';
 
 export function ingestEvents(jobs: JobsRepo, events: PanelEvent[], maxAttempts: number): IngestResult[] {
   const results = jobs.enqueueMany(

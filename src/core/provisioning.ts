@@ -9,7 +9,6 @@ import type { PanelEvent } from '../panel/events.js';
 import { isProviderError, type ProviderClient } from '../provider/index.js';
 import { AppError } from '../errors.js';
 import { callbackTokenFor, hashToken, providerUserIdFor } from './identity.js';
-import { createKeyedMutex } from './keyed-mutex.js';
 
 export interface ProvisioningSettings {
   accountDomain: string;
@@ -32,10 +31,6 @@ export interface ProvisioningDeps {
 export const DEFAULT_PLAN = 'default';
 
 export function createProvisioning({ repo, provider, settings, logger, domainLimitFor }: ProvisioningDeps) {
-  // Websites of one account are added one at a time, so the domain-limit check and the save
-  // it guards cannot interleave; other accounts still run side by side.
-  const oneAtATimePerAccount = createKeyedMutex();
-
   const planFor = (name: string | null | undefined) =>
     repo.getPlan(name ?? DEFAULT_PLAN) ?? repo.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'] };
 
@@ -177,7 +172,8 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
           await ensureAccount(event.account, { email: event.email, plan: event.plan }, true);
           return;
         case 'domain.added':
-          return oneAtATimePerAccount(event.account, () => domainAdded(event as PanelEvent & { domain: string }));
+          // The queue runs one domain.added of an account at a time (see ingest), so the domain-limit check holds.
+          return domainAdded(event as PanelEvent & { domain: string });
         case 'domain.removed': {
           const website = managedWebsite(event);
           if (website) await applyStatus(website, 'paused', 'domain_removed', 'removed');

@@ -210,7 +210,7 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
   const retryStatement = db.prepare(`
     UPDATE jobs SET state = 'pending', attempts = 0, run_at = @now, lease_until = NULL, locked_by = NULL,
       finished_at = NULL, updated_at = @now
-    WHERE id = @id AND state IN ('dead', 'done')
+    WHERE id = @id AND state = 'dead'
     RETURNING *`);
   const retryAllDeadStatement = db.prepare(`
     UPDATE jobs SET state = 'pending', attempts = 0, run_at = @now, lease_until = NULL, locked_by = NULL,
@@ -302,8 +302,9 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
     },
 
     /**
-     * Manual retry of a dead or done job: pending now with attempts 0; last_error stays until
-     * the next run replaces or clears it. Null when the job does not exist or is still open.
+     * Manual retry of a dead job: pending now with attempts 0; last_error stays until the next
+     * run replaces or clears it. Null when the job does not exist or is not dead (a done job is
+     * not run again: it could re-apply an old event after newer ones).
      */
     retry(id: number): Job | null {
       const row = retryStatement.get({ id, now: now() }) as JobRow | undefined;

@@ -211,7 +211,8 @@ export function createWorker(options: WorkerOptions) {
     const room = concurrency - inFlight.size;
     if (room <= 0 || stopping) return 0;
     const claimed = jobs.claim(workerId, room, leaseMs);
-    for (const job of claimed) launch(job);
+    // A lease renewal that stalled lets this worker re-claim its own job: it is still running here.
+    for (const job of claimed) if (!inFlight.has(job.id)) launch(job);
     return claimed.length;
   }
 

@@ -45,7 +45,7 @@ describe('wpp hook cpanel', () => {
     expect(again.stdout.trim()).toMatch(/^1 account\.created already queued \(job \d+\); domain\.added already queued \(job \d+\)$/);
     const jobs = jobRows().filter((job) => job.account === 'alice');
     expect(jobs.map((job) => (job.payload as { type: string }).type).sort()).toEqual(['account.created', 'domain.added']);
-    expect(jobs.find((job) => job.domain)?.domain).toBe('alice-shop.example');
+    expect(jobs.map((job) => (job.payload as { domain?: string }).domain).filter(Boolean)).toEqual(['alice-shop.example']);
   });
 
   it('answers "0 <reason>", exits non-zero and writes nothing for a bad payload or bad JSON', async () => {
@@ -118,8 +118,20 @@ describe('hooks that cannot open the database', () => {
       };
       const delivered = await deliverEvents({ ...plugin.config, publicUrl: plugin.url }, [result.data], readOnly);
       expect(delivered).toEqual([{ eventId: result.data.id, type: 'domain.added', jobId: expect.any(Number), created: true }]);
+      // The common case: SQLite opened the file read-only without complaint; only the write fails.
+      const second = finishEvent('emit', { type: 'domain.added', account: 'carol', domain: 'carol2.example' });
+      if (!second.success) throw second.error;
+      const opensReadOnly = () => {
+        const db = openPluginDatabase(plugin.config);
+        db.prepare = (() => {
+          throw Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY_DIRECTORY' });
+        }) as typeof db.prepare;
+        return db;
+      };
+      expect((await deliverEvents({ ...plugin.config, publicUrl: plugin.url }, [second.data], opensReadOnly))[0]?.created).toBe(true);
       await plugin.idle();
       expect(plugin.repo.getWebsite('carol.example')?.account).toBe('carol');
+      expect(plugin.repo.getWebsite('carol2.example')?.account).toBe('carol');
     });
   });
 });

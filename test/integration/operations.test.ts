@@ -12,6 +12,7 @@ import { startTestSandbox, withSandbox } from '../helpers/sandbox.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
 
+const TEST_SECRET = 'limits-test-secret-0123456789';
 const wpp = (args: string[], env: Record<string, string>) => runWpp(args, { env });
 
 const domainAdded = (account: string, domain: string) => {
@@ -71,6 +72,28 @@ describe('wpp worker --once and wpp jobs', () => {
       }
     });
   }, 60_000);
+});
+
+describe('wpp limits', () => {
+  it('changes only the options given, clears with none, and needs no provider', async () => {
+    const dataDir = createTempDir('wpp-limits-');
+    // No provider configured and no sandbox ever run: limits only touch the plugin's database.
+    const env = { WPP_DATA_DIR: dataDir, WPP_PANEL_SECRET: TEST_SECRET, WPP_LOG_LEVEL: 'silent' };
+    try {
+      expect((await runWpp(['limits', '--scope', 'global', '--website-hits', '5000'], { env })).code).toBe(0);
+      const second = await runWpp(['limits', '--scope', 'global', '--domain-limit', '3'], { env });
+      expect(second.stdout).toContain('"websiteHits":5000');
+      expect(second.stdout).toContain('"domainLimit":3');
+      const cleared = await runWpp(['limits', '--scope', 'global', '--website-hits', 'none'], { env });
+      expect(cleared.stdout).toContain('"websiteHits":null');
+      expect(cleared.stdout).toContain('"domainLimit":3');
+      const bad = await runWpp(['limits', '--scope', 'account', '--website-hits', '5'], { env });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('needs --subject');
+    } finally {
+      removeTempDir(dataDir);
+    }
+  });
 });
 
 describe('graceful stop', () => {
