@@ -459,7 +459,7 @@ function createCalls(options: ProviderClientOptions) {
       const checked = validate(statisticsQuerySchema, range, 'GET', template);
       const query = new URLSearchParams({ ...(checked.from ? { from: checked.from } : {}), ...(checked.to ? { to: checked.to } : {}) }).toString();
       const path = `${websitePath(name)}/statistics`;
-      const answer = await lean.get(query ? `${path}?${query}` : path);
+      const answer = await lean.get(path, query);
       const { status, attempts } = answer;
       let data: unknown;
       try {

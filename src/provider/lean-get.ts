@@ -8,7 +8,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { errorFromResponse, errorFromTransport, NOT_PROCESSED_STATUSES, RETRY_ERROR_CODES, RETRY_STATUSES, type ProviderError } from './errors.js';
+import { errorFromResponse, errorFromTransport, NOT_PROCESSED_STATUSES, RETRY_ERROR_CODES, RETRY_STATUSES } from './errors.js';
 
 export interface LeanGetOptions {
   origin: string;
@@ -41,50 +41,62 @@ export function createLeanGet(options: LeanGetOptions) {
   const request = secure ? https.request : http.request;
   const url = new URL(options.origin);
 
+  /** One attempt; the deadline covers the whole answer, as got's `timeout.request` does elsewhere. */
   const once = (path: string): Promise<Answer> =>
     new Promise((resolve, reject) => {
       const req = request(
-        { agent, protocol: url.protocol, hostname: url.hostname, port: url.port, method: 'GET', path: options.basePath + path, headers: options.headers, timeout: options.timeoutMs },
+        { agent, protocol: url.protocol, hostname: url.hostname, port: url.port, method: 'GET', path: options.basePath + path, headers: options.headers },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), retryAfter: res.headers['retry-after'] }));
+          res.on('end', () => {
+            clearTimeout(deadline);
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), retryAfter: res.headers['retry-after'] });
+          });
           res.on('error', reject);
         },
       );
-      req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' })));
-      req.on('error', reject);
+      const deadline = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' })), options.timeoutMs);
+      req.on('error', (error) => {
+        clearTimeout(deadline);
+        reject(error);
+      });
       req.end();
     });
 
   const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   return {
-    /** GET `path` (starting with /); resolves with a 2xx answer's status and body, or throws a ProviderError. */
-    async get(path: string): Promise<{ status: number; body: string; attempts: number }> {
+    /**
+     * GET `path` with an optional query (kept out of errors and logs); resolves with a 2xx
+     * answer's status and body, or throws a ProviderError.
+     */
+    async get(path: string, query = ''): Promise<{ status: number; body: string; attempts: number }> {
+      const target = query ? `${path}?${query}` : path;
       for (let attempt = 1; ; attempt++) {
-        let failure: ProviderError;
-        let delayMs: number | undefined;
+        const context = { method: 'GET', path, attempts: attempt };
+        let answer: Answer;
         try {
-          const answer = await once(path);
-          if (answer.status >= 200 && answer.status < 300) return { status: answer.status, body: answer.body, attempts: attempt };
-          const retryAfterMs = NOT_PROCESSED_STATUSES.includes(answer.status) ? options.parseRetryAfter(answer.retryAfter) : undefined;
-          failure = errorFromResponse({ method: 'GET', path, attempts: attempt }, { status: answer.status, body: answer.body, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }, options.apiKey);
-          if (!RETRY_STATUSES.includes(answer.status) || (retryAfterMs !== undefined && retryAfterMs > options.maxRetryAfterMs)) throw failure;
-          delayMs = retryAfterMs ?? options.backoffDelay(attempt);
-          if (attempt > options.retryLimit) throw failure;
-          options.onRetry({ method: 'GET', path, attempt, status: answer.status, delayMs });
+          answer = await once(target);
         } catch (error) {
-          if (error instanceof Error && error.name === 'ProviderError') throw error;
-          failure = errorFromTransport({ method: 'GET', path, attempts: attempt }, error, options.apiKey);
+          const failure = errorFromTransport(context, error, options.apiKey);
           const code = (error as { code?: string }).code ?? '';
           if (!RETRY_ERROR_CODES.includes(code) || attempt > options.retryLimit) throw failure;
-          delayMs = options.backoffDelay(attempt);
+          const delayMs = options.backoffDelay(attempt);
           options.onRetry({ method: 'GET', path, attempt, code, delayMs });
+          await wait(delayMs);
+          continue;
         }
+        if (answer.status >= 200 && answer.status < 300) return { status: answer.status, body: answer.body, attempts: attempt };
+        const retryAfterMs = NOT_PROCESSED_STATUSES.includes(answer.status) ? options.parseRetryAfter(answer.retryAfter) : undefined;
+        const failure = errorFromResponse(context, { status: answer.status, body: answer.body, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }, options.apiKey);
+        const retryable = RETRY_STATUSES.includes(answer.status) && attempt <= options.retryLimit && (retryAfterMs === undefined || retryAfterMs <= options.maxRetryAfterMs);
+        if (!retryable) throw failure;
+        // The same floor as the client's other transport: a Retry-After of 0 still yields.
+        const delayMs = retryAfterMs !== undefined ? Math.max(1, retryAfterMs) : options.backoffDelay(attempt);
+        options.onRetry({ method: 'GET', path, attempt, status: answer.status, delayMs });
         await wait(delayMs);
       }
     },
-    close: () => agent.destroy(),
   };
 }

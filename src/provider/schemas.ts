@@ -14,7 +14,7 @@ import {
   domainSchema,
   ipAddressSchema,
   ipListSchema,
-  ipv6AddressSchema,
+  ipv6ListSchema,
   settingsPatchSchema,
   subdomainListSchema,
   tagSchema,
@@ -45,8 +45,6 @@ function whenValid(...keys: string[]) {
       payload.issues.every((issue) => !keys.includes(String(issue.path?.[0]))),
   };
 }
-
-export const ipv6ListSchema = z.array(ipv6AddressSchema).transform((ips) => [...new Set(ips)]);
 
 const labelSchema = z.string().trim().min(1, 'may not be empty').max(255, 'is at most 255 characters');
 
@@ -279,11 +277,6 @@ export const websiteSchema = z.object({
   updated_at: looseOptionalString,
 });
 export type Website = z.output<typeof websiteSchema>;
-
-export const websiteListSchema = z.preprocess(
-  (value) => unwrapList(value, ['websites', 'data', 'items']),
-  z.array(websiteSchema),
-);
 
 export const userSchema = z.object({
   id: requiredString,

@@ -132,6 +132,7 @@ export const ipv6AddressSchema = z
   .transform((value) => value.toLowerCase());
 
 export const ipListSchema = z.array(ipAddressSchema).transform((ips) => [...new Set(ips)]);
+export const ipv6ListSchema = z.array(ipv6AddressSchema).transform((ips) => [...new Set(ips)]);
 
 export const tagSchema = z.string().trim().min(1, 'tags may not be empty').max(100, 'tags are at most 100 characters');
 export const tagListSchema = z.array(tagSchema).transform((tags) => [...new Set(tags)]);

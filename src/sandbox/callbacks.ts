@@ -38,7 +38,6 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions) {
   const inFlight = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  let pumping = false;
   const pending = new Set<Promise<void>>();
 
   const deliver = async (callback: StoredCallback): Promise<void> => {
@@ -95,26 +94,22 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions) {
   };
 
   function pump(): void {
-    if (stopped || pumping) return;
-    pumping = true;
-    try {
-      const free = concurrency - inFlight.size;
-      if (free > 0) {
-        for (const callback of store.dueCallbacks(now(), free + inFlight.size)) {
-          if (inFlight.has(callback.id) || inFlight.size >= concurrency) continue;
-          inFlight.add(callback.id);
-          const delivery = deliver(callback)
-            .catch((error: unknown) => logger.error({ err: error, callback: callback.id }, 'callback delivery crashed'))
-            .finally(() => {
-              inFlight.delete(callback.id);
-              pending.delete(delivery);
-              setImmediate(pump);
-            });
-          pending.add(delivery);
-        }
+    // Runs to completion without awaiting, so it is never re-entered.
+    if (stopped) return;
+    const free = concurrency - inFlight.size;
+    if (free > 0) {
+      for (const callback of store.dueCallbacks(now(), free + inFlight.size)) {
+        if (inFlight.has(callback.id) || inFlight.size >= concurrency) continue;
+        inFlight.add(callback.id);
+        const delivery = deliver(callback)
+          .catch((error: unknown) => logger.error({ err: error, callback: callback.id }, 'callback delivery crashed'))
+          .finally(() => {
+            inFlight.delete(callback.id);
+            pending.delete(delivery);
+            setImmediate(pump);
+          });
+        pending.add(delivery);
       }
-    } finally {
-      pumping = false;
     }
     schedule();
   }

@@ -21,7 +21,6 @@ export class SandboxError extends Error {
   }
 }
 
-export const badRequest = (message: string) => new SandboxError(400, 'bad_request', message);
 export const unauthorized = (message = 'A valid API key is required in the Authorization header') =>
   new SandboxError(401, 'unauthorized', message);
 export const forbidden = (message: string) => new SandboxError(403, 'forbidden', message);

@@ -5,7 +5,6 @@
 export function createRateLimiter(perSecond: number, now: () => number = Date.now) {
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
-    enabled: perSecond > 0,
     take(key: string): number {
       if (perSecond <= 0) return 0;
       const t = now();

@@ -182,8 +182,6 @@ const HOUR_MS = 3_600_000;
 /** Every SQL statement of the sandbox, prepared once per database. */
 export function createSandboxStore(db: Db) {
   const s = {
-    getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
-    setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     insertUser: db.prepare(
       `INSERT INTO users (id, api_key, is_partner, domain_limit, tag, created_at, updated_at)
        VALUES (@id, @api_key, @is_partner, @domain_limit, @tag, @created_at, @updated_at)`,
@@ -234,11 +232,6 @@ export function createSandboxStore(db: Db) {
     ),
     dueCerts: db.prepare<[number, number], { domain: string }>(
       'SELECT domain FROM websites WHERE cert_ready_at IS NOT NULL AND cert_ready_at <= ? ORDER BY cert_ready_at LIMIT ?',
-    ),
-    nextDue: db.prepare<[], { at: number | null }>(
-      `SELECT MIN(at) AS at FROM (
-         SELECT MIN(dns_verify_at) AS at FROM websites WHERE dns_verified_at IS NULL AND dns_verify_at IS NOT NULL
-         UNION ALL SELECT MIN(cert_ready_at) FROM websites WHERE cert_ready_at IS NOT NULL)`,
     ),
     counters: db.prepare<[string], Counters>('SELECT total, blocked, captcha FROM websites WHERE domain = ?'),
     addCounters: db.prepare(
@@ -299,8 +292,6 @@ export function createSandboxStore(db: Db) {
       return db.transaction(fn)();
     },
 
-    getMeta: (key: string) => s.getMeta.get(key)?.value ?? null,
-    setMeta: (key: string, value: string) => void s.setMeta.run(key, value),
 
     insertUser(user: StoredUser): void {
       s.insertUser.run({
@@ -371,8 +362,6 @@ export function createSandboxStore(db: Db) {
     },
     dueDnsVerifications: (now: number, limit: number) => s.dueDns.all(now, limit).map((row) => row.domain),
     dueCertificates: (now: number, limit: number) => s.dueCerts.all(now, limit).map((row) => row.domain),
-    /** The earliest pending DNS verification or certificate, to time the next state-machine step. */
-    nextTransitionAt: () => s.nextDue.get()?.at ?? null,
 
     counters: (domain: string): Counters | null => s.counters.get(domain) ?? null,
     addTraffic: (domain: string, at: number, hits: number, blocked: number, captcha: number, category = '') =>

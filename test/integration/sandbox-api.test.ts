@@ -243,9 +243,9 @@ describe('website validation', () => {
   });
 
   it('normalises IDN domains to punycode and lower case, and subdomain lists to a set', async () => {
-    const answer = await call(sb, 'POST', '/v1.0/website', { json: website('Bücher.Example', { subdomain: ['WWW', 'www', 'shop'], ip: ['2001:DB8::10'] }) });
+    const answer = await call(sb, 'POST', '/v1.0/website', { json: website('Bücher.Example', { subdomain: ['WWW', 'www', 'shop'], ip: ['2001:DB8::10'], ipv6: ['2001:db8::20', '2001:DB8::20'] }) });
     expect(answer.status).toBe(201);
-    expect(answer.body).toMatchObject({ domain: 'xn--bcher-kva.example', subdomain: ['www', 'shop'], ip: ['2001:db8::10'] });
+    expect(answer.body).toMatchObject({ domain: 'xn--bcher-kva.example', subdomain: ['www', 'shop'], ip: ['2001:db8::10'], ipv6: ['2001:db8::20'] });
     expect((await call(sb, 'GET', `/v1.0/website?domain=${encodeURIComponent('BÜCHER.example')}`)).status).toBe(200);
   });
 
