@@ -46,7 +46,7 @@ if (mode === 'sandbox') {
     for (;;) {
       const counts = plugin.jobs.counts();
       if (counts.done + counts.dead >= target && counts.pending + counts.running === 0) {
-        print({ seconds: (performance.now() - started) / 1000, done: counts.done, dead: counts.dead, failed: counts.pending });
+        print({ seconds: (performance.now() - started) / 1000, done: counts.done, dead: counts.dead });
         break;
       }
       const stopped = await Promise.race([stop.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20))]);

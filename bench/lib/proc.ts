@@ -114,34 +114,6 @@ export function stopRequested(): Promise<void> {
   });
 }
 
-/**
- * For children that take commands: calls `onCommand` with each JSON line the parent sends
- * (ChildServer.send); resolves when stdin closes (the parent asked us to stop, or died) or on
- * SIGTERM/SIGINT. Use instead of stopRequested, which discards stdin.
- */
-export function commandsFromParent(onCommand: (command: unknown) => void): Promise<void> {
-  return new Promise((resolve) => {
-    const lines = createInterface({ input: process.stdin });
-    lines.on('line', (line) => {
-      if (line.trim().startsWith('{')) onCommand(JSON.parse(line) as unknown);
-    });
-    lines.on('close', () => resolve());
-    process.stdin.on('error', () => resolve());
-    process.once('SIGTERM', () => resolve());
-    process.once('SIGINT', () => resolve());
-  });
-}
-
-/** Current resident set size (VmRSS) of a live process, in MB; null when unreadable. */
-export function rssMb(pid: number): number | null {
-  try {
-    const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Math.round(Number(match[1]) / 1024) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** CPU seconds (user + system) a live process has used so far; null when unreadable. */
 export function cpuSeconds(pid: number): number | null {
   try {

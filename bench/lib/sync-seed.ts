@@ -10,7 +10,7 @@
  *
  * Each website also has some blocked (10% at most) and challenged (5% at most) hits.
  */
-import { createHash } from 'node:crypto';
+import { hashToken, providerUserIdFor } from '../../src/core/identity.js';
 import type { Db } from '../../src/db/open.js';
 
 export const ACCOUNT_DOMAIN = 'panel.bench.example';
@@ -18,7 +18,8 @@ export const ORIGIN_IP = '203.0.113.10';
 
 export const domainOf = (i: number) => `site-${i}.sync.bench.example`;
 export const accountOf = (i: number, users: number) => `customer${i % users}`;
-export const userIdOf = (account: string) => `${account}@${ACCOUNT_DOMAIN}`;
+/** The plugin's own mapping, so the seed names users exactly as provisioning would. */
+export const userIdOf = (account: string) => providerUserIdFor(account, ACCOUNT_DOMAIN);
 
 /** A small, fast hash of i to [0, 1): the same numbers every run. */
 function unit(i: number, salt: number): number {
@@ -140,7 +141,7 @@ export function seedPluginDatabase(db: Db, options: { n: number; users: SeededUs
     for (const user of options.users) insertAccount.run(user.account, user.userId, user.apiKey, at, at);
     for (let i = 0; i < options.n; i++) {
       const domain = domainOf(i);
-      const tokenHash = createHash('sha256').update(`bench-callback-token:${domain}`).digest('hex');
+      const tokenHash = hashToken(`bench-callback-token:${domain}`);
       insertWebsite.run(domain, accountOf(i, options.users.length), origin, at, tokenHash, at, at);
     }
     insertLimit.run(options.limit, at);
