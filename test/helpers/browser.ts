@@ -1,20 +1,38 @@
+import sparticuzChromium from '@sparticuz/chromium';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { createTempDir, removeTempDir } from './temp.js';
 
-/** Debian's Chromium (`apt-get install chromium`); .ci/run installs it. */
-export const CHROMIUM_PATH = process.env.WPP_CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * Flags of @sparticuz/chromium that weaken the web's security model (made for scraping on
+ * Lambda). Browser tests check framing and security headers, so these stay off.
+ */
+const WEAKENING_FLAGS = new Set(['--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials']);
+
+/** No background requests, component updates or QUIC: this machine's network is closed. */
+const QUIET_FLAGS = ['--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic', '--disable-gpu'];
 
 /**
- * Runs `fn` with a headless Chromium in a fresh profile, flags set for a closed network
- * (no background requests, no component updates), and always closes it and removes the profile.
+ * The browser the tests drive: `WPP_CHROMIUM_PATH` when set (a system Chromium), else the
+ * headless Chromium that the npm package @sparticuz/chromium ships inside itself, unpacked
+ * to the temp folder on first use. Nothing beyond `npm install` is needed.
+ */
+async function browserLaunch(): Promise<{ executablePath: string; args: string[] }> {
+  const systemPath = process.env.WPP_CHROMIUM_PATH;
+  if (systemPath) return { executablePath: systemPath, args: ['--no-sandbox', ...QUIET_FLAGS] };
+  return {
+    executablePath: await sparticuzChromium.executablePath(),
+    args: [...sparticuzChromium.args.filter((flag) => !WEAKENING_FLAGS.has(flag)), ...QUIET_FLAGS],
+  };
+}
+
+/**
+ * Runs `fn` with a headless Chromium in a fresh profile, and always closes it and removes
+ * the profile.
  */
 export async function withBrowser<T>(fn: (context: BrowserContext) => Promise<T>): Promise<T> {
   const profile = createTempDir('wpp-chromium-');
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
+  const { executablePath, args } = await browserLaunch();
+  const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args });
   try {
     return await fn(context);
   } finally {
