@@ -27,6 +27,8 @@ export interface EnforceResult {
   paused: number;
   resumed: number;
   warnings: number;
+  /** Pauses and resumes not made: the provider showed the website already paused, or resumed, outside the plugin. */
+  leftAlone: number;
   failed: number;
   runId: number;
 }
@@ -47,7 +49,19 @@ export function createEnforcement(deps: EnforcementDeps) {
     return answer.status ?? null;
   }
 
-  async function apply(decision: Decision, website: Website | null, account: string, period: Period, at: number): Promise<void> {
+  /**
+   * The website's status at the provider now. The local row can be stale (a callback lost,
+   * the plugin down while the customer paused the website in the provider's dashboard), and
+   * a pause or resume based on it would take over, or undo, somebody else's choice.
+   */
+  async function statusAtProvider(website: Website): Promise<string | null> {
+    const remote = await provider.lookupWebsite(website.domain);
+    // What was asked for, where the provider says (a website waiting for DNS shows pending_dns either way).
+    return remote.requested_status ?? remote.status ?? null;
+  }
+
+  /** Carries out one decision: `left_alone` when the provider showed someone else had already acted. */
+  async function apply(decision: Decision, website: Website | null, account: string, period: Period, at: number): Promise<'done' | 'left_alone' | 'none'> {
     const base = { at, account, domain: decision.domain, actor: 'enforcement', usage: decision.usage, limitValue: decision.limit, periodStart: period.start, periodEnd: period.end };
     switch (decision.kind) {
       case 'warning':
@@ -59,21 +73,36 @@ export function createEnforcement(deps: EnforcementDeps) {
           statusAfter: website?.desiredStatus ?? null,
           actionKey: `warning:${decision.domain ?? `account:${account}`}:${period.start}`,
         });
-        return;
+        return 'done';
       case 'pause': {
-        if (!website) return;
+        if (!website) return 'none';
+        const remote = await statusAtProvider(website);
+        if (remote === 'paused') {
+          // Paused outside the plugin: that pause is not enforcement's to claim, nor later to undo.
+          provisioning.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'external', providerStatus: remote, providerCheckedAt: at });
+          logger.info({ domain: website.domain }, 'website already paused outside the plugin: enforcement leaves it alone');
+          return 'left_alone';
+        }
         record({ ...base, action: 'pause', reason: decision.reason, statusBefore: website.desiredStatus, statusAfter: 'paused', actionKey: `pause:${website.domain}:${period.start}:${decision.reason}:${decision.limit}` });
         const providerStatus = await setStatus(website, 'paused');
         provisioning.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'enforcement', enforcementPausedPeriod: period.start, providerStatus, providerCheckedAt: at });
         logger.info({ domain: website.domain, reason: decision.reason, usage: decision.usage, limit: decision.limit }, 'website paused by enforcement');
-        return;
+        return 'done';
       }
       case 'resume': {
-        if (!website) return;
+        if (!website) return 'none';
+        const remote = await statusAtProvider(website);
+        if (remote === 'online') {
+          // Resumed outside the plugin already: nothing to send, and no resume of enforcement's to record.
+          provisioning.saveWebsite({ ...website, desiredStatus: 'online', pausedBy: null, enforcementPausedPeriod: null, providerStatus: remote, providerCheckedAt: at });
+          logger.info({ domain: website.domain }, 'website already resumed outside the plugin');
+          return 'left_alone';
+        }
         record({ ...base, action: 'resume', reason: decision.reason, statusBefore: website.desiredStatus, statusAfter: 'online', actionKey: `resume:${website.domain}:${website.enforcementPausedPeriod ?? 0}:${period.start}:${decision.limit ?? 'none'}` });
         const providerStatus = await setStatus(website, 'online');
         provisioning.saveWebsite({ ...website, desiredStatus: 'online', pausedBy: null, enforcementPausedPeriod: null, providerStatus, providerCheckedAt: at });
         logger.info({ domain: website.domain, reason: decision.reason }, 'website resumed by enforcement');
+        return 'done';
       }
     }
   }
@@ -83,7 +112,7 @@ export function createEnforcement(deps: EnforcementDeps) {
     async enforceLimits(): Promise<EnforceResult> {
       const runId = stats.startRun(ENFORCE_JOB, now());
       const limits = createLimitResolver(stats, provisioning);
-      const result: EnforceResult = { paused: 0, resumed: 0, warnings: 0, failed: 0, runId };
+      const result: EnforceResult = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, runId };
       try {
         for (const account of provisioning.accountsWithWebsites()) {
           const at = now();
@@ -111,8 +140,10 @@ export function createEnforcement(deps: EnforcementDeps) {
           );
           for (const decision of decisions) {
             try {
-              await apply(decision, decision.domain ? (byDomain.get(decision.domain) ?? null) : null, account, period, at);
-              if (decision.kind === 'pause') result.paused++;
+              const outcome = await apply(decision, decision.domain ? (byDomain.get(decision.domain) ?? null) : null, account, period, at);
+              if (outcome === 'left_alone') result.leftAlone++;
+              else if (outcome === 'none') continue;
+              else if (decision.kind === 'pause') result.paused++;
               else if (decision.kind === 'resume') result.resumed++;
               else result.warnings++;
             } catch (error) {

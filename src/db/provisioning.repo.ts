@@ -7,7 +7,8 @@ import type { Db } from './open.js';
 
 export type AccountState = 'active' | 'suspended' | 'deleted';
 export type DesiredStatus = 'online' | 'paused' | 'setup';
-export type PausedBy = 'customer' | 'admin' | 'enforcement' | 'suspension' | 'domain_removed' | 'account_deleted';
+/** Who paused a website. `external`: someone outside the plugin (the provider's own dashboard). */
+export type PausedBy = 'customer' | 'admin' | 'enforcement' | 'suspension' | 'domain_removed' | 'account_deleted' | 'external';
 
 export interface Account {
   account: string;
@@ -135,7 +136,20 @@ export function createProvisioningRepo(db: Db, now: () => number = Date.now) {
          callback_token_hash = excluded.callback_token_hash, enforcement_paused_period = excluded.enforcement_paused_period,
          admin_override_until = excluded.admin_override_until, updated_at = excluded.updated_at`,
     ),
-    setProviderStatus: db.prepare('UPDATE websites SET provider_status = ?, provider_checked_at = ?, updated_at = ? WHERE domain = ?'),
+    // A pause the provider shows but nobody in the plugin made (the provider's dashboard) is
+    // recorded as 'external', and its end clears it; every other pause is the plugin's own.
+    setProviderStatus: db.prepare(
+      `UPDATE websites SET provider_status = @status, provider_checked_at = @now, updated_at = @now,
+         desired_status = CASE
+           WHEN @status = 'paused' AND desired_status = 'online' AND paused_by IS NULL AND state = 'active' THEN 'paused'
+           WHEN @status = 'online' AND paused_by = 'external' THEN 'online'
+           ELSE desired_status END,
+         paused_by = CASE
+           WHEN @status = 'paused' AND desired_status = 'online' AND paused_by IS NULL AND state = 'active' THEN 'external'
+           WHEN @status = 'online' AND paused_by = 'external' THEN NULL
+           ELSE paused_by END
+       WHERE domain = @domain`,
+    ),
     unsettled: db.prepare<[number, number], WebsiteRow>(
       `SELECT * FROM websites WHERE state = 'active'
          AND (provider_status IS NULL OR provider_status NOT IN ('online', 'paused'))
@@ -191,7 +205,12 @@ export function createProvisioningRepo(db: Db, now: () => number = Date.now) {
         at: now(),
       });
     },
-    setProviderStatus: (domain: string, status: string) => void s.setProviderStatus.run(status, now(), now(), domain),
+    /**
+     * Records the status the provider reports. A website the plugin keeps online but the
+     * provider shows paused was paused outside the plugin: it becomes paused by `external`
+     * (so enforcement never claims or undoes that pause) until the provider shows it online.
+     */
+    setProviderStatus: (domain: string, status: string) => void s.setProviderStatus.run({ domain, status, now: now() }),
     /** Active websites whose provider status is not yet settled, not checked since `checkedBefore`. */
     unsettledWebsites: (checkedBefore: number, limit: number) => s.unsettled.all(checkedBefore, limit).map(toWebsite),
 

@@ -379,3 +379,70 @@ describe('two wpp sync-stats at once', () => {
     });
   }, 30_000);
 });
+
+describe('a website paused or resumed outside the plugin, its callbacks lost', () => {
+  it('is never claimed nor resumed by enforcement', async () => {
+    const clock = manualClock('2026-11-22T12:00:00Z');
+    await withPlugin(
+      async (plugin, sb) => {
+        await provision(plugin, [['gina', 'g1.example'], ['gina', 'g2.example']]);
+        for (const domain of ['g1.example', 'g2.example']) await sb.control('POST', `/_sandbox/websites/${domain}/dns-verified`);
+        // The customer pauses g1 in the provider's own dashboard, with their own key.
+        const key = plugin.repo.getAccount('gina')?.providerApiKey as string;
+        const setByCustomer = (domain: string, status: string) =>
+          fetch(`${sb.url}/v1.0/website/${domain}`, { method: 'PUT', headers: { authorization: `Bearer ${key}` }, body: new URLSearchParams({ status }) }).then((r) => r.status);
+        expect(await setByCustomer('g1.example', 'paused')).toBe(200);
+        // Its callback never reaches the plugin (WPP_PUBLIC_URL points nowhere): the row is stale.
+        await waitFor(async () => (await sb.control<{ domain: string; attempts: number }[]>('GET', '/_sandbox/callbacks')).some((c) => c.domain === 'g1.example' && c.attempts > 0));
+        expect(plugin.repo.getWebsite('g1.example')).toMatchObject({ desiredStatus: 'online', pausedBy: null });
+
+        plugin.stats.setLimits('global', '', { websiteHits: 1000 });
+        await traffic(sb, 'g1.example', 1500);
+        await traffic(sb, 'g2.example', 1500);
+        expect((await syncAndEnforce(plugin)).enforce).toMatchObject({ paused: 1, leftAlone: 1, failed: 0 });
+        expect(plugin.repo.getWebsite('g1.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'external' });
+        expect(plugin.repo.getWebsite('g2.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'enforcement' });
+        expect(actions(plugin).filter((a) => a.action === 'pause').map((a) => a.domain)).toEqual(['g2.example']);
+
+        // A raised limit undoes enforcement's own pause only.
+        plugin.stats.setLimits('global', '', { websiteHits: 5000 });
+        expect(await plugin.enforceLimits()).toMatchObject({ resumed: 1, leftAlone: 0 });
+        expect(await requested(sb, 'g1.example')).toBe('paused');
+        expect(await requested(sb, 'g2.example')).toBe('online');
+
+        // Over again, paused again; the customer resumes g2 in the dashboard (callback lost too).
+        plugin.stats.setLimits('global', '', { websiteHits: 1000 });
+        expect((await plugin.enforceLimits()).paused).toBe(1);
+        expect(await setByCustomer('g2.example', 'online')).toBe(200);
+
+        // The period rolls over: enforcement sends nothing for g2 (already online) and never resumes g1.
+        clock.set('2026-12-02T00:00:00Z');
+        const putsBefore = (await sb.control<{ method: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter((r) => r.method === 'PUT').length;
+        expect((await syncAndEnforce(plugin)).enforce).toMatchObject({ paused: 0, resumed: 0, leftAlone: 1, failed: 0 });
+        const putsAfter = (await sb.control<{ method: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter((r) => r.method === 'PUT').length;
+        expect(putsAfter).toBe(putsBefore);
+        expect(await requested(sb, 'g1.example')).toBe('paused');
+        expect(await requested(sb, 'g2.example')).toBe('online');
+        expect(plugin.repo.getWebsite('g1.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'external' });
+        expect(plugin.repo.getWebsite('g2.example')).toMatchObject({ desiredStatus: 'online', pausedBy: null });
+      },
+      { now: clock.now, env: { WPP_PUBLIC_URL: 'http://127.0.0.1:9' } },
+    );
+  });
+
+  it('learns of an outside pause, and of its end, when the callback does arrive', async () => {
+    await withPlugin(async (plugin, sb) => {
+      await provision(plugin, [['hugo', 'h1.example']]);
+      await sb.control('POST', '/_sandbox/websites/h1.example/dns-verified');
+      await plugin.idle();
+      const key = plugin.repo.getAccount('hugo')?.providerApiKey as string;
+      const setByCustomer = (status: string) => fetch(`${sb.url}/v1.0/website/h1.example`, { method: 'PUT', headers: { authorization: `Bearer ${key}` }, body: new URLSearchParams({ status }) });
+      await setByCustomer('paused');
+      await waitFor(() => plugin.repo.getWebsite('h1.example')?.pausedBy === 'external', 5000, 'the callback to record the outside pause');
+      expect(plugin.repo.getWebsite('h1.example')).toMatchObject({ desiredStatus: 'paused', providerStatus: 'paused' });
+      await setByCustomer('online');
+      await waitFor(() => plugin.repo.getWebsite('h1.example')?.pausedBy === null, 5000, 'the callback to record the end of the outside pause');
+      expect(plugin.repo.getWebsite('h1.example')).toMatchObject({ desiredStatus: 'online', providerStatus: 'online' });
+    });
+  });
+});
