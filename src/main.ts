@@ -142,11 +142,15 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       wakeWorker();
       return results;
     };
-    /** Queues provider re-reads of websites, in one transaction. */
-    const enqueueRefreshes = (refreshes: { domain: string; account: string; dedupeKey?: string | null }[]) => {
+    /**
+     * Queues provider re-reads of websites, in one transaction. One waiting re-read per
+     * website is enough (it reads whatever is true when it runs), so a flood of callbacks
+     * for one website, replays included, costs one job and one provider read.
+     */
+    const enqueueRefreshes = (refreshes: { domain: string; account: string }[]) => {
       if (refreshes.length === 0) return;
       jobs.enqueueMany(
-        refreshes.map(({ domain, account, dedupeKey }) => ({ kind: REFRESH_JOB, dedupeKey: dedupeKey ?? null, account, domain, payload: { domain }, maxAttempts: config.worker.maxAttempts })),
+        refreshes.map(({ domain, account }) => ({ kind: REFRESH_JOB, pendingKey: `${REFRESH_JOB}:${domain}`, account, domain, payload: { domain }, maxAttempts: config.worker.maxAttempts })),
       );
       wakeWorker();
     };

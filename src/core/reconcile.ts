@@ -15,13 +15,12 @@ export interface ReconcileOptions {
 /** Queues a provider re-read for every active website whose status is unsettled and stale. */
 export function reconcileWebsites(
   repo: ProvisioningRepo,
-  enqueueRefreshes: (refreshes: { domain: string; account: string; dedupeKey: string }[]) => void,
+  /** Queues re-reads; one already waiting for a website is not doubled. */
+  enqueueRefreshes: (refreshes: { domain: string; account: string }[]) => void,
   options: ReconcileOptions = {},
 ): { enqueued: number } {
   const now = options.now ?? Date.now();
   const stale = repo.unsettledWebsites(now - (options.staleAfterMs ?? 60_000), options.limit ?? 500);
-  // One refresh per website per minute, however often this runs.
-  const minute = Math.floor(now / 60_000);
-  enqueueRefreshes(stale.map((website) => ({ domain: website.domain, account: website.account, dedupeKey: `reconcile:${website.domain}:${minute}` })));
+  enqueueRefreshes(stale.map((website) => ({ domain: website.domain, account: website.account })));
   return { enqueued: stale.length };
 }

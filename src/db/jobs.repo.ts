@@ -34,6 +34,12 @@ export interface NewJob {
   kind: string;
   /** Enqueueing the same key again yields the existing job, whatever its state. */
   dedupeKey?: string | null;
+  /**
+   * At most one pending job holds this key: enqueueing another while one waits to run yields
+   * the waiting one (created false). For work that reads the current state, where a second
+   * copy would only repeat the first; once the job runs, the key is free again.
+   */
+  pendingKey?: string | null;
   /** Jobs of one account run in id order (see `claim`); null: no ordering. */
   account?: string | null;
   /** With `account`: jobs of different domains of one account may run side by side. */
@@ -65,6 +71,7 @@ const DEFAULT_LIST_LIMIT = 100;
 const newJobSchema = z.object({
   kind: z.string().min(1),
   dedupeKey: z.string().min(1).nullish(),
+  pendingKey: z.string().min(1).nullish(),
   account: z.string().min(1).nullish(),
   domain: z.string().min(1).nullish(),
   payload: z.unknown(),
@@ -176,11 +183,12 @@ export const CLAIMABLE_IDS_SQL = `
 
 export function createJobsRepo(db: Db, now: () => number = Date.now) {
   const insertStatement = db.prepare(`
-    INSERT INTO jobs (kind, dedupe_key, account, domain, payload, max_attempts, run_at, created_at, updated_at)
-    VALUES (@kind, @dedupeKey, @account, @domain, @payload, @maxAttempts, @runAt, @now, @now)
+    INSERT INTO jobs (kind, dedupe_key, pending_key, account, domain, payload, max_attempts, run_at, created_at, updated_at)
+    VALUES (@kind, @dedupeKey, @pendingKey, @account, @domain, @payload, @maxAttempts, @runAt, @now, @now)
     ON CONFLICT (dedupe_key) DO NOTHING
     RETURNING *`);
   const byDedupeKey = db.prepare('SELECT * FROM jobs WHERE dedupe_key = ?');
+  const pendingByKey = db.prepare("SELECT * FROM jobs WHERE pending_key = ? AND state = 'pending' AND pending_key IS NOT NULL LIMIT 1");
   const byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
   // A job whose lease expired on its last allowed attempt keeps crashing or stalling its
   // worker; running it again forever would be worse than giving up on it.
@@ -223,9 +231,14 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
 
   function insertOne(input: NewJob, at: number): { job: Job; created: boolean } {
     const job = parseNewJob(input);
+    if (job.pendingKey) {
+      const waiting = pendingByKey.get(job.pendingKey) as JobRow | undefined;
+      if (waiting) return { job: toJob(waiting), created: false };
+    }
     const row = insertStatement.get({
       kind: job.kind,
       dedupeKey: job.dedupeKey ?? null,
+      pendingKey: job.pendingKey ?? null,
       account: job.account ?? null,
       domain: job.domain ?? null,
       payload: serialisePayload(job.payload),

@@ -76,7 +76,10 @@ export async function startTestPlugin(sandbox: TestSandbox, options: { dataDir?:
 }
 
 /** A sandbox and a plugin provisioning into it, both on port 0, always stopped and removed. */
-export async function withPlugin<T>(fn: (plugin: Awaited<ReturnType<typeof startTestPlugin>>, sandbox: TestSandbox) => Promise<T>, options: { env?: Record<string, string>; now?: () => number } = {}): Promise<T> {
+export async function withPlugin<T>(
+  fn: (plugin: Awaited<ReturnType<typeof startTestPlugin>>, sandbox: TestSandbox) => Promise<T>,
+  options: { env?: Record<string, string>; now?: () => number; worker?: boolean } = {},
+): Promise<T> {
   const sandbox = await startTestSandbox({ certDelaySeconds: 0 });
   const plugin = await startTestPlugin(sandbox, options);
   try {

@@ -273,6 +273,35 @@ describe('callbacks', () => {
   });
 });
 
+describe('a flood of callbacks', () => {
+  it('costs one queued re-read and one provider read per website, replays included', async () => {
+    await withPlugin(
+      async (plugin, sb) => {
+        await plugin.postEvents(event('domain.added', { domain: 'flood.example' }));
+        await plugin.drain();
+        const token = (await sandboxWebsite(sb, 'flood.example'))?.callbackUrl.split('/').pop() ?? '';
+        const refreshJobs = () => plugin.jobs.list({ limit: 10_000 }).filter((job) => job.kind === 'website.refresh');
+        const lookups = async () =>
+          (await sb.control<{ method: string; path: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter((r) => r.method === 'GET' && r.path.startsWith('/v1.0/website?domain=flood.example')).length;
+        // Unsigned (accepted by design) and byte-identical: 200 replays of one callback.
+        const body = JSON.stringify({ event: 'website.status_changed', domain: 'flood.example', status: 'online', previous_status: 'pending_dns' });
+        const post = () => fetch(`${plugin.url}/callbacks/website/${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.status);
+        const answers = await Promise.all(Array.from({ length: 200 }, post));
+        expect(answers.every((status) => status === 202)).toBe(true);
+        expect(refreshJobs()).toHaveLength(1);
+
+        const before = await lookups();
+        await plugin.drain();
+        expect((await lookups()) - before).toBe(1);
+        // Once that re-read has run, the next callback is news again.
+        expect(await post()).toBe(202);
+        expect(refreshJobs()).toHaveLength(2);
+      },
+      { worker: false },
+    );
+  });
+});
+
 describe('recorded panel payloads, each delivered twice', () => {
   it('yield exactly one provider user and website per account and domain, for every panel', async () => {
     await withPlugin(async (plugin, sb) => {
