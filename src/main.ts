@@ -2,8 +2,6 @@
  * Composition root: config -> database -> provider client (or the embedded sandbox) ->
  * provisioning -> worker, scheduler and HTTP server; and the graceful stop of all of it.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { ensurePanelSecret, type Config } from './config.js';
@@ -16,6 +14,7 @@ import { SYNC_JOB, syncStatistics, type SyncOptions, type SyncResult } from './c
 import type { Website } from './db/provisioning.repo.js';
 import { createStatisticsRepo, type StatisticsRepo } from './db/statistics.repo.js';
 import { createJobsRepo, type Job, type JobsRepo } from './db/jobs.repo.js';
+import { REQUEST_BUSY_RETRY, retryWhileBusy } from './db/busy.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase, type Db } from './db/open.js';
 import { createProvisioningRepo, type ProvisioningRepo } from './db/provisioning.repo.js';
@@ -25,7 +24,8 @@ import { panelEventSchema } from './panel/events.js';
 import { paths } from './paths.js';
 import { createProviderClient, type ProviderClient, type ProviderClientOptions } from './provider/index.js';
 import { readPartnerKey, startSandbox, type RunningSandbox } from './sandbox/server.js';
-import { createApp } from './web/app.js';
+import { clientProblemBody, createApp } from './web/app.js';
+import { listen } from './web/listen.js';
 import { signBody } from './web/signature.js';
 
 export const REFRESH_JOB = 'website.refresh';
@@ -45,6 +45,8 @@ export interface PluginOptions {
   now?: () => number;
   /** Provider client tuning (timeouts, retries), for tests and benchmarks. */
   providerOptions?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'>;
+  /** HTTP server timeouts, for tests (see web/listen.ts for the defaults). */
+  serverTimeouts?: { headersMs?: number; requestMs?: number };
   /** Worker tuning, for tests. */
   workerOptions?: { pollMs?: number; leaseMs?: number; backoff?: { baseMs?: number; maxMs?: number } };
 }
@@ -70,9 +72,17 @@ export interface RunningPlugin {
   close(): Promise<void>;
 }
 
+/**
+ * How long `wpp serve` waits for another process's write lock in one go. better-sqlite3
+ * waits synchronously, stopping the event loop, so the server waits briefly and tries again
+ * later without blocking (retryWhileBusy): a request for about a second, then 503.
+ * Short writes of other processes (a hook's one row) fit in the wait itself.
+ */
+export const SERVER_BUSY_TIMEOUT_MS = 50;
+
 /** Opens the plugin's database, migrated to the newest schema. Used by every entry point. */
-export function openPluginDatabase(config: Config): Db {
-  const db = openDatabase(config.databaseFile);
+export function openPluginDatabase(config: Config, options: { busyTimeoutMs?: number } = {}): Db {
+  const db = openDatabase(config.databaseFile, options);
   migrate(db, paths.migrations);
   return db;
 }
@@ -86,7 +96,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   const { config } = options;
   const logger = options.logger ?? createLogger(config);
   const panelSecret = ensurePanelSecret(config);
-  const db = openPluginDatabase(config);
+  const db = openPluginDatabase(config, options.http === false ? {} : { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
   const jobs = createJobsRepo(db);
   const repo = createProvisioningRepo(db);
   const now = options.now ?? Date.now;
@@ -120,6 +130,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
           dataDir: sandboxDir,
           host: config.host,
           port: config.provider.sandboxPort,
+          listenSetting: 'WPP_HOST and WPP_SANDBOX_PORT',
           logger: logger.child({ component: 'sandbox' }),
         });
         closers.push(() => sandbox?.close());
@@ -142,6 +153,8 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       wakeWorker();
       return results;
     };
+    // An HTTP request waits about a second for another process's write lock, without blocking the server.
+    const ingestFromRequest = (events: Parameters<typeof ingestEvents>[1]) => retryWhileBusy(() => ingest(events), REQUEST_BUSY_RETRY);
     /**
      * Queues provider re-reads of websites, in one transaction. One waiting re-read per
      * website is enough (it reads whatever is true when it runs), so a flood of callbacks
@@ -157,29 +170,25 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
 
     const app = createApp({
       logger,
-      hooks: { panelSecret, ingest },
+      hooks: { panelSecret, ingest: ingestFromRequest },
       callbacks: {
         findWebsiteByTokenHash: (hash) => repo.getWebsiteByTokenHash(hash),
         signingKeyFor: (website) => repo.getAccount(website.account)?.providerApiKey ?? null,
-        enqueueRefresh: (website) => enqueueRefreshes([{ domain: website.domain, account: website.account }]),
+        enqueueRefresh: (website) => retryWhileBusy(() => enqueueRefreshes([{ domain: website.domain, account: website.account }]), REQUEST_BUSY_RETRY),
       },
     });
     let url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
     if (options.http !== false) {
-      const server: Server = await new Promise((resolve, reject) => {
-        const listening = app.listen(config.port, config.host, () => resolve(listening));
-        listening.once('error', reject);
+      const server = await listen(app, {
+        host: config.host,
+        port: config.port,
+        what: 'The plugin',
+        setting: 'WPP_HOST and WPP_PORT',
+        errorBody: clientProblemBody,
+        ...(options.serverTimeouts ? { timeouts: options.serverTimeouts } : {}),
       });
-      server.keepAliveTimeout = 5000;
-      closers.push(
-        () =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeIdleConnections();
-          }),
-      );
-      const address = server.address() as AddressInfo;
-      url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+      closers.push(() => server.close());
+      url = server.url;
     }
 
     const provisioning = createProvisioning({

@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Job, JobsRepo } from '../db/jobs.repo.js';
+import { retryWhileBusy } from '../db/busy.js';
+import { isDatabaseBusy } from '../errors.js';
 import { backoffDelay } from './backoff.js';
 
 export type JobHandler = (job: Job) => Promise<void>;
@@ -42,6 +44,8 @@ export interface WorkerCounts {
 }
 
 const MAX_ERROR_LENGTH = 1000;
+/** Between claims while another process holds the write lock. */
+const BUSY_CLAIM_DELAY_MS = 1000;
 
 /**
  * A one-line, stack-free description of a thrown value: `CODE: message`. Only the `code` and
@@ -124,7 +128,7 @@ export function createWorker(options: WorkerOptions) {
     return wait > 0 ? Math.min(wait, pollMs) : pollMs;
   }
 
-  function recordFailure(job: Job, error: unknown): void {
+  async function recordFailure(job: Job, error: unknown): Promise<void> {
     const message = describeError(error);
     let permanent = false;
     try {
@@ -133,7 +137,7 @@ export function createWorker(options: WorkerOptions) {
       log.warn({ job: job.id, kind: job.kind, error: describeError(classifyError) }, 'isPermanent threw; treating the failure as retryable');
     }
     const delayMs = Math.max(backoffDelay(job.attempts, options.backoff), retryAfterOf(error));
-    const updated = jobs.fail(job.id, workerId, { error: message, delayMs, permanent });
+    const updated = await retryWhileBusy(() => jobs.fail(job.id, workerId, { error: message, delayMs, permanent }));
     if (!updated) {
       log.warn({ job: job.id, kind: job.kind, attempts: job.attempts, error: message }, 'job failed after its lease was lost; another worker owns it now');
       return;
@@ -180,15 +184,16 @@ export function createWorker(options: WorkerOptions) {
     } finally {
       clearInterval(renew);
     }
+    // Recorded even while another process holds the write lock for a while: retried, not lost.
     if (outcome.ok) {
-      if (jobs.complete(job.id, workerId)) {
+      if (await retryWhileBusy(() => jobs.complete(job.id, workerId))) {
         counts.done++;
         log.debug({ job: job.id, kind: job.kind, attempts: job.attempts }, 'job done');
       } else {
         log.warn({ job: job.id, kind: job.kind }, 'job finished after its lease was lost; another worker owns it now');
       }
     } else {
-      recordFailure(job, outcome.error);
+      await recordFailure(job, outcome.error);
     }
   }
 
@@ -217,15 +222,29 @@ export function createWorker(options: WorkerOptions) {
   }
 
   async function runLoop(): Promise<void> {
+    // While another process holds the write lock, say so once, not at every poll.
+    let busySince: number | null = null;
     while (!stopping) {
       const seen = wakeups;
       let delay = pollMs;
       try {
         const claimed = fill();
+        if (busySince !== null) {
+          log.info({ busyMs: now() - busySince }, 'the database is free again; claiming jobs');
+          busySince = null;
+        }
         if (claimed > 0 && inFlight.size < concurrency) continue;
         if (inFlight.size < concurrency) delay = idleDelay();
       } catch (error) {
-        log.error({ error: describeError(error) }, 'claiming jobs failed; trying again');
+        if (!isDatabaseBusy(error)) log.error({ error: describeError(error) }, 'claiming jobs failed; trying again');
+        else {
+          // Each try blocks the event loop for the busy timeout: try seldom, so the server answers meanwhile.
+          delay = Math.max(pollMs, BUSY_CLAIM_DELAY_MS);
+          if (busySince === null) {
+            busySince = now();
+            log.warn({ error: describeError(error) }, 'another process holds the database write lock; claiming jobs again shortly');
+          }
+        }
       }
       await sleep(delay, seen);
     }

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
 import { paths } from '../paths.js';
+import { listen } from '../web/listen.js';
 import { createSandboxApp } from './app.js';
 import { createCallbackDispatcher } from './callbacks.js';
 import type { SandboxContext } from './context.js';
@@ -42,6 +41,8 @@ export interface SandboxOptions {
   callbackRetryWindowMs?: number;
   logger?: Logger;
   now?: () => number;
+  /** Where the listen address is set, for the message when listening fails. Default "--host and --port". */
+  listenSetting?: string;
 }
 
 export interface RunningSandbox {
@@ -130,25 +131,24 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   callbacks.start();
   const stopTraffic = options.trafficPerSecond ? startTrafficGenerator(db, store, options.trafficPerSecond, now) : () => {};
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolve(listening));
-    listening.once('error', reject);
+  const server = await listen(app, {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 8080,
+    what: 'The provider sandbox',
+    setting: options.listenSetting ?? '--host and --port',
+    errorBody: (problem, _status, message) => ({ status: 'error', code: problem, message, details: [] }),
   }).catch(async (error: unknown) => {
     clearInterval(ticker);
     stopTraffic();
     await callbacks.stop();
     db.close();
     throw error;
-  }) as Server;
-  // Keep-alive connections from clients must not hold close() open.
-  server.keepAliveTimeout = 5000;
+  });
 
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closed: Promise<void> | undefined;
   return {
-    url: `http://${host}:${address.port}`,
-    port: address.port,
+    url: server.url,
+    port: server.port,
     partnerId: PARTNER_ID,
     partnerKey,
     store,
@@ -156,10 +156,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       closed ??= (async () => {
         clearInterval(ticker);
         stopTraffic();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        // Clients' keep-alive connections must not hold the close open.
+        await server.close({ force: true });
         await callbacks.stop();
         db.close();
       })();

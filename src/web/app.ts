@@ -1,8 +1,9 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError, httpStatusFor } from '../errors.js';
+import { AppError, errorBody, httpStatusFor, isDatabaseBusy, type AppErrorCode } from '../errors.js';
 import { createCallbacksRouter, type CallbackRouteDeps } from './callbacks.routes.js';
 import { createHooksRouter, type HooksRouteDeps } from './hooks.routes.js';
+import type { ClientProblem } from './listen.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -10,11 +11,28 @@ export interface AppDeps {
   callbacks: CallbackRouteDeps;
 }
 
+/** Another process holds the database's write lock: nothing was written; the caller tries again. */
+export const databaseBusy = (cause: unknown) =>
+  new AppError('UNAVAILABLE', 'The plugin\'s database is busy (another process is writing): nothing was stored, try again shortly', [], {
+    cause,
+    retryAfterSeconds: 1,
+  });
+
+const CLIENT_PROBLEM_CODES: Record<ClientProblem, AppErrorCode> = {
+  request_timeout: 'REQUEST_TIMEOUT',
+  headers_too_large: 'HEADERS_TOO_LARGE',
+  bad_request: 'BAD_REQUEST',
+};
+
+/** The body of what Node's HTTP parser refuses before express sees it, in the plugin's error format. */
+export const clientProblemBody = (problem: ClientProblem, _status: number, message: string) => errorBody(new AppError(CLIENT_PROBLEM_CODES[problem], message));
+
 /** Maps any error to the plugin's JSON error body; the one place errors become HTTP. */
 function errorMiddleware(logger: Logger) {
   return (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     let appError: AppError;
     if (error instanceof AppError) appError = error;
+    else if (isDatabaseBusy(error)) appError = databaseBusy(error);
     else if ((error as { type?: string }).type === 'entity.too.large') appError = new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large');
     else if (typeof (error as { status?: number }).status === 'number' && (error as { status: number }).status < 500) {
       appError = new AppError('BAD_REQUEST', 'The request could not be read');
@@ -22,7 +40,8 @@ function errorMiddleware(logger: Logger) {
       logger.error({ err: error }, 'unexpected error while answering a request');
       appError = new AppError('INTERNAL', 'Internal error');
     }
-    res.status(httpStatusFor(appError.code)).json({ status: 'error', code: appError.code, message: appError.message, details: appError.details });
+    if (appError.retryAfterSeconds !== undefined) res.set('Retry-After', String(appError.retryAfterSeconds));
+    res.status(httpStatusFor(appError.code)).json(errorBody(appError));
   };
 }
 

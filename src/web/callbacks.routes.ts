@@ -8,8 +8,8 @@ export interface CallbackRouteDeps {
   findWebsiteByTokenHash(hash: string): Website | null;
   /** The owning account's provider API key, which signs the provider's callbacks. */
   signingKeyFor(website: Website): string | null;
-  /** Queues a re-read of the website at the provider; the callback's payload is never trusted. */
-  enqueueRefresh(website: Website): void;
+  /** Queues a re-read of the website at the provider (may wait a little for a busy database, then throws). */
+  enqueueRefresh(website: Website): void | Promise<void>;
 }
 
 /**
@@ -19,7 +19,7 @@ export interface CallbackRouteDeps {
  */
 export function createCallbacksRouter(deps: CallbackRouteDeps): express.Router {
   const router = express.Router();
-  router.post('/callbacks/website/:token', express.raw({ type: () => true, limit: '64kb' }), (req, res) => {
+  router.post('/callbacks/website/:token', express.raw({ type: () => true, limit: '64kb' }), async (req, res) => {
     const website = deps.findWebsiteByTokenHash(hashToken(String(req.params.token)));
     if (!website) throw new AppError('NOT_FOUND', 'Unknown callback token');
     const signature = req.get('x-signature');
@@ -28,7 +28,7 @@ export function createCallbacksRouter(deps: CallbackRouteDeps): express.Router {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       if (!key || !verifySignature(raw, signature, key)) throw new AppError('UNAUTHORIZED', 'The X-Signature does not match this website');
     }
-    deps.enqueueRefresh(website);
+    await deps.enqueueRefresh(website);
     res.status(202).json({ status: 'accepted', domain: website.domain });
   });
   return router;

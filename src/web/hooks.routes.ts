@@ -1,12 +1,13 @@
 import express from 'express';
 import type { IngestResult } from '../core/ingest.js';
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError, isDatabaseBusy, type ErrorDetail } from '../errors.js';
 import { finishEvent, type PanelEvent } from '../panel/events.js';
 import { verifySignature } from './signature.js';
 
 export interface HooksRouteDeps {
   panelSecret: string;
-  ingest(events: PanelEvent[]): IngestResult[];
+  /** Stores the events (one transaction); may wait a little for a busy database, then throws. */
+  ingest(events: PanelEvent[]): IngestResult[] | Promise<IngestResult[]>;
 }
 
 const MAX_EVENTS = 100;
@@ -105,22 +106,26 @@ export function createHooksRouter(deps: HooksRouteDeps): express.Router {
     }
   }
 
-  function ingestAlone(request: Accepted): void {
-    settle(request, () => deps.ingest(request.events));
+  async function ingestAlone(request: Accepted): Promise<void> {
+    try {
+      const results = await deps.ingest(request.events);
+      settle(request, () => results);
+    } catch (error) {
+      request.next(error);
+    }
   }
 
-  function flush(): void {
+  async function flush(): Promise<void> {
     const requests = batch;
     batch = [];
-    if (requests.length === 1) {
-      ingestAlone(requests[0] as Accepted);
-      return;
-    }
+    if (requests.length === 1) return ingestAlone(requests[0] as Accepted);
     let results: IngestResult[];
     try {
-      results = deps.ingest(requests.flatMap((request) => request.events));
-    } catch {
-      for (const request of requests) ingestAlone(request);
+      results = await deps.ingest(requests.flatMap((request) => request.events));
+    } catch (error) {
+      // A busy database refuses every request alike; trying each alone would only wait again, once per request.
+      if (isDatabaseBusy(error)) for (const request of requests) request.next(error);
+      else for (const request of requests) await ingestAlone(request);
       return;
     }
     let offset = 0;
@@ -163,7 +168,7 @@ export function createHooksRouter(deps: HooksRouteDeps): express.Router {
     }
     batch.push({ events, res, next });
     // setImmediate runs after this turn's I/O callbacks: every request read in it joins.
-    if (batch.length === 1) setImmediate(flush);
+    if (batch.length === 1) setImmediate(() => void flush());
   });
   return router;
 }
