@@ -566,6 +566,72 @@ describe('traffic generator', () => {
   });
 });
 
+describe('error bodies', () => {
+  /** One request with exactly these headers and bytes; the answer with its size in bytes. */
+  async function send(path: string, headers: Record<string, string>, body: string | Buffer) {
+    const response = await fetch(`${sb.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${sb.partnerKey}`, ...headers }, body });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return { status: response.status, bytes: bytes.length, body: JSON.parse(bytes.toString('utf8')) as any };
+  }
+  const errorShape = { status: 'error', code: expect.any(String), message: expect.any(String), details: expect.any(Array) };
+
+  it('answers more form parameters than the limit with 413 payload_too_large, and reads up to the limit', async () => {
+    const form = (n: number) => ['domain=params.example', 'ip=203.0.113.10', ...Array.from({ length: n - 2 }, (_, i) => `k${i}=1`)].join('&');
+    const over = await send('/v1.0/website', { 'content-type': 'application/x-www-form-urlencoded' }, form(5001));
+    expect(over.status).toBe(413);
+    expect(over.body).toMatchObject({ ...errorShape, code: 'payload_too_large' });
+    const atLimit = await send('/v1.0/website', { 'content-type': 'application/x-www-form-urlencoded' }, form(5000));
+    expect(atLimit.status).toBe(422);
+    expect(atLimit.body.code).toBe('validation_failed');
+  });
+
+  it('answers an unsupported charset or Content-Encoding with 415 unsupported_media_type, on /v1.0 and the control API', async () => {
+    const body = JSON.stringify(website('latin.example'));
+    const charset = await send('/v1.0/website', { 'content-type': 'application/json; charset=latin9' }, body);
+    expect(charset.status).toBe(415);
+    expect(charset.body).toMatchObject({ ...errorShape, code: 'unsupported_media_type', message: expect.stringMatching(/LATIN9/i) });
+    for (const encoding of ['compress', 'x-unknown']) {
+      const answer = await send('/v1.0/website', { 'content-type': 'application/json', 'content-encoding': encoding }, body);
+      expect(answer.status, encoding).toBe(415);
+      expect(answer.body, encoding).toMatchObject({ ...errorShape, code: 'unsupported_media_type', message: expect.stringContaining(encoding) });
+    }
+    const control = await send('/_sandbox/nxdomain', { 'content-type': 'application/json; charset=latin9' }, '{"domains":["a.example"]}');
+    expect(control.status).toBe(415);
+    expect(control.body).toMatchObject({ ...errorShape, code: 'unsupported_media_type' });
+    // Supported encodings are read as they are.
+    const { brotliCompressSync, gzipSync } = await import('node:zlib');
+    expect((await send('/v1.0/website', { 'content-type': 'application/json', 'content-encoding': 'br' }, brotliCompressSync(body))).status).toBe(201);
+    expect((await send('/v1.0/website', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync(JSON.stringify(website('gz.example'))))).status).toBe(201);
+  });
+
+  it('caps details at 50 with a count of the rest: 10,000 unknown keys answer a small 422', async () => {
+    const keys = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`unknown_field_${i}`, 'x']));
+    const answer = await send('/v1.0/website', { 'content-type': 'application/json' }, JSON.stringify({ ...website('many.example'), ...keys }));
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject({ ...errorShape, code: 'validation_failed', details_omitted: 9950 });
+    expect(answer.body.details).toHaveLength(50);
+    expect(answer.body.details[0]).toEqual({ path: 'unknown_field_0', message: 'unknown field' });
+    expect(answer.bytes).toBeLessThan(16 * 1024);
+    // Under the cap nothing is left out, and the count says so.
+    const few = await send('/v1.0/website', { 'content-type': 'application/json' }, JSON.stringify({ domain: 'bad domain', ip: ['x'] }));
+    expect(few.body).toMatchObject({ code: 'validation_failed', details_omitted: 0 });
+    expect(few.body.details).toHaveLength(2);
+    // One huge unknown key does not make a huge answer either.
+    const huge = await send('/v1.0/website', { 'content-type': 'application/json' }, JSON.stringify({ ...website('huge.example'), [`k${'x'.repeat(50_000)}`]: 1 }));
+    expect(huge.status).toBe(422);
+    expect(huge.bytes).toBeLessThan(2 * 1024);
+  });
+
+  it('caps details in control API errors too', async () => {
+    const answer = await send('/_sandbox/nxdomain', { 'content-type': 'application/json' }, JSON.stringify({ domains: Array.from({ length: 200 }, (_, i) => `bad name ${i}`) }));
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject({ ...errorShape, code: 'validation_failed', details_omitted: 150 });
+    expect(answer.body.details).toHaveLength(50);
+    expect(answer.bytes).toBeLessThan(16 * 1024);
+  });
+});
+
 describe('limits and versions', () => {
   it('refuses one domain past the user limit with domain_limit_reached', async () => {
     await call(sb, 'PUT', '/v1.0/user/alice@example.com', { form: { domain_limit: '2' } });
