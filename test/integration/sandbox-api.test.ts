@@ -422,7 +422,7 @@ describe('status, DNS and certificates', () => {
         for (const request of receiver.received) {
           expect(request.headers['x-signature']).toBe(`sha256=${createHmac('sha256', aliceOfSlow).update(request.body).digest('hex')}`);
         }
-      }, { certDelaySeconds: 1 });
+      }, { certDelaySeconds: 2 });
     } finally {
       await receiver.close();
     }
