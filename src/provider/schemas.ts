@@ -272,6 +272,8 @@ export const websiteSchema = z.object({
       const publicBundle = toOptionalString(certificate.public);
       return publicBundle === undefined ? undefined : { public: publicBundle };
     }),
+  // Optional (the sandbox's `none`/`issuing`/`issued`/`custom`); unknown values kept as they come.
+  certificate_status: looseOptionalString,
   settings: settingsResponseSchema,
   created_at: looseOptionalString,
   updated_at: looseOptionalString,

@@ -59,12 +59,25 @@ export const REQUESTABLE_STATUSES = ['online', 'paused', 'setup'] as const;
 export type RequestableStatus = (typeof REQUESTABLE_STATUSES)[number];
 
 /**
- * Statuses the sandbox reports. The spec shows only `online` and `paused`; the others are
- * the sandbox's documented choice for "not shown" (see README). Clients must accept any
- * string, since a real deployment may report values outside this list.
+ * Statuses the client knows. The spec shows only `online` and `paused`; the others are the
+ * sandbox's documented choice for "not shown" (see README), plus `issuing_certificate`,
+ * which real deployments may report while a certificate is issued (the sandbox shows
+ * issuance in `certificate_status` instead). Clients must accept any string, since a real
+ * deployment may report values outside this list.
  */
 export const REPORTED_STATUSES = ['setup', 'pending_dns', 'online', 'paused', 'issuing_certificate', 'error'] as const;
 export type ReportedStatus = (typeof REPORTED_STATUSES)[number];
+
+/** The statuses the sandbox itself reports: never `issuing_certificate` (nor `error`). */
+export type SandboxStatus = Exclude<ReportedStatus, 'issuing_certificate' | 'error'>;
+
+/**
+ * A website's `certificate_status` (sandbox extension, see README): `none` (ACME, DNS not
+ * verified yet), `issuing` (ACME issuance under way), `issued` (ACME certificate in place),
+ * `custom` (the certificate sent in `certificate` is used). Clients keep unknown values as-is.
+ */
+export const CERTIFICATE_STATUSES = ['none', 'issuing', 'issued', 'custom'] as const;
+export type CertificateStatus = (typeof CERTIFICATE_STATUSES)[number];
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 

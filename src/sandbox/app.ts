@@ -5,18 +5,49 @@ import { createApiRouter } from './api.routes.js';
 import type { SandboxContext } from './context.js';
 import { createControlRouter } from './control.routes.js';
 import { createDashboardRouter } from './dashboard.routes.js';
-import { SandboxError } from './errors.js';
+import { errorBody, payloadTooLarge, SandboxError, unsupportedMediaType } from './errors.js';
 import type { Fault } from './faults.js';
 
 const SENSITIVE_QUERY = /([?&](?:api-key|api_key|key)=)[^&]*/gi;
 
+/** The body limits of /v1.0 (the control API takes up to 50 MB of JSON). */
+const API_BODY_LIMIT = '1mb';
+const FORM_PARAMETER_LIMIT = 5000;
+
 function sendError(res: Response, error: SandboxError): void {
-  res.status(error.httpStatus).set(error.headers).json({
-    status: 'error',
-    code: error.code,
-    message: error.message,
-    details: error.details,
-  });
+  res.status(error.httpStatus).set(error.headers).json(errorBody(error));
+}
+
+/**
+ * body-parser's refusals (`type` as raw-body and body-parser set it) in the sandbox's
+ * codes; null when `error` is not one of them.
+ */
+function bodyParserError(error: unknown): SandboxError | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const { type, status, charset, encoding } = error as { type?: unknown; status?: unknown; charset?: unknown; encoding?: unknown };
+  switch (type) {
+    case 'entity.parse.failed':
+      return new SandboxError(400, 'bad_request', 'The request body is not valid JSON');
+    case 'entity.too.large':
+      return payloadTooLarge('The request body is too large');
+    case 'parameters.too.many':
+      return payloadTooLarge(`The form body has more than ${FORM_PARAMETER_LIMIT} parameters`);
+    case 'charset.unsupported':
+      return unsupportedMediaType(`Unsupported charset "${String(charset ?? '').toUpperCase()}": send UTF-8`);
+    case 'encoding.unsupported':
+      return unsupportedMediaType(`Unsupported Content-Encoding "${String(encoding ?? '')}": send identity, gzip, deflate or br`);
+    case 'request.aborted':
+      return new SandboxError(400, 'bad_request', 'The request was aborted before its body was complete');
+    case 'request.size.invalid':
+      return new SandboxError(400, 'bad_request', 'The request body does not match its Content-Length');
+    default:
+      break;
+  }
+  if (typeof status !== 'number' || status < 400 || status >= 500) return null;
+  if (status === 413) return payloadTooLarge('The request body is too large');
+  if (status === 415) return unsupportedMediaType('The request body has an unsupported media type');
+  // Anything else body-parser refuses (a corrupt compressed body, form nesting too deep, ...).
+  return new SandboxError(status, 'bad_request', 'The request body could not be read');
 }
 
 /** Applies the injected fault to one /v1.0 request; true when the request was answered here. */
@@ -78,7 +109,10 @@ export function createSandboxApp(context: SandboxContext): express.Express {
     applyFault(fault, req, res).then((answered) => (answered ? undefined : next()), next);
   });
 
-  const bodies = [express.json({ limit: '1mb' }), express.urlencoded({ extended: true, limit: '1mb', parameterLimit: 5000 })];
+  const bodies = [
+    express.json({ limit: API_BODY_LIMIT }),
+    express.urlencoded({ extended: true, limit: API_BODY_LIMIT, parameterLimit: FORM_PARAMETER_LIMIT }),
+  ];
   app.use(`/${API_VERSION}`, ...bodies, createApiRouter(context));
   app.use('/_sandbox', express.json({ limit: '50mb' }), createControlRouter(context));
 
@@ -97,16 +131,8 @@ export function createSandboxApp(context: SandboxContext): express.Express {
 
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     if (error instanceof SandboxError) return sendError(res, error);
-    const bodyError = error as { type?: string; status?: number };
-    if (bodyError.type === 'entity.parse.failed') {
-      return sendError(res, new SandboxError(400, 'bad_request', 'The request body is not valid JSON'));
-    }
-    if (bodyError.type === 'entity.too.large') {
-      return sendError(res, new SandboxError(413, 'payload_too_large', 'The request body is too large'));
-    }
-    if (typeof bodyError.status === 'number' && bodyError.status >= 400 && bodyError.status < 500) {
-      return sendError(res, new SandboxError(bodyError.status, 'bad_request', 'The request could not be read'));
-    }
+    const refused = bodyParserError(error);
+    if (refused) return sendError(res, refused);
     context.logger.error({ err: error }, 'sandbox internal error');
     sendError(res, new SandboxError(500, 'internal_error', 'Internal error'));
   });

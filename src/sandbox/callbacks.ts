@@ -10,7 +10,7 @@ export interface CallbackDispatcherOptions {
   retryBaseMs?: number;
   /** Longest wait between two attempts. Default 5 minutes. */
   retryMaxDelayMs?: number;
-  /** How long after the status change the sandbox keeps trying. Default one hour. */
+  /** How long after the change the sandbox keeps trying. Default one hour. */
   retryWindowMs?: number;
   /** Per-attempt timeout. Default 5000 ms. */
   timeoutMs?: number;
@@ -24,7 +24,7 @@ export function signCallbackBody(body: string, apiKey: string): string {
 }
 
 /**
- * Delivers queued status callbacks in the background. Deliveries live in the callbacks
+ * Delivers queued callbacks (status and certificate changes) in the background. Deliveries live in the callbacks
  * table, so a restart resumes them; an API response never waits for one.
  */
 export function createCallbackDispatcher(options: CallbackDispatcherOptions) {
@@ -81,7 +81,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions) {
       nextAttemptAt: givingUp ? null : nextAttemptAt,
       gaveUpAt: givingUp ? at() : null,
     });
-    logger.warn({ callback: callback.id, domain: callback.domain, attempts, status, error, givingUp }, 'status callback failed');
+    logger.warn({ callback: callback.id, domain: callback.domain, attempts, status, error, givingUp }, 'callback failed');
   };
 
   const schedule = () => {

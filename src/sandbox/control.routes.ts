@@ -38,8 +38,9 @@ export function createControlRouter(context: SandboxContext): express.Router {
    * online), default settings, no subdomains, tags or callbackUrl, `ip` default
    * ["203.0.113.10"], and `hits` cumulative hits each (none blocked; default 0). The user's
    * domain limit is not applied and no callback is sent. Answers `{"created": N}`. Nothing
-   * is written when anything is refused: 422 lists every invalid domain (by index), 404 an
-   * unknown user, 409 lists every domain that already exists or repeats in the body.
+   * is written when anything is refused: 422 lists the invalid domains (by index), 404 an
+   * unknown user, 409 the domains that already exist or repeat in the body (`details` capped
+   * at MAX_ERROR_DETAILS like every error, `details_omitted` counting the rest).
    */
   router.post('/websites/bulk', (req, res) => {
     const body = parseOr422(bulkWebsitesBodySchema, req.body ?? {});

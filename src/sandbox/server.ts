@@ -27,7 +27,7 @@ export interface SandboxOptions {
   dns?: ResolverMode;
   /** Seconds until a new website's DNS counts as verified; null waits for the control API. Default 2. */
   dnsDelaySeconds?: number | null;
-  /** Seconds an ACME certificate takes. Default 5; 0 skips `issuing_certificate`. */
+  /** Seconds an ACME certificate takes (`certificate_status` `issuing`). Default 5; 0 issues at once. */
   certDelaySeconds?: number;
   /** Requests per second per API key (same burst); 0 turns the limit off. Default 50. */
   rateLimitPerSecond?: number;

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import type { ReportedStatus, RequestableStatus, Settings } from '../provider/spec.js';
+import type { RequestableStatus, SandboxStatus, Settings } from '../provider/spec.js';
 
 /** A user as the sandbox keeps it. The partner is a user with `isPartner`. */
 export interface StoredUser {
@@ -30,7 +30,7 @@ export interface StoredWebsite {
   ipv6: string[];
   tag: string[];
   requestedStatus: RequestableStatus;
-  status: ReportedStatus;
+  status: SandboxStatus;
   callbackUrl: string | null;
   settings: Settings;
   certificatePublic: string | null;
@@ -130,7 +130,7 @@ const toWebsite = (row: WebsiteRow): StoredWebsite => ({
   ipv6: JSON.parse(row.ipv6) as string[],
   tag: JSON.parse(row.tag) as string[],
   requestedStatus: row.requested_status as RequestableStatus,
-  status: row.status as ReportedStatus,
+  status: row.status as SandboxStatus,
   callbackUrl: row.callback_url,
   settings: JSON.parse(row.settings) as Settings,
   certificatePublic: row.certificate_public,

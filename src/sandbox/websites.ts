@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import {
   mergeSettings,
   type Certificate,
-  type ReportedStatus,
+  type CertificateStatus,
   type RequestableStatus,
+  type SandboxStatus,
   type Settings,
   type SettingsPatch,
 } from '../provider/spec.js';
@@ -75,18 +76,33 @@ export interface WebsiteServiceOptions {
   now: () => number;
   /** How long after creation the owner's DNS change is seen; null: only through the control API. */
   dnsDelayMs: number | null;
-  /** How long ACME issuance takes; 0 skips the `issuing_certificate` state. */
+  /** How long ACME issuance takes (`certificate_status` `issuing`); 0 issues at once. */
   certDelayMs: number;
-  /** Called after a status callback was queued, so the dispatcher can send it at once. */
+  /** Called after a callback was queued, so the dispatcher can send it at once. */
   onCallbackQueued: () => void;
 }
 
-/** A website's status follows from what was asked for and how far DNS and certificates are. */
-export function effectiveStatus(website: Pick<StoredWebsite, 'requestedStatus' | 'dnsVerifiedAt' | 'certReadyAt'>): ReportedStatus {
+/**
+ * A website's status follows from what was asked for and whether DNS is verified. Certificate
+ * issuance never hides it: that is `certificateStatus`.
+ */
+export function effectiveStatus(website: Pick<StoredWebsite, 'requestedStatus' | 'dnsVerifiedAt'>): SandboxStatus {
   if (website.requestedStatus === 'setup') return 'setup';
   if (website.dnsVerifiedAt === null) return 'pending_dns';
-  if (website.certReadyAt !== null) return 'issuing_certificate';
   return website.requestedStatus;
+}
+
+/**
+ * Where the website's certificate stands: `custom` whenever the issuer is custom (the pair is
+ * stored with the website); with ACME, `none` until DNS is verified, `issuing` while the
+ * certificate is being issued, then `issued`.
+ */
+export function certificateStatus(
+  website: Pick<StoredWebsite, 'settings' | 'dnsVerifiedAt' | 'certReadyAt'>,
+): CertificateStatus {
+  if (website.settings.loadbalancer.certs_issuer === 'custom') return 'custom';
+  if (website.dnsVerifiedAt === null) return 'none';
+  return website.certReadyAt === null ? 'issued' : 'issuing';
 }
 
 export function createWebsiteService(options: WebsiteServiceOptions) {
@@ -133,28 +149,37 @@ export function createWebsiteService(options: WebsiteServiceOptions) {
     return sent ? [{ path: 'certificate', message: 'is only used when settings.loadbalancer.certs_issuer is custom' }] : [];
   };
 
-  /** Recomputes the status; on a change, stores it and queues the signed callback in the same transaction. */
-  const saveWithStatus = (website: StoredWebsite, at: number): StoredWebsite => {
-    const previous = website.status;
+  /**
+   * Recomputes the status and stores `website`. On a change of `status`, or of the
+   * certificate status since `before`, queues the signed callback in the same transaction.
+   */
+  const saveWithStatus = (before: StoredWebsite, website: StoredWebsite, at: number): StoredWebsite => {
     const next: StoredWebsite = { ...website, status: effectiveStatus(website), updatedAt: at };
-    let queued = false;
+    const previousCertificate = certificateStatus(before);
+    const nextCertificate = certificateStatus(next);
+    const occurredAt = new Date(at).toISOString();
+    const callbacks: { id: string; domain: string; userId: string; url: string; body: string; createdAt: number }[] = [];
+    const queue = (url: string | null, event: string, fields: Record<string, string>) => {
+      if (!url) return;
+      const id = randomUUID();
+      const body = JSON.stringify({ event, id, domain: next.domain, ...fields, occurred_at: occurredAt });
+      callbacks.push({ id, domain: next.domain, userId: next.userId, url, body, createdAt: at });
+    };
+    if (next.status !== before.status) {
+      queue(next.callbackUrl, 'website.status_changed', { status: next.status, previous_status: before.status });
+    }
+    if (nextCertificate !== previousCertificate) {
+      queue(next.callbackUrl, 'website.certificate_changed', {
+        certificate_status: nextCertificate,
+        previous_certificate_status: previousCertificate,
+        status: next.status,
+      });
+    }
     store.transaction(() => {
       store.saveWebsite(next);
-      if (next.status !== previous && next.callbackUrl) {
-        const id = randomUUID();
-        const body = JSON.stringify({
-          event: 'website.status_changed',
-          id,
-          domain: next.domain,
-          status: next.status,
-          previous_status: previous,
-          occurred_at: new Date(at).toISOString(),
-        });
-        store.insertCallback({ id, domain: next.domain, userId: next.userId, url: next.callbackUrl, body, createdAt: at });
-        queued = true;
-      }
+      for (const callback of callbacks) store.insertCallback(callback);
     });
-    if (queued) options.onCallbackQueued();
+    if (callbacks.length > 0) options.onCallbackQueued();
     return next;
   };
 
@@ -164,7 +189,7 @@ export function createWebsiteService(options: WebsiteServiceOptions) {
       : { ...website, certReadyAt: null };
 
   const markDnsVerified = (website: StoredWebsite, at: number): StoredWebsite =>
-    saveWithStatus(startIssuance({ ...website, dnsVerifiedAt: at }, at), at);
+    saveWithStatus(website, startIssuance({ ...website, dnsVerifiedAt: at }, at), at);
 
   return {
     list(principal: Principal): StoredWebsite[] {
@@ -260,7 +285,7 @@ export function createWebsiteService(options: WebsiteServiceOptions) {
       };
       if (issuer === 'custom') next.certReadyAt = null;
       if (switchedToAcme && next.dnsVerifiedAt !== null) next = startIssuance(next, at);
-      return saveWithStatus(next, at);
+      return saveWithStatus(website, next, at);
     },
 
     remove(principal: Principal, domain: string): void {
@@ -289,7 +314,7 @@ export function createWebsiteService(options: WebsiteServiceOptions) {
       for (const domain of store.dueCertificates(at, 500)) {
         const website = store.getWebsite(domain);
         if (website && website.certReadyAt !== null) {
-          saveWithStatus({ ...website, certReadyAt: null }, at);
+          saveWithStatus(website, { ...website, certReadyAt: null }, at);
           moved++;
         }
       }
@@ -314,6 +339,7 @@ export function websiteToJson(website: StoredWebsite) {
     callbackUrl: website.callbackUrl,
     settings: website.settings,
     certificate: website.certificatePublic ? { public: website.certificatePublic } : null,
+    certificate_status: certificateStatus(website),
     dns_verified: website.dnsVerifiedAt !== null,
     created_at: new Date(website.createdAt).toISOString(),
     updated_at: new Date(website.updatedAt).toISOString(),

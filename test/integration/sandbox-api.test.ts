@@ -357,21 +357,75 @@ describe('status, DNS and certificates', () => {
     expect((await call(sb, 'GET', '/v1.0/website?domain=setup.example')).body.status).toBe('online');
   });
 
-  it('passes through issuing_certificate for acme, at DNS verification and when switching back to acme', async () => {
-    await call(sb, 'POST', '/v1.0/website', {
+  it('shows ACME issuance in certificate_status, never in status: at DNS verification and when switching back to acme', async () => {
+    const created = await call(sb, 'POST', '/v1.0/website', {
       json: website('secure.example', { settings: { loadbalancer: { certs_issuer: 'custom' } }, certificate: { public: cert('secure.example.crt'), private: cert('secure.example.key') } }),
     });
-    const verified = await sb.control<{ status: string }>('POST', '/_sandbox/websites/secure.example/dns-verified');
-    expect(verified.status).toBe('online');
+    expect(created.body).toMatchObject({ status: 'pending_dns', certificate_status: 'custom' });
+    const verified = await sb.control<{ status: string; certificate_status: string }>('POST', '/_sandbox/websites/secure.example/dns-verified');
+    expect(verified).toMatchObject({ status: 'online', certificate_status: 'custom' });
     const switched = await call(sb, 'PUT', '/v1.0/website/secure.example', { json: { domain: 'secure.example', settings: { loadbalancer: { certs_issuer: 'acme' } } } });
-    expect(switched.body.status).toBe('issuing_certificate');
-    expect(switched.body.certificate).toBeNull();
-    await waitFor(async () => (await call(sb, 'GET', '/v1.0/website?domain=secure.example')).body.status === 'online', 3000, 'certificate issued');
+    expect(switched.body).toMatchObject({ status: 'online', certificate_status: 'issuing', certificate: null });
+    const issued = await waitFor(async () => {
+      const body = (await call(sb, 'GET', '/v1.0/website?domain=secure.example')).body;
+      return body.certificate_status === 'issued' ? body : undefined;
+    }, 3000, 'certificate issued');
+    expect(issued.status).toBe('online');
 
-    await call(sb, 'POST', '/v1.0/website', { json: website('acme.example') });
-    const atVerification = await sb.control<{ status: string }>('POST', '/_sandbox/websites/acme.example/dns-verified');
-    expect(atVerification.status).toBe('issuing_certificate');
-    await waitFor(async () => (await call(sb, 'GET', '/v1.0/website?domain=acme.example')).body.status === 'online', 3000, 'certificate issued');
+    const acme = await call(sb, 'POST', '/v1.0/website', { json: website('acme.example') });
+    expect(acme.body).toMatchObject({ status: 'pending_dns', certificate_status: 'none' });
+    const atVerification = await sb.control<{ status: string; certificate_status: string }>('POST', '/_sandbox/websites/acme.example/dns-verified');
+    expect(atVerification).toMatchObject({ status: 'online', certificate_status: 'issuing' });
+    await waitFor(async () => (await call(sb, 'GET', '/v1.0/website?domain=acme.example')).body.certificate_status === 'issued', 3000, 'certificate issued');
+  });
+
+  it('shows a status=paused sent during issuance at once, and still finishes the certificate with its signed callback', async () => {
+    const receiver = await startReceiver();
+    try {
+      await withSandbox(async (slow) => {
+        const aliceOfSlow = (await call(slow, 'POST', '/v1.0/user', { form: { id: 'alice@example.com' } })).body.api_key as string;
+        const callbackUrl = `${receiver.url}/callbacks/website/tok-pause`;
+        await call(slow, 'POST', '/v1.0/website', { key: aliceOfSlow, json: website('pause.example', { callbackUrl }) });
+        const verified = await slow.control<{ status: string; certificate_status: string }>('POST', '/_sandbox/websites/pause.example/dns-verified');
+        expect(verified).toMatchObject({ status: 'online', certificate_status: 'issuing' });
+
+        const paused = await call(slow, 'PUT', '/v1.0/website/pause.example', { key: aliceOfSlow, form: { status: 'paused' } });
+        expect(paused.body).toMatchObject({ status: 'paused', requested_status: 'paused', certificate_status: 'issuing' });
+        expect((await call(slow, 'GET', '/v1.0/website?domain=pause.example')).body).toMatchObject({ status: 'paused', certificate_status: 'issuing' });
+
+        const finished = await waitFor(async () => {
+          const body = (await call(slow, 'GET', '/v1.0/website?domain=pause.example')).body;
+          return body.certificate_status === 'issued' ? body : undefined;
+        }, 5000, 'certificate issued');
+        expect(finished.status).toBe('paused');
+
+        const events = await waitFor(() => {
+          const bodies = receiver.received.map((r) => JSON.parse(r.body) as Record<string, string>);
+          return bodies.some((b) => b.event === 'website.certificate_changed' && b.certificate_status === 'issued') ? bodies : undefined;
+        }, 5000, 'the certificate callback');
+        const byTime = (a: Record<string, string>, b: Record<string, string>) => Date.parse(a.occurred_at ?? '') - Date.parse(b.occurred_at ?? '');
+        expect(events.filter((e) => e.event === 'website.status_changed').sort(byTime).map((e) => `${e.previous_status}->${e.status}`)).toEqual([
+          'pending_dns->online',
+          'online->paused',
+        ]);
+        const certificateEvents = events.filter((e) => e.event === 'website.certificate_changed').sort(byTime);
+        expect(certificateEvents.map((e) => `${e.previous_certificate_status}->${e.certificate_status}`)).toEqual(['none->issuing', 'issuing->issued']);
+        expect(certificateEvents[1]).toEqual({
+          event: 'website.certificate_changed',
+          id: expect.any(String),
+          domain: 'pause.example',
+          certificate_status: 'issued',
+          previous_certificate_status: 'issuing',
+          status: 'paused',
+          occurred_at: expect.any(String),
+        });
+        for (const request of receiver.received) {
+          expect(request.headers['x-signature']).toBe(`sha256=${createHmac('sha256', aliceOfSlow).update(request.body).digest('hex')}`);
+        }
+      }, { certDelaySeconds: 2 });
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('requires a matching, valid PEM pair for custom certificates and never returns the private key', async () => {
@@ -406,33 +460,31 @@ describe('callbacks', () => {
       const callbackUrl = `${receiver.url}/callbacks/website/tok123`;
       await call(sb, 'POST', '/v1.0/website', { key: aliceKey, json: website('cb.example', { callbackUrl }) });
       await sb.control('POST', '/_sandbox/websites/cb.example/dns-verified');
-      // pending_dns -> issuing_certificate -> online, then online -> paused
-      await waitFor(() => receiver.received.filter((r) => r.answeredWith === 200).length >= 2 || undefined, 5000, 'two delivered callbacks');
+      // pending_dns -> online; the certificate none -> issuing -> issued; then online -> paused
+      await waitFor(() => receiver.received.filter((r) => r.answeredWith === 200).length >= 3 || undefined, 5000, 'three delivered callbacks');
       await call(sb, 'PUT', '/v1.0/website/cb.example', { form: { status: 'paused' } });
       const delivered = await waitFor(() => {
         const ok = receiver.received.filter((r) => r.answeredWith === 200);
-        return ok.length >= 3 ? ok : undefined;
-      }, 5000, 'three delivered callbacks');
+        return ok.length >= 4 ? ok : undefined;
+      }, 5000, 'four delivered callbacks');
 
       expect(receiver.received.slice(0, 2).every((r) => r.answeredWith === 500)).toBe(true);
-      const transitions = delivered.map((r) => JSON.parse(r.body) as { previous_status: string; status: string });
-      expect(transitions.map((t) => `${t.previous_status}->${t.status}`)).toEqual([
-        'pending_dns->issuing_certificate',
-        'issuing_certificate->online',
-        'online->paused',
-      ]);
+      const bodies = delivered.map((r) => JSON.parse(r.body) as { event: string; previous_status: string; status: string });
+      const statusEvents = bodies.filter((b) => b.event === 'website.status_changed');
+      expect(statusEvents.map((t) => `${t.previous_status}->${t.status}`)).toEqual(['pending_dns->online', 'online->paused']);
+      expect(bodies.filter((b) => b.event === 'website.certificate_changed')).toHaveLength(2);
       for (const request of delivered) {
         expect(request.method).toBe('POST');
         expect(request.path).toBe('/callbacks/website/tok123');
         expect(request.headers['content-type']).toBe('application/json');
         const expected = `sha256=${createHmac('sha256', aliceKey).update(request.body).digest('hex')}`;
         expect(request.headers['x-signature']).toBe(expected);
-        expect(JSON.parse(request.body)).toMatchObject({ event: 'website.status_changed', domain: 'cb.example', id: expect.any(String), occurred_at: expect.any(String) });
+        expect(JSON.parse(request.body)).toMatchObject({ domain: 'cb.example', id: expect.any(String), occurred_at: expect.any(String) });
       }
       const log = await sb.control<{ attempts: number; delivered_at: string | null; last_status: number }[]>('GET', '/_sandbox/callbacks');
-      expect(log).toHaveLength(3);
+      expect(log).toHaveLength(4);
       expect(log.every((c) => c.delivered_at !== null && c.last_status === 200)).toBe(true);
-      expect(log.reduce((sum, c) => sum + c.attempts, 0)).toBe(5);
+      expect(log.reduce((sum, c) => sum + c.attempts, 0)).toBe(6);
     } finally {
       await receiver.close();
     }
@@ -511,6 +563,72 @@ describe('traffic generator', () => {
       // Websites that are not online yet get no visitors.
       expect((await call(busy, 'GET', '/v1.0/website/waiting.example/statistics')).body.total).toBe(0);
     }, { trafficPerSecond: 100, certDelaySeconds: 0 });
+  });
+});
+
+describe('error bodies', () => {
+  /** One request with exactly these headers and bytes; the answer with its size in bytes. */
+  async function send(path: string, headers: Record<string, string>, body: string | Buffer) {
+    const response = await fetch(`${sb.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${sb.partnerKey}`, ...headers }, body });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return { status: response.status, bytes: bytes.length, body: JSON.parse(bytes.toString('utf8')) as any };
+  }
+  const errorShape = { status: 'error', code: expect.any(String), message: expect.any(String), details: expect.any(Array) };
+
+  it('answers more form parameters than the limit with 413 payload_too_large, and reads up to the limit', async () => {
+    const form = (n: number) => ['domain=params.example', 'ip=203.0.113.10', ...Array.from({ length: n - 2 }, (_, i) => `k${i}=1`)].join('&');
+    const over = await send('/v1.0/website', { 'content-type': 'application/x-www-form-urlencoded' }, form(5001));
+    expect(over.status).toBe(413);
+    expect(over.body).toMatchObject({ ...errorShape, code: 'payload_too_large' });
+    const atLimit = await send('/v1.0/website', { 'content-type': 'application/x-www-form-urlencoded' }, form(5000));
+    expect(atLimit.status).toBe(422);
+    expect(atLimit.body.code).toBe('validation_failed');
+  });
+
+  it('answers an unsupported charset or Content-Encoding with 415 unsupported_media_type, on /v1.0 and the control API', async () => {
+    const body = JSON.stringify(website('latin.example'));
+    const charset = await send('/v1.0/website', { 'content-type': 'application/json; charset=latin9' }, body);
+    expect(charset.status).toBe(415);
+    expect(charset.body).toMatchObject({ ...errorShape, code: 'unsupported_media_type', message: expect.stringMatching(/LATIN9/i) });
+    for (const encoding of ['compress', 'x-unknown']) {
+      const answer = await send('/v1.0/website', { 'content-type': 'application/json', 'content-encoding': encoding }, body);
+      expect(answer.status, encoding).toBe(415);
+      expect(answer.body, encoding).toMatchObject({ ...errorShape, code: 'unsupported_media_type', message: expect.stringContaining(encoding) });
+    }
+    const control = await send('/_sandbox/nxdomain', { 'content-type': 'application/json; charset=latin9' }, '{"domains":["a.example"]}');
+    expect(control.status).toBe(415);
+    expect(control.body).toMatchObject({ ...errorShape, code: 'unsupported_media_type' });
+    // Supported encodings are read as they are.
+    const { brotliCompressSync, gzipSync } = await import('node:zlib');
+    expect((await send('/v1.0/website', { 'content-type': 'application/json', 'content-encoding': 'br' }, brotliCompressSync(body))).status).toBe(201);
+    expect((await send('/v1.0/website', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync(JSON.stringify(website('gz.example'))))).status).toBe(201);
+  });
+
+  it('caps details at 50 with a count of the rest: 10,000 unknown keys answer a small 422', async () => {
+    const keys = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`unknown_field_${i}`, 'x']));
+    const answer = await send('/v1.0/website', { 'content-type': 'application/json' }, JSON.stringify({ ...website('many.example'), ...keys }));
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject({ ...errorShape, code: 'validation_failed', details_omitted: 9950 });
+    expect(answer.body.details).toHaveLength(50);
+    expect(answer.body.details[0]).toEqual({ path: 'unknown_field_0', message: 'unknown field' });
+    expect(answer.bytes).toBeLessThan(16 * 1024);
+    // Under the cap nothing is left out, and the count says so.
+    const few = await send('/v1.0/website', { 'content-type': 'application/json' }, JSON.stringify({ domain: 'bad domain', ip: ['x'] }));
+    expect(few.body).toMatchObject({ code: 'validation_failed', details_omitted: 0 });
+    expect(few.body.details).toHaveLength(2);
+    // One huge unknown key does not make a huge answer either.
+    const huge = await send('/v1.0/website', { 'content-type': 'application/json' }, JSON.stringify({ ...website('huge.example'), [`k${'x'.repeat(50_000)}`]: 1 }));
+    expect(huge.status).toBe(422);
+    expect(huge.bytes).toBeLessThan(2 * 1024);
+  });
+
+  it('caps details in control API errors too', async () => {
+    const answer = await send('/_sandbox/nxdomain', { 'content-type': 'application/json' }, JSON.stringify({ domains: Array.from({ length: 200 }, (_, i) => `bad name ${i}`) }));
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject({ ...errorShape, code: 'validation_failed', details_omitted: 150 });
+    expect(answer.body.details).toHaveLength(50);
+    expect(answer.bytes).toBeLessThan(16 * 1024);
   });
 });
 

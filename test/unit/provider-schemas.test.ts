@@ -330,6 +330,14 @@ describe('tolerant response parsing', () => {
     expect(website.status).toBe('quarantined');
   });
 
+  it('exposes an optional certificate_status, keeping unknown values as they are', () => {
+    expect(websiteSchema.parse({ domain: 'example.com', status: 'paused', certificate_status: 'issuing' })).toMatchObject({ status: 'paused', certificate_status: 'issuing' });
+    expect(websiteSchema.parse({ domain: 'example.com', certificate_status: 'revoked' }).certificate_status).toBe('revoked');
+    expect(websiteSchema.parse({ domain: 'example.com' }).certificate_status).toBeUndefined();
+    // Real providers may still report issuance in the status itself; it is kept as-is.
+    expect(websiteSchema.parse({ domain: 'example.com', status: 'issuing_certificate' }).status).toBe('issuing_certificate');
+  });
+
   it('reads partial settings, string booleans and unknown policies', () => {
     const website = websiteSchema.parse({
       domain: 'example.com',

@@ -4,7 +4,7 @@ import { formBoolean, formList, normalizeFormWebsite } from '../../src/sandbox/b
 import { checkCertificatePair } from '../../src/sandbox/certificates.js';
 import { createRateLimiter } from '../../src/sandbox/rate-limit.js';
 import { createSimulatedResolver, createSystemResolver } from '../../src/sandbox/resolver.js';
-import { effectiveStatus } from '../../src/sandbox/websites.js';
+import { certificateStatus, DEFAULT_SETTINGS, effectiveStatus } from '../../src/sandbox/websites.js';
 
 const cert = (name: string) => readFileSync(new URL(`../fixtures/certs/${name}`, import.meta.url), 'utf8');
 const pair = { public: cert('secure.example.crt'), private: cert('secure.example.key') };
@@ -48,11 +48,23 @@ describe('form values', () => {
 });
 
 describe('effectiveStatus', () => {
-  it('is setup, then pending_dns, then issuing_certificate, then what was asked', () => {
-    expect(effectiveStatus({ requestedStatus: 'setup', dnsVerifiedAt: 1, certReadyAt: null })).toBe('setup');
-    expect(effectiveStatus({ requestedStatus: 'online', dnsVerifiedAt: null, certReadyAt: null })).toBe('pending_dns');
-    expect(effectiveStatus({ requestedStatus: 'paused', dnsVerifiedAt: 1, certReadyAt: 5 })).toBe('issuing_certificate');
-    expect(effectiveStatus({ requestedStatus: 'paused', dnsVerifiedAt: 1, certReadyAt: null })).toBe('paused');
+  it('is setup, then pending_dns, then what was asked, whatever the certificate is doing', () => {
+    expect(effectiveStatus({ requestedStatus: 'setup', dnsVerifiedAt: 1 })).toBe('setup');
+    expect(effectiveStatus({ requestedStatus: 'online', dnsVerifiedAt: null })).toBe('pending_dns');
+    expect(effectiveStatus({ requestedStatus: 'paused', dnsVerifiedAt: 1 })).toBe('paused');
+    expect(effectiveStatus({ requestedStatus: 'online', dnsVerifiedAt: 1 })).toBe('online');
+  });
+});
+
+describe('certificateStatus', () => {
+  const acme = DEFAULT_SETTINGS;
+  const custom = { ...DEFAULT_SETTINGS, loadbalancer: { ...DEFAULT_SETTINGS.loadbalancer, certs_issuer: 'custom' as const } };
+  it('is none before DNS, issuing while ACME runs, issued after, and custom with a custom certificate', () => {
+    expect(certificateStatus({ settings: acme, dnsVerifiedAt: null, certReadyAt: null })).toBe('none');
+    expect(certificateStatus({ settings: acme, dnsVerifiedAt: 1, certReadyAt: 5 })).toBe('issuing');
+    expect(certificateStatus({ settings: acme, dnsVerifiedAt: 1, certReadyAt: null })).toBe('issued');
+    expect(certificateStatus({ settings: custom, dnsVerifiedAt: null, certReadyAt: null })).toBe('custom');
+    expect(certificateStatus({ settings: custom, dnsVerifiedAt: 1, certReadyAt: null })).toBe('custom');
   });
 });
 
