@@ -61,14 +61,13 @@ const HTTP_STATUS: Record<AppErrorCode, number> = {
 export const MAX_ERROR_DETAILS = 50;
 
 /** The JSON body of every error answer of the plugin. */
-export function errorBody(error: AppError): { status: 'error'; code: AppErrorCode; message: string; details: ErrorDetail[]; details_omitted?: number } {
-  const omitted = error.details.length - MAX_ERROR_DETAILS;
+export function errorBody(error: AppError): { status: 'error'; code: AppErrorCode; message: string; details: ErrorDetail[]; details_omitted: number } {
   return {
     status: 'error',
     code: error.code,
     message: error.message,
     details: error.details.slice(0, MAX_ERROR_DETAILS),
-    ...(omitted > 0 ? { details_omitted: omitted } : {}),
+    details_omitted: Math.max(0, error.details.length - MAX_ERROR_DETAILS),
   };
 }
 

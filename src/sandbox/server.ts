@@ -9,6 +9,7 @@ import { createSandboxApp } from './app.js';
 import { createCallbackDispatcher } from './callbacks.js';
 import type { SandboxContext } from './context.js';
 import { createFaultState } from './faults.js';
+import { errorBody, SandboxError } from './errors.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createRequestLog } from './request-log.js';
 import { createSimulatedResolver, createSystemResolver, type ResolverMode } from './resolver.js';
@@ -136,7 +137,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     port: options.port ?? 8080,
     what: 'The provider sandbox',
     setting: options.listenSetting ?? '--host and --port',
-    errorBody: (problem, _status, message) => ({ status: 'error', code: problem, message, details: [] }),
+    errorBody: (problem, status, message) => errorBody(new SandboxError(status, problem, message)),
   }).catch(async (error: unknown) => {
     clearInterval(ticker);
     stopTraffic();

@@ -164,7 +164,10 @@ export function createHooksRouter(deps: HooksRouteDeps): express.Router {
       else for (const issue of result.error.issues) details.push({ path: `${prefix}${issue.path.join('.')}`, message: issue.message });
     });
     if (details.length > 0) {
-      throw new AppError('VALIDATION_FAILED', `Invalid event: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+      // The message names the first few problems; `details` lists them (capped, with a count of the rest).
+      const named = details.slice(0, 5).map((d) => `${d.path}: ${d.message}`.slice(0, 200));
+      const more = details.length > named.length ? `; and ${details.length - named.length} more (see details)` : '';
+      throw new AppError('VALIDATION_FAILED', `Invalid event: ${named.join('; ')}${more}`, details);
     }
     batch.push({ events, res, next });
     // setImmediate runs after this turn's I/O callbacks: every request read in it joins.

@@ -11,6 +11,7 @@ import { translateDirectAdminHook } from '../../src/panel/adapters/directadmin.j
 import { translatePleskEvent } from '../../src/panel/adapters/plesk.js';
 import type { AdapterResult } from '../../src/panel/adapters/result.js';
 import type { PanelEvent } from '../../src/panel/events.js';
+import { signBody } from '../../src/web/signature.js';
 import { TEST_PANEL_SECRET, withPlugin } from '../helpers/plugin.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/sandbox.js';
@@ -226,6 +227,19 @@ describe('the hooks endpoint refuses bad input and writes nothing', () => {
       const mixed = await plugin.postEvents([good, event('domain.added', { domain: 'not a domain' })]);
       expect(mixed.status).toBe(400);
       expect(mixed.body.details[0].path).toBe('[1].domain');
+
+      // 100 bad events: a small answer that names the first problems and counts the rest.
+      const manyBad = Array.from({ length: 100 }, (_, i) => event('domain.added', { domain: `bad domain ${i}` }));
+      const raw = await fetch(`${plugin.url}/hooks/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-wpp-signature': signBody(JSON.stringify(manyBad), TEST_PANEL_SECRET) },
+        body: JSON.stringify(manyBad),
+      });
+      const text = await raw.text();
+      expect(raw.status).toBe(400);
+      expect(JSON.parse(text)).toMatchObject({ code: 'VALIDATION_FAILED', details_omitted: 50, message: expect.stringContaining('and 95 more') });
+      expect(JSON.parse(text).details).toHaveLength(50);
+      expect(text.length).toBeLessThan(8 * 1024);
 
       expect(plugin.jobs.counts()).toEqual(before);
     });
