@@ -7,24 +7,41 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** Parses `--name value` options (all strings) with a zod schema; one UsageError names every problem. */
-export function parseOptions<S extends z.ZodObject>(schema: S, args: string[], flags: string[] = []): z.output<S> {
-  let values: Record<string, unknown>;
+/**
+ * Reads `--name value` options (strings, or booleans for `flags`). An unknown option, or one
+ * given twice, is a UsageError: node:util parseArgs would silently keep the last of a repeat,
+ * and `--website-hits 5 --website-hits 6` is a typo to point out, not a choice to guess.
+ */
+export function readOptions(names: string[], args: string[], flags: string[] = []): Record<string, string | boolean | undefined> {
+  const options = Object.fromEntries(names.map((name) => [name, { type: flags.includes(name) ? ('boolean' as const) : ('string' as const) }]));
+  let parsed;
   try {
-    values = parseArgs({
-      args,
-      options: Object.fromEntries(
-        Object.keys(schema.shape).map((name) => [name, { type: flags.includes(name) ? ('boolean' as const) : ('string' as const) }]),
-      ),
-      allowPositionals: false,
-    }).values;
+    parsed = parseArgs({ args, options, allowPositionals: false, tokens: true });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const result = schema.safeParse(values);
-  if (!result.success) {
-    throw new UsageError(result.error.issues.map((issue) => `--${issue.path.join('.')}: ${issue.message}`).join('\n'));
+  const seen = new Map<string, string[]>();
+  for (const token of parsed.tokens) {
+    if (token.kind === 'option') seen.set(token.name, [...(seen.get(token.name) ?? []), token.value ?? '']);
   }
+  const repeated = [...seen].filter(([, values]) => values.length > 1);
+  if (repeated.length > 0) {
+    throw new UsageError(
+      repeated
+        .map(([name, values]) => `--${name} given ${values.length} times${flags.includes(name) ? '' : ` (${values.map((v) => JSON.stringify(v)).join(', ')})`}: give each option once`)
+        .join('\n'),
+    );
+  }
+  return parsed.values;
+}
+
+/** One line per zod issue, named by its option: `--anchor-day: ...`. */
+export const optionProblems = (error: z.ZodError): string[] => error.issues.map((issue) => `--${issue.path.join('.')}: ${issue.message}`);
+
+/** Parses options (see readOptions) with a zod schema; one UsageError names every problem. */
+export function parseOptions<S extends z.ZodObject>(schema: S, args: string[], flags: string[] = []): z.output<S> {
+  const result = schema.safeParse(readOptions(Object.keys(schema.shape), args, flags));
+  if (!result.success) throw new UsageError(optionProblems(result.error).join('\n'));
   return result.data;
 }
 

@@ -1,15 +1,23 @@
 import { z } from 'zod';
-import { createStatisticsRepo } from '../db/statistics.repo.js';
+import type { Db } from '../db/open.js';
+import { createStatisticsRepo, type LimitLayer, type LimitScope } from '../db/statistics.repo.js';
 import { openPluginDatabase, startPlugin, type RunningPlugin } from '../main.js';
-import { configFromEnv, parseOptions, stopOnSignal, UsageError } from './shared.js';
+import { accountNameSchema } from '../panel/events.js';
+import { normalizeDomain } from '../provider/spec.js';
+import { configFromEnv, optionProblems, parseOptions, readOptions, stopOnSignal, UsageError } from './shared.js';
 
 export const statsUsage = `  sync-stats [--no-enforce]  read every website's statistics now, then enforce the limits
   enforce                    one enforcement pass now (pause, resume, warn)
-  limits [--scope S --subject X --website-hits N --account-hits N --domain-limit N
+  limits [--scope S [--subject X] [--allow-unknown] --website-hits N --account-hits N --domain-limit N
           --period monthly|daily --anchor-day D --warning-percent P --exempt true|false]
                              show the limits table, or change one row (scope: global, plan, account,
-                             website); options not given keep their value, \`none\` clears one
-  resume <domain> --admin NAME   resume a website enforcement paused, for the rest of its period`;
+                             website); options not given keep their value, \`none\` clears one.
+                             Numbers are plain decimal digits; every bad option is refused (exit 2)
+                             and nothing changes. --subject is normalised (domain: lower case,
+                             punycode; account: lower case; plan: trimmed) and must be a website,
+                             account or plan the plugin knows, unless --allow-unknown
+  resume <domain> --admin NAME   resume a website enforcement paused, for the rest of its period
+                             (the domain as the panel spells it: IDN and upper case are fine)`;
 
 /** The plugin without HTTP, worker or scheduler: what a one-shot command needs. */
 const oneShot = () => startPlugin({ config: configFromEnv(), http: false, worker: false, scheduler: false });
@@ -65,48 +73,136 @@ export async function runEnforce(args: string[]): Promise<number> {
   });
 }
 
-/** A number, or `none` to clear the value so it is inherited again. */
-const orNone = (schema: z.ZodType<number>) => z.union([z.literal('none').transform(() => null), schema]);
-const count = orNone(z.coerce.number().int().min(0));
-const limitsArgs = z.object({
-  scope: z.enum(['global', 'plan', 'account', 'website']).optional(),
-  subject: z.string().trim().min(1).optional(),
-  period: z.union([z.literal('none').transform(() => null), z.enum(['monthly', 'daily'])]).optional(),
-  'anchor-day': orNone(z.coerce.number().int().min(1).max(28)).optional(),
-  'website-hits': count.optional(),
-  'account-hits': count.optional(),
-  'domain-limit': count.optional(),
-  'warning-percent': orNone(z.coerce.number().int().min(1).max(100)).optional(),
-  exempt: z.enum(['true', 'false', 'none']).optional(),
-});
+const LIMIT_SCOPES = ['global', 'plan', 'account', 'website'] as const satisfies readonly LimitScope[];
+
+/**
+ * Plain decimal digits in [min, max] (leading zeros are harmless), or `none` to clear the value
+ * so it is inherited again. Not z.coerce.number(): Number('') and Number(' ') are 0, which
+ * paused every website, and Number('0x10') is 16, Number('1e3') 1000.
+ */
+const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.string().transform((value, ctx) => {
+    if (value === 'none') return null;
+    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `${min} to ${max}`;
+    const number = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+    if (Number.isNaN(number)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(value)} is not a whole number: give plain decimal digits (${range}), or none to clear` });
+    else if (number < min || number > max) ctx.addIssue({ code: 'custom', message: `${value} is out of range: give ${range}, or none to clear` });
+    return number;
+  });
+const word = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: (issue) => `${JSON.stringify(issue.input)} is not one of ${values.join(', ')}` });
+
+/** The options that change a value of the row; everything else says which row. */
+const valueOptions = {
+  period: word(['monthly', 'daily', 'none']).transform((value) => (value === 'none' ? null : value)),
+  'anchor-day': wholeNumber(1, 28),
+  'website-hits': wholeNumber(0),
+  'account-hits': wholeNumber(0),
+  'domain-limit': wholeNumber(0),
+  'warning-percent': wholeNumber(1, 100),
+  exempt: word(['true', 'false', 'none']).transform((value) => (value === 'none' ? null : value === 'true')),
+};
+const layerKey = {
+  period: 'period',
+  'anchor-day': 'anchorDay',
+  'website-hits': 'websiteHits',
+  'account-hits': 'accountHits',
+  'domain-limit': 'domainLimit',
+  'warning-percent': 'warningPercent',
+  exempt: 'exempt',
+} as const satisfies Record<keyof typeof valueOptions, keyof LimitLayer>;
+/** A website row is read for its own hit limit, warning threshold and exemption only (core/limits.ts). */
+const accountWide = ['period', 'anchor-day', 'account-hits', 'domain-limit'] as const;
+
+const limitsArgs = z
+  .object({ scope: word(LIMIT_SCOPES), subject: z.string(), 'allow-unknown': z.boolean(), ...valueOptions })
+  .partial();
+
+/** Subjects as enforcement looks them up: domains like panel events (lower case, punycode), accounts like panel events, plans trimmed. */
+const subjectSchemas = {
+  website: z.string().transform((value, ctx) => {
+    const domain = normalizeDomain(value);
+    if (domain === null) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(value)} is not a valid domain name` });
+    return domain ?? '';
+  }),
+  account: accountNameSchema,
+  plan: z.string().trim().min(1, 'a plan name is required').max(100, 'a plan name is at most 100 characters'),
+};
+
+/** One change of the limits table: which row, and the values given (null clears one). */
+export interface LimitsChange {
+  scope: LimitScope;
+  /** Normalized; '' for global. */
+  subject: string;
+  changes: LimitLayer;
+}
+
+/**
+ * Reads `wpp limits` options into one change, or null when none is asked for (show the table).
+ * Every problem lands in one UsageError, so nothing is stored unless all of it is right.
+ * `isKnown` is asked about a valid subject unless `--allow-unknown` is given.
+ */
+export function parseLimitsArgs(args: string[], isKnown: (scope: Exclude<LimitScope, 'global'>, subject: string) => boolean): LimitsChange | null {
+  const raw = readOptions(Object.keys(limitsArgs.shape), args, ['allow-unknown']);
+  const parsed = limitsArgs.safeParse(raw);
+  const problems = parsed.success ? [] : optionProblems(parsed.error);
+  const given = (Object.keys(valueOptions) as (keyof typeof valueOptions)[]).filter((name) => raw[name] !== undefined);
+  const scope = LIMIT_SCOPES.find((s) => s === raw.scope);
+  const subject = typeof raw.subject === 'string' ? raw.subject : undefined;
+  const allowUnknown = raw['allow-unknown'] === true;
+
+  if (raw.scope === undefined) {
+    if (given.length === 0 && subject === undefined && !allowUnknown) return null;
+    problems.push('--scope is required to change a limit (global, plan, account or website); without options, wpp limits only shows the table');
+  } else if (given.length === 0) {
+    problems.push(`nothing to change: give at least one of ${Object.keys(valueOptions).map((name) => `--${name}`).join(', ')}`);
+  }
+  let normalized = '';
+  if (scope === 'global') {
+    if (subject !== undefined) problems.push('--subject does not apply to --scope global (the global row applies to every account and website)');
+    if (allowUnknown) problems.push('--allow-unknown does not apply to --scope global');
+  } else if (scope !== undefined) {
+    if (subject === undefined) problems.push(`--scope ${scope} needs --subject (the ${scope} it applies to)`);
+    else {
+      const result = subjectSchemas[scope].safeParse(subject);
+      if (!result.success) problems.push(...result.error.issues.map((issue) => `--subject: ${issue.message}`));
+      else {
+        normalized = result.data;
+        const spelled = normalized === subject ? `"${subject}"` : `"${subject}" (${normalized})`;
+        if (!allowUnknown && !isKnown(scope, normalized)) {
+          problems.push(`--subject: the plugin knows no ${scope} ${spelled}; check the spelling, or give --allow-unknown to set it before the ${scope} exists`);
+        }
+      }
+    }
+    if (scope === 'website') {
+      for (const name of given.filter((option) => (accountWide as readonly string[]).includes(option))) {
+        problems.push(`--${name} does not apply to --scope website: it is the account's (set it at account, plan or global scope)`);
+      }
+    }
+  }
+  if (problems.length > 0 || !parsed.success || scope === undefined) throw new UsageError(problems.join('\n'));
+  const changes: LimitLayer = Object.fromEntries(given.map((name) => [layerKey[name], parsed.data[name]]));
+  return { scope, subject: normalized, changes };
+}
 
 /**
  * Shows the limits table, or changes one row: only the options given change (`none` clears
  * one), the rest of the row stays. Needs only the database, not the provider.
  */
 export async function runLimits(args: string[]): Promise<number> {
-  const options = parseOptions(limitsArgs, args);
-  const db = openPluginDatabase(configFromEnv());
+  const opened: { db?: Db } = {};
+  const database = () => (opened.db ??= openPluginDatabase(configFromEnv()));
   try {
+    const change = parseLimitsArgs(args, (scope, subject) => createStatisticsRepo(database()).limitSubjectExists(scope, subject));
+    const db = database();
     const stats = createStatisticsRepo(db);
-    if (options.scope) {
-      if (options.scope !== 'global' && !options.subject) throw new UsageError(`--scope ${options.scope} needs --subject (the ${options.scope} it applies to)`);
-      const given = {
-        period: options.period,
-        anchorDay: options['anchor-day'],
-        websiteHits: options['website-hits'],
-        accountHits: options['account-hits'],
-        domainLimit: options['domain-limit'],
-        warningPercent: options['warning-percent'],
-        exempt: options.exempt === undefined ? undefined : options.exempt === 'none' ? null : options.exempt === 'true',
-      };
-      const changes = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
-      stats.setLimits(options.scope, options.subject ?? '', { ...stats.limitLayer(options.scope, options.subject ?? ''), ...changes });
+    if (change) {
+      // Read and write under the write lock: two admins changing different values of one row both count.
+      db.transaction(() => stats.setLimits(change.scope, change.subject, { ...stats.limitLayer(change.scope, change.subject), ...change.changes })).immediate();
     }
     for (const [key, layer] of stats.limitLayers()) console.log(`${key}\t${JSON.stringify(layer)}`);
     return 0;
   } finally {
-    db.close();
+    opened.db?.close();
   }
 }
 
@@ -114,8 +210,11 @@ export async function runResume(args: string[]): Promise<number> {
   const [domain, ...rest] = args;
   if (!domain || domain.startsWith('--')) throw new UsageError('resume takes a domain: wpp resume <domain> --admin NAME');
   const options = parseOptions(z.object({ admin: z.string().trim().min(1) }), rest);
+  // As panel events spell it: `Bücher.example` is the website xn--bcher-kva.example.
+  const normalized = normalizeDomain(domain);
+  if (normalized === null) throw new UsageError(`resume: ${JSON.stringify(domain)} is not a valid domain name`);
   return withPlugin(async (plugin) => {
-    const website = await plugin.adminResume(domain.toLowerCase(), options.admin);
+    const website = await plugin.adminResume(normalized, options.admin);
     console.log(`${website.domain} resumed by ${options.admin} until ${new Date(website.adminOverrideUntil ?? 0).toISOString()}`);
     return 0;
   });

@@ -98,6 +98,10 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
          website_hits = excluded.website_hits, account_hits = excluded.account_hits, domain_limit = excluded.domain_limit,
          warning_percent = excluded.warning_percent, exempt = excluded.exempt, updated_at = excluded.updated_at`,
     ),
+    websiteExists: db.prepare<[string], { found: 1 }>('SELECT 1 AS found FROM websites WHERE domain = ?'),
+    accountExists: db.prepare<[string], { found: 1 }>('SELECT 1 AS found FROM accounts WHERE account = ?'),
+    // A plan is known once it has settings or an account is on it (panels name plans the plugin has no row for).
+    planExists: db.prepare<[string, string], { found: 1 }>('SELECT 1 AS found FROM plans WHERE name = ? UNION ALL SELECT 1 FROM accounts WHERE plan = ? LIMIT 1'),
     managedPage: db.prepare<[string, number], { domain: string; account: string }>(
       "SELECT domain, account FROM websites WHERE state = 'active' AND domain > ? ORDER BY domain LIMIT ?",
     ),
@@ -208,6 +212,13 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
         exempt: layer.exempt === undefined || layer.exempt === null ? null : layer.exempt ? 1 : 0,
         at: now(),
       });
+    },
+
+    /** Whether the plugin has the website, account or plan a limits row would be about. */
+    limitSubjectExists(scope: Exclude<LimitScope, 'global'>, subject: string): boolean {
+      if (scope === 'website') return s.websiteExists.get(subject) !== undefined;
+      if (scope === 'account') return s.accountExists.get(subject) !== undefined;
+      return s.planExists.get(subject, subject) !== undefined;
     },
 
     /** Active websites in domain order after `after`: keyset pages keep memory flat at any size. */

@@ -17,7 +17,14 @@ const OPTIONS = {
   id: { type: 'string' },
 } as const;
 
-const parse = (args: string[]) => parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true });
+const parse = (args: string[]) => {
+  const parsed = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true, tokens: true });
+  // parseArgs keeps the last of a repeated option: `--account a --account b` would queue an event for b.
+  const names = parsed.tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : []));
+  const repeated = [...new Set(names.filter((name, i) => names.indexOf(name) !== i))];
+  if (repeated.length > 0) throw new Error(`${repeated.map((name) => `--${name}`).join(', ')} given more than once: give each option once`);
+  return parsed;
+};
 
 const isEventType = (value: string): value is PanelEventType => (PANEL_EVENT_TYPES as readonly string[]).includes(value);
 
