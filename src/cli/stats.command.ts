@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db/open.js';
+import { DEFAULT_PLAN } from '../core/provisioning.js';
 import { createStatisticsRepo, type LimitLayer, type LimitScope } from '../db/statistics.repo.js';
 import { openPluginDatabase, startPlugin, type RunningPlugin } from '../main.js';
 import { accountNameSchema } from '../panel/events.js';
@@ -192,7 +193,11 @@ export async function runLimits(args: string[]): Promise<number> {
   const opened: { db?: Db } = {};
   const database = () => (opened.db ??= openPluginDatabase(configFromEnv()));
   try {
-    const change = parseLimitsArgs(args, (scope, subject) => createStatisticsRepo(database()).limitSubjectExists(scope, subject));
+    const change = parseLimitsArgs(
+      args,
+      // The default plan is every plan-less account's, so it is always known.
+      (scope, subject) => (scope === 'plan' && subject === DEFAULT_PLAN) || createStatisticsRepo(database()).limitSubjectExists(scope, subject),
+    );
     const db = database();
     const stats = createStatisticsRepo(db);
     if (change) {

@@ -4,6 +4,7 @@
  */
 import type { ProvisioningRepo } from '../db/provisioning.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
+import { DEFAULT_PLAN } from './provisioning.js';
 import { periodAt, resolveLimits, type EffectiveLimits, type Period } from './quota.js';
 
 export function createLimitResolver(stats: StatisticsRepo, provisioning: ProvisioningRepo) {
@@ -12,10 +13,10 @@ export function createLimitResolver(stats: StatisticsRepo, provisioning: Provisi
   const accountLimits = new Map<string, EffectiveLimits>();
 
   const plan = (account: string) => {
-    if (!planOf.has(account)) planOf.set(account, provisioning.getAccount(account)?.plan ?? null);
-    return planOf.get(account) ?? null;
+    if (!planOf.has(account)) planOf.set(account, planOfAccount(provisioning, account));
+    return planOf.get(account) as string;
   };
-  const common = (account: string) => [layers.get(`account:${account}`), plan(account) === null ? null : layers.get(`plan:${plan(account)}`), layers.get('global:')];
+  const common = (account: string) => [layers.get(`account:${account}`), layers.get(`plan:${plan(account)}`), layers.get('global:')];
 
   const forAccount = (account: string): EffectiveLimits => {
     let limits = accountLimits.get(account);
@@ -50,6 +51,8 @@ export type LimitResolver = ReturnType<typeof createLimitResolver>;
  * domain limit on every domain.added) where reading the whole limits table would be waste.
  */
 export function accountLimitsOf(stats: StatisticsRepo, provisioning: ProvisioningRepo, account: string): EffectiveLimits {
-  const plan = provisioning.getAccount(account)?.plan ?? null;
-  return resolveLimits([stats.limitLayer('account', account), plan === null ? null : stats.limitLayer('plan', plan), stats.limitLayer('global', '')]);
+  return resolveLimits([stats.limitLayer('account', account), stats.limitLayer('plan', planOfAccount(provisioning, account)), stats.limitLayer('global', '')]);
 }
+
+/** An account the panel names no plan for is on the default plan, for limits as for provisioning. */
+const planOfAccount = (provisioning: ProvisioningRepo, account: string) => provisioning.getAccount(account)?.plan ?? DEFAULT_PLAN;

@@ -79,6 +79,19 @@ describe('website hit limit', () => {
   });
 });
 
+describe('the default plan', () => {
+  it('limits an account the panel names no plan for, as provisioning puts it on that plan', async () => {
+    await withPlugin(async (plugin, sb) => {
+      await provision(plugin, [['noplan', 'np1.example']]);
+      expect(plugin.repo.getAccount('noplan')?.plan).toBeNull();
+      plugin.stats.setLimits('plan', 'default', { websiteHits: 100 });
+      await traffic(sb, 'np1.example', 150);
+      expect((await syncAndEnforce(plugin)).enforce.paused).toBe(1);
+      expect(await requested(sb, 'np1.example')).toBe('paused');
+    });
+  });
+});
+
 describe('account aggregate limit', () => {
   it('pauses every online website of the account over its aggregate, not the customer\'s own pause', async () => {
     const clock = manualClock('2026-11-22T12:00:00Z');
