@@ -225,6 +225,32 @@ describe('enforcement passes', () => {
     });
   }, 60_000);
 
+  it('a first SIGTERM lets wpp enforce finish its pass; a second exits at once with 143', async () => {
+    await withSandbox(async (sb) => {
+      const dataDir = createTempDir('wpp-enforce-');
+      const env = testEnv(dataDir, sb);
+      try {
+        await seed(sb, dataDir, 1);
+        expect((await runWpp(['sync-stats', '--no-enforce'], { env })).code).toBe(0);
+        expect((await runWpp(['limits', '--scope', 'global', '--website-hits', '5'], { env })).code).toBe(0);
+        // The pause the pass makes takes 5 s at the provider.
+        await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 5000 });
+        const child = spawnWpp(['enforce'], { env });
+        await waitFor(() => inspect(sb, dataDir, (db) => db.prepare("SELECT 1 FROM job_runs WHERE name = 'enforce' AND status = 'running'").get()), 20_000, 'the pass to start');
+        child.kill('SIGTERM');
+        await sleep(300);
+        const sent = Date.now();
+        child.kill('SIGTERM');
+        const exit = await exitOf(child, 10_000);
+        expect(Date.now() - sent).toBeLessThan(1000);
+        expect(exit.code).toBe(143);
+        expect(exit.stderr).toMatch(/SIGTERM received, stopping \(send it again to exit at once\)/);
+      } finally {
+        removeTempDir(dataDir);
+      }
+    });
+  }, 60_000);
+
   it('a pass left `running` by a killed process is marked crashed by the next one', async () => {
     await withSandbox(async (sb) => {
       const dataDir = createTempDir('wpp-enforce-');
