@@ -7,7 +7,8 @@ import { pino, type Logger } from 'pino';
 import { ensurePanelSecret, type Config } from './config.js';
 import { ingestEvents, PANEL_EVENT_JOB } from './core/ingest.js';
 import { createProvisioning, isPermanentProvisioningError } from './core/provisioning.js';
-import { createEnforcement, type EnforceResult } from './core/enforcement.js';
+import { createEnforcement, ENFORCE_JOB, type EnforceResult } from './core/enforcement.js';
+import { LockHeldError, runExclusive } from './core/job-lock.js';
 import { accountLimitsOf } from './core/limits.js';
 import { reconcileWebsites } from './core/reconcile.js';
 import { SYNC_JOB, syncStatistics, type SyncOptions, type SyncResult } from './core/statistics.js';
@@ -61,7 +62,7 @@ export interface RunningPlugin {
   stats: StatisticsRepo;
   /** One statistics sync now (the scheduler runs it every WPP_SYNC_INTERVAL_MINUTES, then enforces). */
   syncStatistics(options?: Partial<SyncOptions>): Promise<SyncResult>;
-  /** One enforcement pass now. */
+  /** One enforcement pass now; throws LockHeldError (recording a skipped run) while another pass runs. */
   enforceLimits(): Promise<EnforceResult>;
   /** An admin resumes a website for the rest of its period. */
   adminResume(domain: string, admin: string): Promise<Website>;
@@ -102,7 +103,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   const now = options.now ?? Date.now;
   const stats = createStatisticsRepo(db, now);
   const closers: (() => Promise<void> | void)[] = [() => void db.close()];
-  // Closing first tells a sync in progress to stop between pages, rather than waiting for all of it.
+  // Closing first tells a sync in progress to stop: queued reads are dropped, those in flight abandoned.
   const stopping = new AbortController();
   // Syncs and enforcement passes in progress, awaited before the database closes under them.
   const passes = new Set<Promise<unknown>>();
@@ -222,10 +223,18 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       tracked(
         syncStatistics(
           { stats, provisioning: repo, provider, logger: logger.child({ component: 'sync' }), now },
-          { concurrency: config.sync.concurrency, ratePerSecond: config.sync.ratePerSecond, signal: stopping.signal, ...overrides },
+          {
+            concurrency: config.sync.concurrency,
+            ratePerSecond: config.sync.ratePerSecond,
+            ...overrides,
+            // Closing the plugin stops the sync, and so does the caller's own signal (a one-shot command's SIGTERM).
+            signal: overrides.signal ? AbortSignal.any([stopping.signal, overrides.signal]) : stopping.signal,
+          },
         ),
       );
-    const runEnforcement = () => tracked(enforcement.enforceLimits());
+    // One pass at a time across processes; another pass in progress makes this one throw LockHeldError.
+    const runEnforcement = () =>
+      tracked(runExclusive(stats, ENFORCE_JOB, logger.child({ component: 'enforcement' }), now, () => enforcement.enforceLimits()));
 
     const handlers = {
       [PANEL_EVENT_JOB]: async (job: Job) => provisioning.handle(panelEventSchema.parse(job.payload)),
@@ -267,7 +276,12 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
           schedule: intervalSchedule(config.sync.intervalMinutes),
           run: async () => {
             const sync = await runSync();
-            return sync.skipped || sync.stopped ? { ...sync } : { ...sync, enforcement: await runEnforcement() };
+            if (sync.skipped || sync.stopped) return { ...sync };
+            const enforcement = await runEnforcement().catch((error: unknown) => {
+              if (error instanceof LockHeldError) return { skipped: true, holder: error.holder };
+              throw error;
+            });
+            return { ...sync, enforcement };
           },
         },
       ]);

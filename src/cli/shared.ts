@@ -1,3 +1,4 @@
+import { constants as osConstants } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import { loadConfig, type Config } from '../config.js';
@@ -47,7 +48,7 @@ export function parseOptions<S extends z.ZodObject>(schema: S, args: string[], f
 
 export const configFromEnv = (): Config => loadConfig(process.env);
 
-/** Closes `running` on SIGINT/SIGTERM and exits 0; a second signal exits at once. */
+/** For long-running commands (serve, worker): closes `running` on SIGINT/SIGTERM and exits 0; a second signal exits at once. */
 export function stopOnSignal(running: { close(): Promise<void> }, log: (line: string) => void = (line) => console.error(line)): void {
   let stopping = false;
   const stop = (signal: string) => {
@@ -64,4 +65,38 @@ export function stopOnSignal(running: { close(): Promise<void> }, log: (line: st
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** The reason a one-shot command's work was aborted: the signal the process received. */
+export class StoppedBySignal extends Error {
+  override readonly name = 'StoppedBySignal';
+  constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
+    super(`stopped by ${signal}`);
+  }
+  /** 128 + the signal's number, as shells report a process a signal ended: 130 SIGINT, 143 SIGTERM. */
+  get exitCode(): number {
+    return 128 + osConstants.signals[this.signal];
+  }
+}
+
+/**
+ * For one-shot commands: the first SIGINT/SIGTERM aborts `controller` with StoppedBySignal,
+ * so the command stops its work, stores what it did, says what happened and returns its exit
+ * code; a second one exits at once (128 + signal). Returns a function removing the handlers.
+ */
+export function abortOnSignal(controller: AbortController, log: (line: string) => void = (line) => console.error(line)): () => void {
+  const handle = (signal: 'SIGINT' | 'SIGTERM') => {
+    const reason = new StoppedBySignal(signal);
+    if (controller.signal.aborted) process.exit(reason.exitCode);
+    log(`${signal} received, stopping (send it again to exit at once)`);
+    controller.abort(reason);
+  };
+  const onInt = () => handle('SIGINT');
+  const onTerm = () => handle('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return () => {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  };
 }

@@ -1,14 +1,30 @@
 import { z } from 'zod';
-import type { Db } from '../db/open.js';
 import { DEFAULT_PLAN } from '../core/provisioning.js';
+import type { EnforceResult } from '../core/enforcement.js';
+import { describeHolder, LockHeldError } from '../core/job-lock.js';
+import type { Db } from '../db/open.js';
 import { createStatisticsRepo, type LimitLayer, type LimitScope } from '../db/statistics.repo.js';
 import { openPluginDatabase, startPlugin, type RunningPlugin } from '../main.js';
 import { accountNameSchema } from '../panel/events.js';
 import { normalizeDomain } from '../provider/spec.js';
-import { configFromEnv, optionProblems, parseOptions, readOptions, stopOnSignal, UsageError } from './shared.js';
+import { abortOnSignal, configFromEnv, optionProblems, parseOptions, readOptions, StoppedBySignal, UsageError } from './shared.js';
 
-export const statsUsage = `  sync-stats [--no-enforce]  read every website's statistics now, then enforce the limits
-  enforce                    one enforcement pass now (pause, resume, warn)
+/**
+ * Exit codes of `wpp sync-stats` and `wpp enforce` (README, "Exit codes"). Stopped by a signal
+ * before the end: 128 + the signal, as shells report it (130 SIGINT, 143 SIGTERM).
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, locked: 3 } as const;
+
+const describeEnforcement = (result: EnforceResult) =>
+  `enforcement: ${result.paused} paused, ${result.resumed} resumed, ${result.warnings} warnings, ` +
+  `${result.leftAlone} left alone (paused or resumed outside the plugin), ${result.failed} failed`;
+
+export const statsUsage = `  sync-stats [--no-enforce]  read every website's statistics now, then enforce the limits. Exit 0: it ran
+                             (some reads may have failed: it says how many); 1: an error, or every
+                             read failed; 2: usage; 3: skipped, another sync holds the lock (named);
+                             130/143: stopped by SIGINT/SIGTERM (what was read is kept)
+  enforce                    one enforcement pass now (pause, resume, warn); exit 3 while another
+                             pass runs
   limits [--scope S [--subject X] [--allow-unknown] --website-hits N --account-hits N --domain-limit N
           --period monthly|daily --anchor-day D --warning-percent P --exempt true|false]
                              show the limits table, or change one row (scope: global, plan, account,
@@ -23,16 +39,23 @@ export const statsUsage = `  sync-stats [--no-enforce]  read every website's sta
 /** The plugin without HTTP, worker or scheduler: what a one-shot command needs. */
 const oneShot = () => startPlugin({ config: configFromEnv(), http: false, worker: false, scheduler: false });
 
-async function withPlugin<T>(fn: (plugin: RunningPlugin) => Promise<T>): Promise<T> {
+/**
+ * Runs a one-shot command on the plugin. The first SIGINT/SIGTERM aborts `signal` (the command
+ * stops its work, stores what it did, says so and returns its code); a second exits at once.
+ */
+async function withPlugin<T>(fn: (plugin: RunningPlugin, signal: AbortSignal) => Promise<T>): Promise<T> {
   const plugin = await oneShot();
-  // Ctrl-C or SIGTERM: stop between pages, store what was read, release the sync lock.
-  stopOnSignal(plugin);
+  const stop = new AbortController();
+  const removeHandlers = abortOnSignal(stop);
   try {
-    return await fn(plugin);
+    return await fn(plugin, stop.signal);
   } finally {
     await plugin.close();
+    removeHandlers();
   }
 }
+
+const stoppedBy = (signal: AbortSignal): StoppedBySignal => (signal.reason instanceof StoppedBySignal ? signal.reason : new StoppedBySignal('SIGTERM'));
 
 /** One line that rewrites itself on a terminal, or a line per 10% elsewhere (logs, cron mail). */
 function progressPrinter() {
@@ -50,27 +73,56 @@ function progressPrinter() {
 
 export async function runSyncStats(args: string[]): Promise<number> {
   const options = parseOptions(z.object({ 'no-enforce': z.boolean().default(false) }), args, ['no-enforce']);
-  return withPlugin(async (plugin) => {
-    const sync = await plugin.syncStatistics({ onProgress: progressPrinter() });
+  return withPlugin(async (plugin, signal) => {
+    const sync = await plugin.syncStatistics({ onProgress: progressPrinter(), signal });
     if (sync.skipped) {
-      console.log('another statistics sync is running: this one did nothing');
-      return 0;
+      console.log(`another statistics sync is running (${sync.holder ? describeHolder(sync.holder) : 'unknown holder'}): this one did nothing (run ${sync.runId})`);
+      return EXIT.locked;
+    }
+    if (sync.stopped) {
+      const stop = stoppedBy(signal);
+      if (process.stderr.isTTY) process.stderr.write('\n');
+      console.log(
+        `statistics sync stopped by ${stop.signal} after ${sync.read + sync.failed} of ${sync.total} websites (${sync.read} read, ${sync.failed} failed) ` +
+          `in ${sync.seconds.toFixed(1)} s (run ${sync.runId}); what was read is stored, the next run reads every website again`,
+      );
+      return stop.exitCode;
     }
     console.log(`statistics: ${sync.read} websites read, ${sync.failed} failed, in ${sync.seconds.toFixed(1)} s (run ${sync.runId})`);
+    const allFailed = sync.failed > 0 && sync.read === 0;
+    if (allFailed) console.error(`wpp: every statistics read failed (${sync.failed} of ${sync.total} websites), e.g. ${sync.firstError ?? 'unknown error'}`);
     if (!options['no-enforce']) {
-      const result = await plugin.enforceLimits();
-      console.log(`enforcement: ${result.paused} paused, ${result.resumed} resumed, ${result.warnings} warnings, ${result.failed} failed`);
+      if (signal.aborted) {
+        const stop = stoppedBy(signal);
+        console.log(`enforcement: not run, stopped by ${stop.signal}`);
+        return stop.exitCode;
+      }
+      try {
+        const result = await plugin.enforceLimits();
+        console.log(describeEnforcement(result));
+      } catch (error) {
+        if (!(error instanceof LockHeldError)) throw error;
+        // The sync itself ran; the pass in progress enforces.
+        console.log(`enforcement: not run, another pass is running (${describeHolder(error.holder)})`);
+      }
     }
-    return 0;
+    return allFailed ? EXIT.failed : EXIT.ok;
   });
 }
 
 export async function runEnforce(args: string[]): Promise<number> {
   parseOptions(z.object({}), args);
+  // A signal lets the pass finish (it is short, and every action is keyed so a repeat is a no-op); a second exits at once.
   return withPlugin(async (plugin) => {
-    const result = await plugin.enforceLimits();
-    console.log(`enforcement: ${result.paused} paused, ${result.resumed} resumed, ${result.warnings} warnings, ${result.failed} failed`);
-    return 0;
+    try {
+      const result = await plugin.enforceLimits();
+      console.log(describeEnforcement(result));
+      return EXIT.ok;
+    } catch (error) {
+      if (!(error instanceof LockHeldError)) throw error;
+      console.log(`another enforcement pass is running (${describeHolder(error.holder)}): this one did nothing`);
+      return EXIT.locked;
+    }
   });
 }
 

@@ -2,14 +2,16 @@
  * Statistics sync: read every managed website's cumulative counters from the provider,
  * store the sample and roll the hits since the previous one into hourly buckets and the
  * account's current period. Bounded concurrency and rate; one failing website is recorded
- * and read again next run, never stopping this one; only one sync runs at a time.
+ * and read again next run, never stopping this one; only one sync runs at a time; a stop
+ * signal drops the reads not yet started and abandons those in flight, storing what was read.
  */
-import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ProvisioningRepo } from '../db/provisioning.repo.js';
-import type { StatisticsRepo, StatsRead } from '../db/statistics.repo.js';
+import type { LockHolder, StatisticsRepo, StatsRead } from '../db/statistics.repo.js';
 import type { ProviderClient } from '../provider/index.js';
+import { acquireJobLock, recordSkipped } from './job-lock.js';
 import { createLimitResolver } from './limits.js';
 import { counterDelta, type Counters } from './quota.js';
 
@@ -20,22 +22,31 @@ export interface SyncOptions {
   concurrency: number;
   /** Requests per second; 0 for no limit. */
   ratePerSecond: number;
-  /** Websites read per page (and stored per transaction). Default 2000. */
+  /** Websites read per page (and stored per transaction). Default 1000. */
   pageSize?: number;
   /** Samples older than this are pruned (hourly buckets stay). Default 7 days. */
   sampleRetentionMs?: number;
   onProgress?: (done: number, total: number) => void;
-  /** Stops the sync between pages (the plugin is shutting down): what was read is stored. */
+  /**
+   * Stops the sync (the plugin is shutting down, the command got SIGTERM): reads not yet
+   * started are dropped, those in flight abandoned; what was read is stored.
+   */
   signal?: AbortSignal;
 }
 
 export interface SyncResult {
   /** Another sync held the lock: this one did nothing. */
   skipped: boolean;
+  /** Who held the lock, when skipped. */
+  holder?: LockHolder;
   /** Stopped by its signal before reading every website; the next run reads them all again. */
   stopped: boolean;
+  /** Active websites when the sync started. */
+  total: number;
   read: number;
   failed: number;
+  /** One failed read's error ("CODE: message"), when any failed. */
+  firstError: string | null;
   seconds: number;
   runId: number;
 }
@@ -53,36 +64,49 @@ type PageResult = { reads: StatsRead[]; failures: { domain: string; error: strin
 export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions): Promise<SyncResult> {
   const { stats, provisioning, provider, logger, now } = deps;
   const started = now();
-  const holder = randomUUID();
   const pageSize = options.pageSize ?? 1000;
-  // Renewed every page, so a crashed sync frees it soon: two minutes, or three pages' time at a slow rate.
-  const lockTtlMs = Math.max(120_000, options.ratePerSecond > 0 ? Math.ceil((3 * pageSize * 1000) / options.ratePerSecond) : 0);
-  if (!stats.takeLock(SYNC_JOB, holder, lockTtlMs)) {
-    const runId = stats.startRun(SYNC_JOB, started);
-    stats.finishRun(runId, now(), { status: 'skipped', details: { reason: 'another sync is running' } });
-    logger.info('statistics sync skipped: another one is running');
-    return { skipped: true, stopped: false, read: 0, failed: 0, seconds: 0, runId };
+  const lock = acquireJobLock(stats, SYNC_JOB, logger);
+  if (!lock.taken) {
+    const runId = recordSkipped(stats, SYNC_JOB, started, lock.holder);
+    logger.info({ holder: lock.holder }, 'statistics sync skipped: another one is running');
+    return { skipped: true, holder: lock.holder, stopped: false, total: 0, read: 0, failed: 0, firstError: null, seconds: 0, runId };
   }
   const runId = stats.startRun(SYNC_JOB, started);
   const limits = createLimitResolver(stats, provisioning);
   const queue = new PQueue({ concurrency: options.concurrency, ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}) });
+  // One listener on the caller's signal; every queued read and request listens to this one.
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
+  // Queued reads are removed and rejected by p-queue at once; reads in flight see the signal.
+  const onStop = () => stop.abort(options.signal?.reason);
+  if (options.signal?.aborted) onStop();
+  else options.signal?.addEventListener('abort', onStop, { once: true });
   const total = stats.managedCount();
   let read = 0;
   let failed = 0;
+  let firstError: string | null = null;
 
   const fetchPage = (page: { domain: string; account: string }[]): Promise<PageResult> =>
     Promise.all(
       page.map((website) =>
-        queue.add(async () => {
-          try {
-            const s = await provider.getWebsiteStatistics(website.domain);
-            const counters: Counters = { total: s.total, permitted: s.permitted, blocked: s.blocked, mitigated: s.mitigated };
-            return { ok: true as const, website, counters };
-          } catch (error) {
-            const message = error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
-            return { ok: false as const, website, error: message };
-          }
-        }),
+        queue
+          .add(
+            async ({ signal }) => {
+              try {
+                const s = await provider.getWebsiteStatistics(website.domain, {}, { signal });
+                const counters: Counters = { total: s.total, permitted: s.permitted, blocked: s.blocked, mitigated: s.mitigated };
+                return { ok: true as const, website, counters };
+              } catch (error) {
+                // Abandoned by the stop, not failed: read again next run like every unread website.
+                if (signal?.aborted) return null;
+                const message = error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
+                return { ok: false as const, website, error: message };
+              }
+            },
+            { signal: stop.signal },
+          )
+          // Dropped from the queue (or abandoned) by the stop.
+          .catch(() => null),
       ),
     ).then((results) => {
       const page: PageResult = { reads: [], failures: [] };
@@ -103,6 +127,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     stats.recordReads(page.reads, at, counterDelta);
     if (page.failures.length > 0) {
       stats.recordFailures(page.failures, at);
+      firstError ??= page.failures[0]?.error ?? null;
       for (const failure of page.failures.slice(0, 5)) logger.warn({ domain: failure.domain, error: failure.error }, 'statistics read failed; read again next run');
     }
     read += page.reads.length;
@@ -116,27 +141,31 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     let after = '';
     let pending: Promise<PageResult> | null = null;
     for (;;) {
-      const page = options.signal?.aborted ? [] : stats.managedPage(after, pageSize);
+      const page = stop.signal.aborted ? [] : stats.managedPage(after, pageSize);
       const next = page.length > 0 ? fetchPage(page) : null;
       if (pending) store(await pending);
       if (!next) break;
       after = (page[page.length - 1] as { domain: string }).domain;
       pending = next;
-      stats.takeLock(SYNC_JOB, holder, lockTtlMs);
     }
     const retention = options.sampleRetentionMs ?? 7 * 86_400_000;
     const pruned = stats.pruneSamples(now() - retention);
     const seconds = (now() - started) / 1000;
-    const stopped = options.signal?.aborted === true && read + failed < total;
-    stats.finishRun(runId, now(), { status: stopped ? 'stopped' : 'ok', read, failed, details: { seconds, pruned, total } });
-    logger.info({ read, failed, seconds, stopped }, stopped ? 'statistics sync stopped before the end' : 'statistics sync finished');
-    return { skipped: false, stopped, read, failed, seconds, runId };
+    const stopped = stop.signal.aborted && read + failed < total;
+    // Not one website read: the run did not succeed (and does not count as the last successful sync).
+    const allFailed = !stopped && failed > 0 && read === 0;
+    const status = stopped ? 'stopped' : allFailed ? 'failed' : 'ok';
+    stats.finishRun(runId, now(), { status, read, failed, details: { seconds, pruned, total, ...(allFailed ? { error: `every read failed: ${firstError}` } : {}) } });
+    logger.info({ read, failed, total, seconds, stopped }, stopped ? 'statistics sync stopped before the end' : allFailed ? 'statistics sync failed: every read failed' : 'statistics sync finished');
+    return { skipped: false, stopped, total, read, failed, firstError, seconds, runId };
   } catch (error) {
     stats.finishRun(runId, now(), { status: 'failed', read, failed, details: { error: error instanceof Error ? error.message : String(error) } });
     throw error;
   } finally {
+    options.signal?.removeEventListener('abort', onStop);
+    stop.abort();
     stats.checkpoint();
-    stats.releaseLock(SYNC_JOB, holder);
+    lock.release();
   }
 }
 

@@ -2,6 +2,8 @@
  * Statistics, limits, enforcement actions, job runs and cross-process locks: the SQL of
  * statistics sync and enforcement, prepared once per database.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Db } from './open.js';
 
 /** Cumulative (or delta) hit counters of a website. */
@@ -57,10 +59,51 @@ export interface JobRun {
   name: string;
   startedAt: number;
   finishedAt: number | null;
-  status: 'running' | 'ok' | 'failed' | 'skipped' | 'stopped';
+  /** `crashed`: left `running` by a process that died; marked so by the next run that took the job's lock. */
+  status: 'running' | 'ok' | 'failed' | 'skipped' | 'stopped' | 'crashed';
   websitesRead: number | null;
   websitesFailed: number | null;
   details: string | null;
+}
+
+/** Who holds a lock. host and pid are null for a lock written before holders were recorded. */
+export interface LockHolder {
+  host: string | null;
+  pid: number | null;
+  /** When this holder took it (epoch ms). */
+  since: number | null;
+  expiresAt: number;
+}
+
+/** A lock this process holds: renew it before it expires, release it when done. */
+export interface HeldLock {
+  readonly name: string;
+  /** Pushes the expiry `ttlMs` ahead; false when the lock is no longer ours (it expired and was taken). */
+  renew(): boolean;
+  /** Frees the lock if it is still ours. */
+  release(): void;
+}
+
+export type LockAttempt =
+  | { taken: true; lock: HeldLock; /** The holder it was taken from: expired, or its process gone. */ tookOverFrom: LockHolder | null }
+  | { taken: false; holder: LockHolder };
+
+/** Whether a process of this host is alive: signal 0 checks without sending (EPERM: alive, another user's). */
+export function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+interface LockRow {
+  holder: string;
+  host: string | null;
+  pid: number | null;
+  since: number | null;
+  expires_at: number;
 }
 
 interface LimitRow {
@@ -148,12 +191,11 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     finishRun: db.prepare('UPDATE job_runs SET finished_at = ?, status = ?, websites_read = ?, websites_failed = ?, details = ? WHERE id = ?'),
     runs: db.prepare<[string, number], Record<string, unknown>>('SELECT * FROM job_runs WHERE name = ? ORDER BY id DESC LIMIT ?'),
     lastOk: db.prepare<[string], { started_at: number }>("SELECT started_at FROM job_runs WHERE name = ? AND status = 'ok' ORDER BY id DESC LIMIT 1"),
-    takeLock: db.prepare(
-      `INSERT INTO locks (name, holder, expires_at) VALUES (@name, @holder, @expiresAt)
-       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-       WHERE locks.expires_at < @now OR locks.holder = excluded.holder`,
-    ),
+    lock: db.prepare<[string], LockRow>('SELECT holder, host, pid, since, expires_at FROM locks WHERE name = ?'),
+    putLock: db.prepare('INSERT OR REPLACE INTO locks (name, holder, host, pid, since, expires_at) VALUES (@name, @holder, @host, @pid, @since, @expiresAt)'),
+    renewLock: db.prepare('UPDATE locks SET expires_at = ? WHERE name = ? AND holder = ?'),
     releaseLock: db.prepare('DELETE FROM locks WHERE name = ? AND holder = ?'),
+    markCrashed: db.prepare("UPDATE job_runs SET status = 'crashed', finished_at = ?, details = ? WHERE name = ? AND status = 'running'"),
     pruneSamples: db.prepare('DELETE FROM stats_samples WHERE taken_at < ?'),
   };
 
@@ -172,6 +214,23 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     statusBefore: row.status_before as string | null,
     statusAfter: row.status_after as string | null,
     actionKey: row.action_key as string,
+  });
+
+  const toHolder = (row: LockRow): LockHolder => ({ host: row.host, pid: row.pid, since: row.since, expiresAt: row.expires_at });
+  const host = hostname();
+  // Checked and written in one IMMEDIATE transaction: two processes finding the same dead holder never both take over.
+  const takeLock = db.transaction((name: string, token: string, ttlMs: number): { taken: true; tookOverFrom: LockHolder | null } | { taken: false; holder: LockHolder } => {
+    const at = now();
+    const row = s.lock.get(name);
+    let tookOverFrom: LockHolder | null = null;
+    if (row) {
+      const expired = row.expires_at < at;
+      const gone = row.host === host && row.pid !== null && row.pid !== process.pid && !processIsAlive(row.pid);
+      if (!expired && !gone) return { taken: false, holder: toHolder(row) };
+      tookOverFrom = toHolder(row);
+    }
+    s.putLock.run({ name, holder: token, host, pid: process.pid, since: at, expiresAt: at + ttlMs });
+    return { taken: true, tookOverFrom };
   });
 
   const recordReads = db.transaction((reads: StatsRead[], at: number, deltaOf: (previous: Counters | null, current: Counters) => Counters) => {
@@ -263,9 +322,33 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
       })),
     lastSuccessfulRun: (name: string) => s.lastOk.get(name)?.started_at ?? null,
 
-    /** Takes a lock unless another holder's is still valid; true when this holder has it now. */
-    takeLock: (name: string, holder: string, ttlMs: number) => s.takeLock.run({ name, holder, expiresAt: now() + ttlMs, now: now() }).changes > 0,
-    releaseLock: (name: string, holder: string) => void s.releaseLock.run(name, holder),
+    /**
+     * Marks the job's runs still `running` as crashed: called by the run that just took the
+     * job's lock, so their processes are gone. Returns how many.
+     */
+    markCrashedRuns: (name: string) =>
+      s.markCrashed.run(now(), JSON.stringify({ reason: 'its process ended before the run finished (found by the next run)' }), name).changes,
+
+    /**
+     * Takes the lock `name` for `ttlMs` (shared across the processes using this database),
+     * unless another holder has it: one whose lock has not expired and whose process, when it
+     * runs on this host, is alive. A holder on this host whose pid is gone (SIGKILL, crash) is
+     * taken over at once. Each call is a new holder, even within one process.
+     */
+    takeLock(name: string, ttlMs: number): LockAttempt {
+      const token = `${host}:${process.pid}:${randomUUID()}`;
+      const result = takeLock.immediate(name, token, ttlMs);
+      if (!result.taken) return result;
+      return {
+        taken: true,
+        tookOverFrom: result.tookOverFrom,
+        lock: {
+          name,
+          renew: () => s.renewLock.run(now() + ttlMs, name, token).changes > 0,
+          release: () => void s.releaseLock.run(name, token),
+        },
+      };
+    },
     pruneSamples: (before: number) => s.pruneSamples.run(before).changes,
     /**
      * Long writes (a 100,000-website sync) without a WAL checkpoint in every commit: checkpoints

@@ -452,14 +452,17 @@ function createCalls(options: ProviderClientOptions) {
     /** GET /v1.0/website?domain=: all current settings and rules of one website. */
     lookupWebsite,
 
-    /** GET /v1.0/website/{domain}/statistics, cumulative or within `from`/`to`. */
-    async getWebsiteStatistics(domain: string, range: StatisticsRange = {}): Promise<WebsiteStatistics> {
+    /**
+     * GET /v1.0/website/{domain}/statistics, cumulative or within `from`/`to`. `signal` ends
+     * the call at once (in flight or between retries), rejecting with the signal's reason.
+     */
+    async getWebsiteStatistics(domain: string, range: StatisticsRange = {}, { signal }: { signal?: AbortSignal } = {}): Promise<WebsiteStatistics> {
       const template = `/${API_VERSION}/website/{domain}/statistics`;
       const name = validDomain(domain, 'GET', template);
       const checked = validate(statisticsQuerySchema, range, 'GET', template);
       const query = new URLSearchParams({ ...(checked.from ? { from: checked.from } : {}), ...(checked.to ? { to: checked.to } : {}) }).toString();
       const path = `${websitePath(name)}/statistics`;
-      const answer = await lean.get(path, query);
+      const answer = await lean.get(path, query, signal);
       const { status, attempts } = answer;
       let data: unknown;
       try {

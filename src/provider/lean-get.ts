@@ -5,6 +5,8 @@
  * keep-alive agent with the headers built once. It keeps the client's guarantees: only the
  * configured origin, a timeout per attempt, retries of network errors and 429/5xx with the
  * client's backoff and the provider's Retry-After, and every failure mapped by errors.ts.
+ * An abort signal ends the call at once, in flight or between retries, with the signal's
+ * reason (not a provider error: nothing failed at the provider).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -42,10 +44,10 @@ export function createLeanGet(options: LeanGetOptions) {
   const url = new URL(options.origin);
 
   /** One attempt; the deadline covers the whole answer, as got's `timeout.request` does elsewhere. */
-  const once = (path: string): Promise<Answer> =>
+  const once = (path: string, signal: AbortSignal | undefined): Promise<Answer> =>
     new Promise((resolve, reject) => {
       const req = request(
-        { agent, protocol: url.protocol, hostname: url.hostname, port: url.port, method: 'GET', path: options.basePath + path, headers: options.headers },
+        { agent, protocol: url.protocol, hostname: url.hostname, port: url.port, method: 'GET', path: options.basePath + path, headers: options.headers, signal },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -64,27 +66,38 @@ export function createLeanGet(options: LeanGetOptions) {
       req.end();
     });
 
-  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const wait = (ms: number, signal: AbortSignal | undefined) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    });
 
   return {
     /**
      * GET `path` with an optional query (kept out of errors and logs); resolves with a 2xx
-     * answer's status and body, or throws a ProviderError.
+     * answer's status and body, or throws a ProviderError (or `signal.reason` once aborted).
      */
-    async get(path: string, query = ''): Promise<{ status: number; body: string; attempts: number }> {
+    async get(path: string, query = '', signal?: AbortSignal): Promise<{ status: number; body: string; attempts: number }> {
       const target = query ? `${path}?${query}` : path;
       for (let attempt = 1; ; attempt++) {
+        signal?.throwIfAborted();
         const context = { method: 'GET', path, attempts: attempt };
         let answer: Answer;
         try {
-          answer = await once(target);
+          answer = await once(target, signal);
         } catch (error) {
+          signal?.throwIfAborted();
           const failure = errorFromTransport(context, error, options.apiKey);
           const code = (error as { code?: string }).code ?? '';
           if (!RETRY_ERROR_CODES.includes(code) || attempt > options.retryLimit) throw failure;
           const delayMs = options.backoffDelay(attempt);
           options.onRetry({ method: 'GET', path, attempt, code, delayMs });
-          await wait(delayMs);
+          await wait(delayMs, signal);
           continue;
         }
         if (answer.status >= 200 && answer.status < 300) return { status: answer.status, body: answer.body, attempts: attempt };
@@ -95,7 +108,7 @@ export function createLeanGet(options: LeanGetOptions) {
         // The same floor as the client's other transport: a Retry-After of 0 still yields.
         const delayMs = retryAfterMs !== undefined ? Math.max(1, retryAfterMs) : options.backoffDelay(attempt);
         options.onRetry({ method: 'GET', path, attempt, status: answer.status, delayMs });
-        await wait(delayMs);
+        await wait(delayMs, signal);
       }
     },
   };
