@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { ensurePanelSecret, type Config } from './config.js';
+import { ensurePanelSecret, PANEL_SECRET_FILE, type Config } from './config.js';
 import { ingestEvents, PANEL_EVENT_JOB } from './core/ingest.js';
 import { createProvisioning, isPermanentProvisioningError } from './core/provisioning.js';
 import { createEnforcement, type EnforceResult } from './core/enforcement.js';
@@ -16,8 +16,8 @@ import { SYNC_JOB, syncStatistics, type SyncOptions, type SyncResult } from './c
 import type { Website } from './db/provisioning.repo.js';
 import { createStatisticsRepo, type StatisticsRepo } from './db/statistics.repo.js';
 import { createJobsRepo, type Job, type JobsRepo } from './db/jobs.repo.js';
-import { migrate } from './db/migrate.js';
-import { openDatabase, type Db } from './db/open.js';
+import type { Notice } from './db/files.js';
+import { openMigratedDatabase, type Db } from './db/open.js';
 import { createProvisioningRepo, type ProvisioningRepo } from './db/provisioning.repo.js';
 import { createScheduler } from './jobs/scheduler.js';
 import { createWorker } from './jobs/worker.js';
@@ -70,11 +70,9 @@ export interface RunningPlugin {
   close(): Promise<void>;
 }
 
-/** Opens the plugin's database, migrated to the newest schema. Used by every entry point. */
-export function openPluginDatabase(config: Config): Db {
-  const db = openDatabase(config.databaseFile);
-  migrate(db, paths.migrations);
-  return db;
+/** Opens the plugin's database, migrated to the newest schema, after the data folder's start check (db/open.ts). Used by every entry point. */
+export function openPluginDatabase(config: Config, notice?: Notice): Db {
+  return openMigratedDatabase(config.databaseFile, paths.migrations, { notice, ownNames: [PANEL_SECRET_FILE, 'sandbox'] });
 }
 
 export function createLogger(config: Config): Logger {
@@ -86,7 +84,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   const { config } = options;
   const logger = options.logger ?? createLogger(config);
   const panelSecret = ensurePanelSecret(config);
-  const db = openPluginDatabase(config);
+  const db = openPluginDatabase(config, (message) => logger.warn(message));
   const jobs = createJobsRepo(db);
   const repo = createProvisioningRepo(db);
   const now = options.now ?? Date.now;

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -8,14 +8,31 @@ export interface CliRun {
   stderr: string;
 }
 
+export interface WppProcessOptions {
+  env?: Record<string, string>;
+  /** The umask the process starts with (through `sh -c 'umask ...; exec node ...'`), e.g. 0o000. */
+  umask?: number;
+  /** Run as this user id (and group id `gid`, default the same); needs root. */
+  uid?: number;
+  gid?: number;
+}
+
+/** Spawns `wpp ...` from the sources, with only PATH and `env` in its environment. */
+export function spawnWpp(args: string[], options: WppProcessOptions = {}): ChildProcessWithoutNullStreams {
+  const node = [process.execPath, '--import', 'tsx', 'src/cli.ts', ...args];
+  const [command, ...argv] = options.umask === undefined ? node : ['sh', '-c', `umask ${options.umask.toString(8).padStart(3, '0')}; exec "$@"`, 'sh', ...node];
+  return spawn(command as string, argv, {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid }),
+  });
+}
+
 /** Runs `wpp ...` from the sources as a real process, with only PATH and `env` in its environment. */
-export function runWpp(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<CliRun> {
+export function runWpp(args: string[], options: WppProcessOptions & { stdin?: string } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawnWpp(args, options);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
