@@ -1,9 +1,9 @@
 /**
  * The data folders on disk: owner-only modes whatever the umask (every customer has a shell on
  * shared hosting, and the databases hold their API keys and the partner key), the start check
- * that tightens an older install.
+ * that tightens an older install, and databases that were lost or damaged, refused by name.
  */
-import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -58,8 +58,8 @@ describe('secrets at rest: owner-only whatever the umask', { timeout: 60_000 }, 
       const dataDir = join(tmp, 'data');
       await withServeProcess(dataDir, () => {
         expect(mode(dataDir)).toBe('0700');
-        expect(modes(dataDir, [...DB_FILES, 'panel-secret', 'sandbox'])).toEqual({
-          ...owner([...DB_FILES, 'panel-secret'], '0600'),
+        expect(modes(dataDir, [...DB_FILES, 'panel-secret', 'plugin.sqlite.created', 'sandbox'])).toEqual({
+          ...owner([...DB_FILES, 'panel-secret', 'plugin.sqlite.created'], '0600'),
           sandbox: '0700',
         });
         expect(modes(join(dataDir, 'sandbox'), SANDBOX_FILES)).toEqual(owner(SANDBOX_FILES, '0600'));
@@ -137,7 +137,7 @@ describe('secrets at rest: owner-only whatever the umask', { timeout: 60_000 }, 
       await withSandbox(async () => undefined, { dataDir: sandboxDir });
       const db = openPluginDatabase(loadConfig(offlineEnv(dataDir)));
       writeFileSync(join(dataDir, 'panel-secret'), 'an-old-generated-secret-0123456789\n');
-      const open = [...DB_FILES, 'panel-secret'];
+      const open = [...DB_FILES, 'panel-secret', 'plugin.sqlite.created'];
       try {
         db.prepare('SELECT COUNT(*) FROM jobs').get();
         for (const dir of [dataDir, sandboxDir]) chmodSync(dir, 0o755);
@@ -209,6 +209,80 @@ describe('secrets at rest: owner-only whatever the umask', { timeout: 60_000 }, 
           await plugin.close();
         }
       });
+    });
+  });
+});
+
+describe('a lost or damaged database is refused by name', { timeout: 60_000 }, () => {
+  it('a plugin database truncated to 0 bytes, with a queued job, is refused and left as it is; deleting the marker starts over', async () => {
+    await withTempDir(async (tmp) => {
+      const dataDir = join(tmp, 'data');
+      const file = join(dataDir, 'plugin.sqlite');
+      const queued = await runWpp(['hook', 'emit', 'domain.added', '--account', 'alice', '--domain', 'alice.example'], { env: offlineEnv(dataDir) });
+      expect(queued.code).toBe(0);
+      truncateSync(file, 0);
+
+      for (const command of [['worker', '--once'], ['jobs']]) {
+        const run = await runWpp(command, { env: offlineEnv(dataDir) });
+        expect(run.code).toBe(1);
+        expect(run.stdout).toBe('');
+        expect(run.stderr.trim().split('\n')).toHaveLength(1);
+        expect(run.stderr).toMatch(new RegExp(`^wpp: The database ${file} is empty \\(0 bytes\\), but it was created on \\d{4}-\\d\\d-\\d\\dT`));
+        expect(run.stderr).toContain(`Restore it from a backup; to really start over with an empty database, delete ${file}.created`);
+        expect(statSync(file).size).toBe(0);
+      }
+
+      unlinkSync(file);
+      const missing = await runWpp(['jobs'], { env: offlineEnv(dataDir) });
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain(`The database ${file} is missing, but it was created on`);
+
+      unlinkSync(`${file}.created`);
+      const fresh = await runWpp(['jobs'], { env: offlineEnv(dataDir) });
+      expect(fresh.code).toBe(0);
+      expect(fresh.stdout).toContain('"pending":0');
+    });
+  });
+
+  it('a file that is not a database is refused with a message naming it, and left as it is', async () => {
+    await withTempDir(async (tmp) => {
+      const file = join(tmp, 'plugin.sqlite');
+      const garbage = 'this is a restored backup of something else entirely\n'.repeat(200);
+      writeFileSync(file, garbage, { mode: 0o600 });
+      const run = await runWpp(['jobs'], { env: offlineEnv(tmp) });
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toContain(`wpp: The database ${file} is damaged or not a SQLite database (file is not a database): restore it from a backup`);
+      expect(readFileSync(file, 'utf8')).toBe(garbage);
+    });
+  });
+
+  it('the embedded sandbox\'s database truncated to 0 bytes is refused by name, in process and by wpp worker', async () => {
+    await withTempDir(async (tmp) => {
+      const dataDir = join(tmp, 'data');
+      const sandboxFile = join(dataDir, 'sandbox', 'sandbox.sqlite');
+      await withSandbox(async () => undefined, { dataDir: join(dataDir, 'sandbox') });
+      truncateSync(sandboxFile, 0);
+
+      await expect(startTestSandbox({ dataDir: join(dataDir, 'sandbox') })).rejects.toThrow(`The database ${sandboxFile} is empty (0 bytes)`);
+      const { WPP_PROVIDER_URL: _url, WPP_PROVIDER_API_KEY: _key, ...embedded } = offlineEnv(dataDir);
+      const run = await runWpp(['worker', '--once'], { env: embedded });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(new RegExp(`^wpp: The database ${sandboxFile} is empty \\(0 bytes\\)`));
+      expect(statSync(sandboxFile).size).toBe(0);
+    });
+  });
+
+  it('a fresh folder starts fine when several processes create the database at once', async () => {
+    await withTempDir(async (tmp) => {
+      const dataDir = join(tmp, 'data');
+      const runs = await Promise.all(
+        ['a', 'b', 'c'].map((account) => runWpp(['hook', 'emit', 'account.created', '--account', account], { env: offlineEnv(dataDir) })),
+      );
+      expect(runs.map((run) => [run.code, run.stderr])).toEqual([[0, ''], [0, ''], [0, '']]);
+      const listed = await runWpp(['jobs'], { env: offlineEnv(dataDir) });
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toContain('"pending":3');
     });
   });
 });
