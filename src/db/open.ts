@@ -66,7 +66,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
 export interface OpenMigratedOptions extends OpenDatabaseOptions {
   /** Where tightened permissions are reported. Default: a line on standard error. */
   notice?: Notice;
-  /** Other names in the database's folder that belong to us: checked owner-only too, and no reason to leave the folder open. */
+  /** Other files or folders beside the database that are ours: checked owner-only too; names starting with one count as ours when deciding whether the folder may be tightened. */
   ownNames?: string[];
 }
 
@@ -84,7 +84,7 @@ export function openMigratedDatabase(file: string, migrationsDir: string, option
   const { notice = printNotice, ownNames = [], ...openOptions } = options;
   const dir = dirname(file);
   const marker = `${file}.created`;
-  securePrivateDir(dir, (name) => name.startsWith(basename(file)) || ownNames.includes(name), notice);
+  securePrivateDir(dir, (name) => [basename(file), ...ownNames].some((own) => name.startsWith(own)), notice);
   for (const path of [file, `${file}-wal`, `${file}-shm`, marker, ...ownNames.map((name) => join(dir, name))]) tightenPrivate(path, notice);
 
   // statSync, not existsSync: a folder this process may not read must fail here (EACCES), not pass as "no marker".
