@@ -3,11 +3,12 @@
  * one error names every bad variable. `loadConfig` is pure so tests pass a plain object.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { createPrivateFile, makePrivateDir } from './db/files.js';
 import { AppError } from './errors.js';
 import { normalizeDomain } from './provider/spec.js';
 
@@ -159,22 +160,20 @@ export function loadConfig(env: Record<string, string | undefined>, machine: Mac
   };
 }
 
+/** The generated panel secret's file name in the data folder. */
+export const PANEL_SECRET_FILE = 'panel-secret';
+
 /**
  * The panel secret: WPP_PANEL_SECRET, else `panel-secret` in the data folder, created on
  * first use (owner-only) so hooks and the server agree without anyone copying a secret.
  */
 export function ensurePanelSecret(config: Config): string {
   if (config.panelSecret) return config.panelSecret;
-  const file = join(config.dataDir, 'panel-secret');
+  const file = join(config.dataDir, PANEL_SECRET_FILE);
   if (!existsSync(file)) {
-    mkdirSync(config.dataDir, { recursive: true });
-    try {
-      writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      // Another process created it first: use theirs.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    chmodSync(file, 0o600);
+    makePrivateDir(config.dataDir);
+    // When another process created it first, theirs is used. 0600 whatever the umask.
+    createPrivateFile(file, `${randomBytes(32).toString('base64url')}\n`);
   }
   const secret = readFileSync(file, 'utf8').trim();
   config.panelSecret = secret;

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { ensurePanelSecret, type Config } from './config.js';
+import { ensurePanelSecret, PANEL_SECRET_FILE, type Config } from './config.js';
 import { ingestEvents, PANEL_EVENT_JOB } from './core/ingest.js';
 import { createProvisioning, isPermanentProvisioningError } from './core/provisioning.js';
 import { createEnforcement, ENFORCE_JOB, type EnforceResult } from './core/enforcement.js';
@@ -16,8 +16,8 @@ import type { Website } from './db/provisioning.repo.js';
 import { createStatisticsRepo, type StatisticsRepo } from './db/statistics.repo.js';
 import { createJobsRepo, type Job, type JobsRepo } from './db/jobs.repo.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from './db/busy.js';
-import { migrate } from './db/migrate.js';
-import { openDatabase, type Db } from './db/open.js';
+import type { Notice } from './db/files.js';
+import { openMigratedDatabase, type Db } from './db/open.js';
 import { createProvisioningRepo, type ProvisioningRepo } from './db/provisioning.repo.js';
 import { createScheduler } from './jobs/scheduler.js';
 import { createWorker } from './jobs/worker.js';
@@ -81,11 +81,12 @@ export interface RunningPlugin {
  */
 export const SERVER_BUSY_TIMEOUT_MS = 50;
 
-/** Opens the plugin's database, migrated to the newest schema. Used by every entry point. */
-export function openPluginDatabase(config: Config, options: { busyTimeoutMs?: number } = {}): Db {
-  const db = openDatabase(config.databaseFile, options);
-  migrate(db, paths.migrations);
-  return db;
+/**
+ * Opens the plugin's database, migrated to the newest schema, after the data folder's start
+ * check (db/open.ts). Used by every entry point.
+ */
+export function openPluginDatabase(config: Config, options: { notice?: Notice; busyTimeoutMs?: number } = {}): Db {
+  return openMigratedDatabase(config.databaseFile, paths.migrations, { ...options, ownNames: [PANEL_SECRET_FILE, 'sandbox'] });
 }
 
 export function createLogger(config: Config): Logger {
@@ -97,7 +98,10 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   const { config } = options;
   const logger = options.logger ?? createLogger(config);
   const panelSecret = ensurePanelSecret(config);
-  const db = openPluginDatabase(config, options.http === false ? {} : { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+  const db = openPluginDatabase(config, {
+    notice: (message) => logger.warn(message),
+    ...(options.http === false ? {} : { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS }),
+  });
   const jobs = createJobsRepo(db);
   const repo = createProvisioningRepo(db);
   const now = options.now ?? Date.now;

@@ -28,10 +28,11 @@ export const hookUsage = `  hook cpanel [--describe]   cPanel Standardized Hook:
  * Errors that mean "this process may not write the database", not "the database is broken".
  * SQLite opens a file it cannot write read-only without complaint, so these can come from the
  * open, the WAL set-up, or only from the first write (SQLITE_READONLY and its variants).
+ * DATA_INSECURE: a data folder open to others that only its owner may tighten (the plugin does at its start).
  */
 const mayNotWrite = (error: unknown) => {
   const code = (error as { code?: string }).code ?? '';
-  return ['EACCES', 'EPERM', 'EROFS', 'SQLITE_CANTOPEN', 'SQLITE_PERM'].includes(code) || code.startsWith('SQLITE_READONLY');
+  return ['EACCES', 'EPERM', 'EROFS', 'SQLITE_CANTOPEN', 'SQLITE_PERM', 'DATA_INSECURE'].includes(code) || code.startsWith('SQLITE_READONLY');
 };
 
 async function postEvents(config: Config, events: PanelEvent[]): Promise<IngestResult[]> {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { migrate } from '../db/migrate.js';
-import { openDatabase } from '../db/open.js';
+import { openMigratedDatabase } from '../db/open.js';
 import { paths } from '../paths.js';
 import { listen } from '../web/listen.js';
 import { createSandboxApp } from './app.js';
@@ -71,9 +70,8 @@ function ensurePartner(store: SandboxStore, now: number): string {
  * sandbox another process runs (the embedded sandbox of `wpp serve`).
  */
 export function readPartnerKey(dataDir: string): string {
-  const db = openDatabase(join(dataDir, 'sandbox.sqlite'));
+  const db = openMigratedDatabase(join(dataDir, 'sandbox.sqlite'), paths.sandboxMigrations);
   try {
-    migrate(db, paths.sandboxMigrations);
     const key = createSandboxStore(db).getUser(PARTNER_ID)?.apiKey;
     if (!key) throw new Error(`No sandbox has run in ${dataDir} yet: start \`wpp serve\` (or set WPP_PROVIDER_URL) first`);
     return key;
@@ -86,8 +84,7 @@ export function readPartnerKey(dataDir: string): string {
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   const now = options.now ?? Date.now;
   const logger = options.logger ?? pino({ name: 'sandbox', level: process.env.WPP_LOG_LEVEL ?? 'info' });
-  const db = openDatabase(join(options.dataDir, 'sandbox.sqlite'));
-  migrate(db, paths.sandboxMigrations);
+  const db = openMigratedDatabase(join(options.dataDir, 'sandbox.sqlite'), paths.sandboxMigrations, { notice: (message) => logger.warn(message) });
   const store = createSandboxStore(db);
   const partnerKey = ensurePartner(store, now());
 

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -8,14 +8,31 @@ export interface CliRun {
   stderr: string;
 }
 
+export interface WppProcessOptions {
+  env?: Record<string, string>;
+  /** The umask the process starts with (through `sh -c 'umask ...; exec node ...'`), e.g. 0o000. */
+  umask?: number;
+  /** Run as this user id (and group id `gid`, default the same); needs root. */
+  uid?: number;
+  gid?: number;
+}
+
+/** The `wpp ...` child process from the sources, with only PATH and `env` in its environment. */
+function spawnChild(args: string[], options: WppProcessOptions): ChildProcessWithoutNullStreams {
+  const node = [process.execPath, '--import', 'tsx', 'src/cli.ts', ...args];
+  const [command, ...argv] = options.umask === undefined ? node : ['sh', '-c', `umask ${options.umask.toString(8).padStart(3, '0')}; exec "$@"`, 'sh', ...node];
+  return spawn(command as string, argv, {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid }),
+  });
+}
+
 /** Runs `wpp ...` from the sources as a real process, with only PATH and `env` in its environment. */
-export function runWpp(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<CliRun> {
+export function runWpp(args: string[], options: WppProcessOptions & { stdin?: string } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawnChild(args, options);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -32,18 +49,21 @@ export interface WppProcess {
   kill(signal: NodeJS.Signals): void;
   /** Resolves when the process has exited, or with null after `timeoutMs` (the process is then left running). */
   exited(timeoutMs: number): Promise<(CliRun & { signal: NodeJS.Signals | null }) | null>;
+  /** Resolves once standard output holds `text`; rejects when the process exits first. */
+  waitForStdout(text: string): Promise<void>;
 }
 
-/** Starts `wpp ...` like runWpp, without waiting: for tests that signal or kill it mid-run. */
-export function spawnWpp(args: string[], options: { env?: Record<string, string> } = {}): WppProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** Starts `wpp ...` like runWpp, without waiting: for tests that signal or kill it mid-run, or need it running. */
+export function spawnWpp(args: string[], options: WppProcessOptions = {}): WppProcess {
+  const child = spawnChild(args, options);
+  child.stdin.end();
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const listeners = new Set<() => void>();
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    for (const listener of listeners) listener();
+  });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exit = new Promise<CliRun & { signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.once('error', reject);
@@ -54,5 +74,16 @@ export function spawnWpp(args: string[], options: { env?: Record<string, string>
     kill: (signal) => void child.kill(signal),
     exited: (timeoutMs) =>
       Promise.race([exit, new Promise<null>((resolve) => setTimeout(() => resolve(null), timeoutMs).unref())]),
+    waitForStdout: (text) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (!stdout.includes(text)) return;
+          listeners.delete(check);
+          resolve();
+        };
+        listeners.add(check);
+        check();
+        void exit.then((run) => reject(new Error(`wpp ${args[0]} exited (${run.code ?? run.signal}) before printing "${text}": ${run.stdout}${run.stderr}`)));
+      }),
   };
 }
