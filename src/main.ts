@@ -5,10 +5,11 @@
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { ensurePanelSecret, PANEL_SECRET_FILE, type Config } from './config.js';
+import { AppError } from './errors.js';
 import { ingestEvents, PANEL_EVENT_JOB } from './core/ingest.js';
 import { createProvisioning, isPermanentProvisioningError } from './core/provisioning.js';
 import { createEnforcement, ENFORCE_JOB, type EnforceResult } from './core/enforcement.js';
-import { LockHeldError, runExclusive } from './core/job-lock.js';
+import { acquireJobLock, describeHolder, LockHeldError, runExclusive } from './core/job-lock.js';
 import { accountLimitsOf } from './core/limits.js';
 import { reconcileWebsites } from './core/reconcile.js';
 import { SYNC_JOB, syncStatistics, type SyncOptions, type SyncResult } from './core/statistics.js';
@@ -32,6 +33,8 @@ import { signBody } from './web/signature.js';
 export const REFRESH_JOB = 'website.refresh';
 export const NOTIFY_JOB = 'notify';
 export const REGISTER_SERVER_JOB = 'server.register';
+/** Held by the one `wpp serve` of a data folder (the locks table, like the job locks). */
+const SERVE_LOCK = 'serve';
 
 export interface PluginOptions {
   config: Config;
@@ -123,6 +126,17 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   };
 
   try {
+    if (options.http !== false) {
+      // One server per data folder: two would run every scheduled job and enforcement twice.
+      const serving = acquireJobLock(stats, SERVE_LOCK, logger);
+      if (!serving.taken) {
+        throw new AppError(
+          'CONFLICT',
+          `Another wpp serve already runs on the data folder ${config.dataDir} (${describeHolder(serving.holder)}): stop it first, or give this one its own WPP_DATA_DIR`,
+        );
+      }
+      closers.push(() => serving.release());
+    }
     let sandbox: RunningSandbox | undefined;
     let providerTarget: { url: string; apiKey: string };
     if ('embedded' in config.provider) {

@@ -43,8 +43,8 @@ export async function runSandbox(args: string[]): Promise<void> {
     trafficPerSecond: options.traffic,
     logger: pino({ name: 'sandbox', level: process.env.WPP_LOG_LEVEL || 'info' }, pino.destination(2)),
   });
+  stopOnSignal(sandbox);
   console.log(`Provider sandbox listening on ${sandbox.url} (data: ${dataDir})`);
   console.log(`Partner key: ${sandbox.partnerKey}`);
   console.log(`Try: curl -H "Authorization: Bearer ${sandbox.partnerKey}" ${sandbox.url}/v1.0/user`);
-  stopOnSignal(sandbox);
 }

@@ -9,10 +9,11 @@ export async function runServe(args: string[]): Promise<void> {
   parseOptions(z.object({}), args);
   const config = configFromEnv();
   const plugin = await startPlugin({ config });
+  // Before saying it listens: a supervisor may stop it as soon as it reads that.
+  stopOnSignal(plugin);
   console.log(`Plugin listening on ${plugin.url} (data: ${config.dataDir})`);
   if (plugin.sandbox) {
     console.log(`Provider: embedded sandbox at ${plugin.sandbox.url} (set WPP_PROVIDER_URL to use a real provider)`);
     console.log(`Sandbox partner key: ${plugin.sandbox.partnerKey}`);
   }
-  stopOnSignal(plugin);
 }

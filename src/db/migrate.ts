@@ -69,15 +69,21 @@ export function migrate(db: Db, dir: string): MigrateResult {
   if (current > newestKnown) throw new DatabaseTooNewError(current, newestKnown);
 
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const recorded = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
   const applied: Migration[] = [];
   for (const migration of migrations) {
     if (migration.version <= current) continue;
-    db.transaction(() => {
+    // IMMEDIATE takes the write lock before looking: another process migrating the same file
+    // at the same moment (a panel hook during an upgrade while `wpp serve` starts) either
+    // applied this migration already, which counts as done, or waits for this one.
+    const ran = db.transaction(() => {
+      if (recorded.get(migration.version)) return false;
       // Recorded first so a migration that tries to run twice fails on the primary key.
       record.run(migration.version, migration.name, new Date().toISOString());
       db.exec(migration.sql);
-    })();
-    applied.push(migration);
+      return true;
+    }).immediate();
+    if (ran) applied.push(migration);
   }
   return { applied, version: Math.max(current, newestKnown) };
 }

@@ -92,13 +92,17 @@ export function openMigratedDatabase(file: string, migrationsDir: string, option
   const size = statSync(file, { throwIfNoEntry: false })?.size;
   if (createdAt !== undefined && !size) throw lostDatabase(file, marker, createdAt, size === undefined ? 'is missing' : 'is empty (0 bytes)');
 
-  const db = openDatabase(file, openOptions);
+  // Migrations wait the default busy timeout whatever the caller's: another process may be
+  // migrating the same file (a long table rebuild), and failing the start for it would be wrong.
+  const { busyTimeoutMs, ...rest } = openOptions;
+  const db = openDatabase(file, rest);
   try {
     if (createdAt !== undefined && !db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get()) {
       throw lostDatabase(file, marker, createdAt, 'has no tables');
     }
     migrate(db, migrationsDir);
     if (createdAt === undefined) createPrivateFile(marker, `${new Date().toISOString()}\n`);
+    if (busyTimeoutMs !== undefined) db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
     return db;
   } catch (error) {
     db.close();

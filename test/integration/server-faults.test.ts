@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { runWpp } from '../helpers/cli.js';
+import { runWpp, spawnWpp } from '../helpers/cli.js';
 import { callbackTokenFor } from '../../src/core/identity.js';
 import { startTestPlugin, TEST_PANEL_SECRET, testEnv, withPlugin } from '../helpers/plugin.js';
 import { startTestSandbox, waitFor, withSandbox } from '../helpers/sandbox.js';
@@ -102,6 +102,30 @@ describe('listening', () => {
       removeTempDir(dataDir);
       removeTempDir(sandbox.dataDir);
     }
+  });
+
+  it('a second wpp serve on one data folder says another one runs there; after a crash, the next starts at once', async () => {
+    await withSandbox(async (sandbox) => {
+      const dataDir = createTempDir('wpp-plugin-');
+      const env = testEnv(dataDir, sandbox, { WPP_PORT: '0' });
+      const first = spawnWpp(['serve'], { env });
+      try {
+        await first.waitForStdout('Plugin listening on');
+        const second = await runWpp(['serve'], { env });
+        expect(second.code).toBe(1);
+        expect(second.stderr).toContain(`Another wpp serve already runs on the data folder ${dataDir} (host `);
+        expect(second.stderr).toContain(`pid ${first.pid}`);
+        first.kill('SIGKILL');
+        await first.exited(10_000);
+        const third = spawnWpp(['serve'], { env });
+        await third.waitForStdout('Plugin listening on');
+        third.kill('SIGTERM');
+        expect((await third.exited(20_000))?.code).toBe(0);
+      } finally {
+        first.kill('SIGKILL');
+        removeTempDir(dataDir);
+      }
+    });
   });
 
   it('the sandbox does too', async () => {
