@@ -8,6 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
+import { retryWhileBusy } from '../db/busy.js';
 import type { ProvisioningRepo } from '../db/provisioning.repo.js';
 import type { LockHolder, StatisticsRepo, StatsRead } from '../db/statistics.repo.js';
 import type { ProviderClient } from '../provider/index.js';
@@ -122,11 +123,12 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
       return page;
     });
 
-  const store = (page: PageResult) => {
+  // Each page is one transaction, tried again while another process holds the write lock (a read is never lost or counted twice).
+  const store = async (page: PageResult) => {
     const at = now();
-    stats.recordReads(page.reads, at, counterDelta);
+    await retryWhileBusy(() => stats.recordReads(page.reads, at, counterDelta));
     if (page.failures.length > 0) {
-      stats.recordFailures(page.failures, at);
+      await retryWhileBusy(() => stats.recordFailures(page.failures, at));
       firstError ??= page.failures[0]?.error ?? null;
       for (const failure of page.failures.slice(0, 5)) logger.warn({ domain: failure.domain, error: failure.error }, 'statistics read failed; read again next run');
     }
@@ -143,7 +145,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     for (;;) {
       const page = stop.signal.aborted ? [] : stats.managedPage(after, pageSize);
       const next = page.length > 0 ? fetchPage(page) : null;
-      if (pending) store(await pending);
+      if (pending) await store(await pending);
       if (!next) break;
       after = (page[page.length - 1] as { domain: string }).domain;
       pending = next;

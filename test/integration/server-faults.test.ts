@@ -81,6 +81,28 @@ describe('while another process holds the database write lock', () => {
   });
 });
 
+describe('a statistics sync while another process holds the write lock', () => {
+  it('waits for it and stores every read', async () => {
+    await withPlugin(async (plugin, sb) => {
+      await plugin.postEvents(['s1', 's2', 's3'].map((name) => ({ type: 'domain.added', account: 'syncer', domain: `${name}.example` })));
+      await plugin.idle();
+      for (const name of ['s1', 's2', 's3']) await sb.control('POST', `/_sandbox/websites/${name}.example/traffic`, { hits: 100 });
+      // Reads answer slowly, so the lock is taken while they are in flight and released before the sync ends.
+      await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 400, times: 3 });
+      const sync = plugin.syncStatistics();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const lock = holdWriteLock(plugin.config.databaseFile);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      lock.release();
+      expect(await sync).toMatchObject({ read: 3, failed: 0, stopped: false });
+      const today = new Date();
+      const periodStart = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1);
+      expect(plugin.stats.accountUsage('syncer', periodStart).map((row) => row.hits)).toEqual([100, 100, 100]);
+      expect(plugin.stats.recentRuns('sync-stats')[0]?.status).toBe('ok');
+    });
+  });
+});
+
 describe('listening', () => {
   it('names the address and the cause when the port is taken, or the address is not this machine\'s', async () => {
     const taken: Server = createServer();
