@@ -131,20 +131,23 @@ describe('listening', () => {
       const dataDir = createTempDir('wpp-plugin-');
       const env = testEnv(dataDir, sandbox, { WPP_PORT: '0' });
       const first = spawnWpp(['serve'], { env });
+      let second: ReturnType<typeof spawnWpp> | undefined;
+      let third: ReturnType<typeof spawnWpp> | undefined;
       try {
         await first.waitForStdout('Plugin listening on');
-        const second = await runWpp(['serve'], { env });
-        expect(second.code).toBe(1);
-        expect(second.stderr).toContain(`Another wpp serve already runs on the data folder ${dataDir} (host `);
-        expect(second.stderr).toContain(`pid ${first.pid}`);
+        second = spawnWpp(['serve'], { env });
+        const refused = await second.exited(15_000);
+        expect(refused?.code).toBe(1);
+        expect(refused?.stderr).toContain(`Another wpp serve already runs on the data folder ${dataDir} (host `);
+        expect(refused?.stderr).toContain(`pid ${first.pid}`);
         first.kill('SIGKILL');
         await first.exited(10_000);
-        const third = spawnWpp(['serve'], { env });
+        third = spawnWpp(['serve'], { env });
         await third.waitForStdout('Plugin listening on');
         third.kill('SIGTERM');
         expect((await third.exited(20_000))?.code).toBe(0);
       } finally {
-        first.kill('SIGKILL');
+        for (const child of [first, second, third]) child?.kill('SIGKILL');
         removeTempDir(dataDir);
       }
     });
