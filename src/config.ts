@@ -88,9 +88,9 @@ const envSchema = z.object({
   WPP_JOB_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   /** Minutes between statistics syncs (each followed by enforcement). Default 5. */
   WPP_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(1440).default(5),
-  /** Statistics requests in flight at once. Default 16. */
+  /** Statistics requests in flight at once; also the accounts an enforcement pass works on at once. Default 16. */
   WPP_SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  /** Statistics requests per second; 0 for no limit. Default 40 (under the provider's usual per-key rate). */
+  /** Provider requests per second of a statistics sync and of an enforcement pass; 0 for no limit. Default 40 (under the provider's usual per-key rate). */
   WPP_SYNC_RATE: z.coerce.number().min(0).max(100_000).default(40),
   /** Receives every enforcement action and warning as signed JSON (X-WPP-Signature, the panel secret). */
   WPP_NOTIFY_URL: httpUrl.optional(),

@@ -229,6 +229,8 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       provider,
       logger: logger.child({ component: 'enforcement' }),
       now,
+      concurrency: config.sync.concurrency,
+      requestsPerSecond: config.sync.ratePerSecond,
       // Each action reaches the notification URL through the jobs table: retried, never lost.
       notify: config.notifyUrl
         ? (action) => {

@@ -3,6 +3,7 @@
  * every pause, resume and warning in enforcement_actions. An action is keyed so that a
  * pass repeated, or resumed after a crash half-way, records and sends each thing once.
  */
+import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ProvisioningRepo, Website } from '../db/provisioning.repo.js';
 import type { EnforcementAction, StatisticsRepo } from '../db/statistics.repo.js';
@@ -21,6 +22,10 @@ export interface EnforcementDeps {
   now: () => number;
   /** Receives every action newly recorded (for the notification URL). */
   notify?: (action: Omit<EnforcementAction, 'id'>) => void;
+  /** Accounts enforced at once (their provider calls overlap). Default 1. */
+  concurrency?: number;
+  /** Provider requests per second, the sync's budget; 0 or absent: no limit. */
+  requestsPerSecond?: number;
 }
 
 export interface EnforceResult {
@@ -36,7 +41,13 @@ export interface EnforceResult {
 type Recorded = Omit<EnforcementAction, 'id'>;
 
 export function createEnforcement(deps: EnforcementDeps) {
-  const { stats, provisioning, provider, logger, now } = deps;
+  const { stats, provisioning, logger, now } = deps;
+  // Every provider call of enforcement keeps to the request budget, however many accounts run at once.
+  const budget = new PQueue(deps.requestsPerSecond ? { intervalCap: deps.requestsPerSecond, interval: 1000 } : {});
+  const provider = {
+    setWebsiteStatus: (domain: string, status: 'online' | 'paused') => budget.add(() => deps.provider.setWebsiteStatus(domain, status)),
+    lookupWebsite: (domain: string) => budget.add(() => deps.provider.lookupWebsite(domain)),
+  };
 
   const record = (action: Recorded): boolean => {
     const fresh = stats.recordAction(action);
@@ -113,44 +124,54 @@ export function createEnforcement(deps: EnforcementDeps) {
       const runId = stats.startRun(ENFORCE_JOB, now());
       const limits = createLimitResolver(stats, provisioning);
       const result: EnforceResult = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, runId };
-      try {
-        for (const account of provisioning.accountsWithWebsites()) {
-          const at = now();
-          const accountLimits = limits.forAccount(account);
-          const period = limits.periodOf(account, at);
-          const usage = new Map(stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
-          const websites = provisioning.websitesOf(account).filter((website) => website.state === 'active');
-          const byDomain = new Map(websites.map((website) => [website.domain, website]));
-          const decisions = decide(
-            {
-              account,
-              limits: accountLimits,
-              period,
-              websites: websites.map((website) => ({
-                domain: website.domain,
-                desiredStatus: website.desiredStatus,
-                pausedBy: website.pausedBy,
-                usage: usage.get(website.domain) ?? 0,
-                limits: limits.forWebsite(website.domain, account),
-                adminOverrideUntil: website.adminOverrideUntil,
-                enforcementPausedPeriod: website.enforcementPausedPeriod,
-              })),
-            },
-            at,
-          );
-          for (const decision of decisions) {
-            try {
-              const outcome = await apply(decision, decision.domain ? (byDomain.get(decision.domain) ?? null) : null, account, period, at);
-              if (outcome === 'left_alone') result.leftAlone++;
-              else if (outcome === 'none') continue;
-              else if (decision.kind === 'pause') result.paused++;
-              else if (decision.kind === 'resume') result.resumed++;
-              else result.warnings++;
-            } catch (error) {
-              result.failed++;
-              logger.warn({ account, domain: decision.domain, decision: decision.kind, err: error }, 'enforcement action failed; tried again next pass');
-            }
+      const enforceAccount = async (account: string) => {
+        const at = now();
+        const accountLimits = limits.forAccount(account);
+        const period = limits.periodOf(account, at);
+        const usage = new Map(stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
+        const websites = provisioning.websitesOf(account).filter((website) => website.state === 'active');
+        const byDomain = new Map(websites.map((website) => [website.domain, website]));
+        const decisions = decide(
+          {
+            account,
+            limits: accountLimits,
+            period,
+            websites: websites.map((website) => ({
+              domain: website.domain,
+              desiredStatus: website.desiredStatus,
+              pausedBy: website.pausedBy,
+              usage: usage.get(website.domain) ?? 0,
+              limits: limits.forWebsite(website.domain, account),
+              adminOverrideUntil: website.adminOverrideUntil,
+              enforcementPausedPeriod: website.enforcementPausedPeriod,
+            })),
+          },
+          at,
+        );
+        for (const decision of decisions) {
+          try {
+            const outcome = await apply(decision, decision.domain ? (byDomain.get(decision.domain) ?? null) : null, account, period, at);
+            if (outcome === 'left_alone') result.leftAlone++;
+            else if (outcome === 'none') continue;
+            else if (decision.kind === 'pause') result.paused++;
+            else if (decision.kind === 'resume') result.resumed++;
+            else result.warnings++;
+          } catch (error) {
+            result.failed++;
+            logger.warn({ account, domain: decision.domain, decision: decision.kind, err: error }, 'enforcement action failed; tried again next pass');
           }
+        }
+      };
+      // Accounts are independent (each has its own limits and period); one account's decisions run in order.
+      const accounts = new PQueue({ concurrency: deps.concurrency ?? 1 });
+      try {
+        try {
+          await accounts.addAll(provisioning.accountsWithWebsites().map((account) => () => enforceAccount(account)));
+        } catch (error) {
+          // Nothing more starts; what runs finishes before the run is recorded failed.
+          accounts.clear();
+          await accounts.onIdle();
+          throw error;
         }
         stats.finishRun(runId, now(), { status: 'ok', details: result });
         return result;

@@ -327,6 +327,23 @@ describe('schedule and rate', () => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
     });
   });
+
+  it('enforcement keeps to it too, across accounts enforced at once', async () => {
+    await withPlugin(
+      async (plugin, sb) => {
+        const sites = Array.from({ length: 8 }, (_, i) => [`acct${i % 4}`, `q${i}.example`] as [string, string]);
+        await provision(plugin, sites);
+        plugin.stats.setLimits('global', '', { websiteHits: 10 });
+        for (const [, domain] of sites) await traffic(sb, domain, 20);
+        await plugin.syncStatistics({ ratePerSecond: 0 });
+        const started = Date.now();
+        expect(await plugin.enforceLimits()).toMatchObject({ paused: 8, failed: 0 });
+        // 8 pauses are 16 provider calls (a look, then the pause): at 5 per second, at least two more intervals after the first.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+      },
+      { env: { WPP_SYNC_RATE: '5' } },
+    );
+  });
 });
 
 describe('notifications', () => {
