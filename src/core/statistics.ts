@@ -76,21 +76,12 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
   const limits = createLimitResolver(stats, provisioning);
   const queue = new PQueue({ concurrency: options.concurrency, ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}) });
   // One listener on the caller's signal. At the stop, reads not started yet are dropped from
-  // the queue and every page settles at once (`stopped`); the reads in flight see the signal.
+  // the queue and the pages in flight settle at once; the reads in flight see the signal.
   // (A listener per queued read, p-queue's `signal` option, made every add and remove scan
   // thousands of listeners: a tenth of the sync's CPU.)
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
-  const stopped = new Promise<null>((resolve) =>
-    stop.signal.addEventListener(
-      'abort',
-      () => {
-        queue.clear();
-        resolve(null);
-      },
-      { once: true },
-    ),
-  );
+  stop.signal.addEventListener('abort', () => queue.clear(), { once: true });
   const onStop = () => stop.abort(options.signal?.reason);
   if (options.signal?.aborted) onStop();
   else options.signal?.addEventListener('abort', onStop, { once: true });
@@ -99,38 +90,53 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
   let failed = 0;
   let firstError: string | null = null;
 
+  /** Reads one website's counters; null when the stop abandoned the read (it is read again next run). */
+  const readOne = async (website: { domain: string; account: string }) => {
+    try {
+      const s = await provider.getWebsiteStatistics(website.domain, {}, { signal: stop.signal });
+      const counters: Counters = { total: s.total, permitted: s.permitted, blocked: s.blocked, mitigated: s.mitigated };
+      return { ok: true as const, website, counters };
+    } catch (error) {
+      if (stop.signal.aborted) return null;
+      const message = error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
+      return { ok: false as const, website, error: message };
+    }
+  };
+
+  /**
+   * Reads a page through the queue. It settles when every read has, or at the stop with the
+   * reads done by then (the queue drops the others): one stop listener per page, not per read.
+   */
   const fetchPage = (page: { domain: string; account: string }[]): Promise<PageResult> =>
-    Promise.all(
-      page.map((website) =>
-        Promise.race([
-          queue.add(async () => {
-            try {
-              const s = await provider.getWebsiteStatistics(website.domain, {}, { signal: stop.signal });
-              const counters: Counters = { total: s.total, permitted: s.permitted, blocked: s.blocked, mitigated: s.mitigated };
-              return { ok: true as const, website, counters };
-            } catch (error) {
-              // Abandoned by the stop, not failed: read again next run like every unread website.
-              if (stop.signal.aborted) return null;
-              const message = error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
-              return { ok: false as const, website, error: message };
-            }
-          }),
-          // Dropped from the queue, or abandoned in flight, by the stop.
-          stopped,
-        ]),
-      ),
-    ).then((results) => {
-      const page: PageResult = { reads: [], failures: [] };
-      const at = now();
-      for (const result of results) {
-        if (!result) continue;
-        if (result.ok) {
-          page.reads.push({ domain: result.website.domain, account: result.website.account, periodStart: limits.periodOf(result.website.account, at).start, counters: result.counters });
-        } else {
-          page.failures.push({ domain: result.website.domain, error: result.error });
+    new Promise((resolve) => {
+      const results: Awaited<ReturnType<typeof readOne>>[] = [];
+      let pending = page.length;
+      let settled = false;
+      const settle = () => {
+        if (settled) return;
+        settled = true;
+        stop.signal.removeEventListener('abort', settle);
+        const done: PageResult = { reads: [], failures: [] };
+        const at = now();
+        for (const result of results) {
+          if (!result) continue;
+          if (result.ok) {
+            done.reads.push({ domain: result.website.domain, account: result.website.account, periodStart: limits.periodOf(result.website.account, at).start, counters: result.counters });
+          } else {
+            done.failures.push({ domain: result.website.domain, error: result.error });
+          }
         }
+        resolve(done);
+      };
+      if (stop.signal.aborted) return settle();
+      stop.signal.addEventListener('abort', settle, { once: true });
+      for (const website of page) {
+        void queue.add(() => readOne(website)).then((result) => {
+          if (settled) return;
+          results.push(result);
+          if (--pending === 0) settle();
+        });
       }
-      return page;
     });
 
   // Each page is one transaction, tried again while another process holds the write lock (a read is never lost or counted twice).
