@@ -15,11 +15,14 @@ export interface WppProcessOptions {
   /** Run as this user id (and group id `gid`, default the same); needs root. */
   uid?: number;
   gid?: number;
+  /** Capabilities the process runs without (through setpriv), e.g. ['fowner']; needs root. */
+  dropCapabilities?: string[];
 }
 
 /** The `wpp ...` child process from the sources, with only PATH and `env` in its environment. */
 function spawnChild(args: string[], options: WppProcessOptions): ChildProcessWithoutNullStreams {
-  const node = [process.execPath, '--import', 'tsx', 'src/cli.ts', ...args];
+  const caps = options.dropCapabilities?.map((cap) => `-${cap}`).join(',');
+  const node = [...(caps ? ['setpriv', `--inh-caps=${caps}`, `--bounding-set=${caps}`] : []), process.execPath, '--import', 'tsx', 'src/cli.ts', ...args];
   const [command, ...argv] = options.umask === undefined ? node : ['sh', '-c', `umask ${options.umask.toString(8).padStart(3, '0')}; exec "$@"`, 'sh', ...node];
   return spawn(command as string, argv, {
     cwd: root,
