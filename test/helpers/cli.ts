@@ -12,9 +12,6 @@ export interface WppProcessOptions {
   env?: Record<string, string>;
   /** The umask the process starts with (through `sh -c 'umask ...; exec node ...'`), e.g. 0o000. */
   umask?: number;
-  /** Run as this user id (and group id `gid`, default the same); needs root. */
-  uid?: number;
-  gid?: number;
   /** Capabilities the process runs without (through setpriv), e.g. ['fowner']; needs root. */
   dropCapabilities?: string[];
 }
@@ -28,7 +25,6 @@ function spawnChild(args: string[], options: WppProcessOptions): ChildProcessWit
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
-    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid }),
   });
 }
 
