@@ -8,8 +8,8 @@ import { ensurePanelSecret, PANEL_SECRET_FILE, type Config } from './config.js';
 import { AppError } from './errors.js';
 import { ingestEvents, PANEL_EVENT_JOB } from './core/ingest.js';
 import { createProvisioning, isPermanentProvisioningError } from './core/provisioning.js';
-import { createEnforcement, ENFORCE_JOB, type EnforceResult } from './core/enforcement.js';
-import { acquireJobLock, describeHolder, LockHeldError, runExclusive } from './core/job-lock.js';
+import { createEnforcement, type EnforceResult } from './core/enforcement.js';
+import { acquireJobLock, describeHolder, LockHeldError } from './core/job-lock.js';
 import { accountLimitsOf } from './core/limits.js';
 import { reconcileWebsites } from './core/reconcile.js';
 import { SYNC_JOB, syncStatistics, type SyncOptions, type SyncResult } from './core/statistics.js';
@@ -252,9 +252,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
           },
         ),
       );
-    // One pass at a time across processes; another pass in progress makes this one throw LockHeldError.
-    const runEnforcement = () =>
-      tracked(runExclusive(stats, ENFORCE_JOB, logger.child({ component: 'enforcement' }), now, () => enforcement.enforceLimits()));
+    const runEnforcement = () => tracked(enforcement.enforceLimits());
 
     const handlers = {
       [PANEL_EVENT_JOB]: async (job: Job) => provisioning.handle(panelEventSchema.parse(job.payload)),

@@ -9,6 +9,7 @@ import type { ProvisioningRepo, Website } from '../db/provisioning.repo.js';
 import type { EnforcementAction, StatisticsRepo } from '../db/statistics.repo.js';
 import { AppError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
+import { runExclusive } from './job-lock.js';
 import { createLimitResolver } from './limits.js';
 import { decide, type Decision, type Period } from './quota.js';
 
@@ -118,68 +119,74 @@ export function createEnforcement(deps: EnforcementDeps) {
     }
   }
 
-  return {
-    /** One pass over every account with active websites. A failing website is counted and left for the next pass. */
-    async enforceLimits(): Promise<EnforceResult> {
-      const runId = stats.startRun(ENFORCE_JOB, now());
-      const limits = createLimitResolver(stats, provisioning);
-      const result: EnforceResult = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, runId };
-      const enforceAccount = async (account: string) => {
-        const at = now();
-        const accountLimits = limits.forAccount(account);
-        const period = limits.periodOf(account, at);
-        const usage = new Map(stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
-        const websites = provisioning.websitesOf(account).filter((website) => website.state === 'active');
-        const byDomain = new Map(websites.map((website) => [website.domain, website]));
-        const decisions = decide(
-          {
-            account,
-            limits: accountLimits,
-            period,
-            websites: websites.map((website) => ({
-              domain: website.domain,
-              desiredStatus: website.desiredStatus,
-              pausedBy: website.pausedBy,
-              usage: usage.get(website.domain) ?? 0,
-              limits: limits.forWebsite(website.domain, account),
-              adminOverrideUntil: website.adminOverrideUntil,
-              enforcementPausedPeriod: website.enforcementPausedPeriod,
-            })),
-          },
-          at,
-        );
-        for (const decision of decisions) {
-          try {
-            const outcome = await apply(decision, decision.domain ? (byDomain.get(decision.domain) ?? null) : null, account, period, at);
-            if (outcome === 'left_alone') result.leftAlone++;
-            else if (outcome === 'none') continue;
-            else if (decision.kind === 'pause') result.paused++;
-            else if (decision.kind === 'resume') result.resumed++;
-            else result.warnings++;
-          } catch (error) {
-            result.failed++;
-            logger.warn({ account, domain: decision.domain, decision: decision.kind, err: error }, 'enforcement action failed; tried again next pass');
-          }
-        }
-      };
-      // Accounts are independent (each has its own limits and period); one account's decisions run in order.
-      const accounts = new PQueue({ concurrency: deps.concurrency ?? 1 });
-      try {
+  async function enforcePass(): Promise<EnforceResult> {
+    const runId = stats.startRun(ENFORCE_JOB, now());
+    const limits = createLimitResolver(stats, provisioning);
+    const result: EnforceResult = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, runId };
+    const enforceAccount = async (account: string) => {
+      const at = now();
+      const accountLimits = limits.forAccount(account);
+      const period = limits.periodOf(account, at);
+      const usage = new Map(stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
+      const websites = provisioning.websitesOf(account).filter((website) => website.state === 'active');
+      const byDomain = new Map(websites.map((website) => [website.domain, website]));
+      const decisions = decide(
+        {
+          account,
+          limits: accountLimits,
+          period,
+          websites: websites.map((website) => ({
+            domain: website.domain,
+            desiredStatus: website.desiredStatus,
+            pausedBy: website.pausedBy,
+            usage: usage.get(website.domain) ?? 0,
+            limits: limits.forWebsite(website.domain, account),
+            adminOverrideUntil: website.adminOverrideUntil,
+            enforcementPausedPeriod: website.enforcementPausedPeriod,
+          })),
+        },
+        at,
+      );
+      for (const decision of decisions) {
         try {
-          await accounts.addAll(provisioning.accountsWithWebsites().map((account) => () => enforceAccount(account)));
+          const outcome = await apply(decision, decision.domain ? (byDomain.get(decision.domain) ?? null) : null, account, period, at);
+          if (outcome === 'left_alone') result.leftAlone++;
+          else if (outcome === 'none') continue;
+          else if (decision.kind === 'pause') result.paused++;
+          else if (decision.kind === 'resume') result.resumed++;
+          else result.warnings++;
         } catch (error) {
-          // Nothing more starts; what runs finishes before the run is recorded failed.
-          accounts.clear();
-          await accounts.onIdle();
-          throw error;
+          result.failed++;
+          logger.warn({ account, domain: decision.domain, decision: decision.kind, err: error }, 'enforcement action failed; tried again next pass');
         }
-        stats.finishRun(runId, now(), { status: 'ok', details: result });
-        return result;
+      }
+    };
+    // Accounts are independent (each has its own limits and period); one account's decisions run in order.
+    const accounts = new PQueue({ concurrency: deps.concurrency ?? 1 });
+    try {
+      try {
+        await accounts.addAll(provisioning.accountsWithWebsites().map((account) => () => enforceAccount(account)));
       } catch (error) {
-        stats.finishRun(runId, now(), { status: 'failed', details: { error: error instanceof Error ? error.message : String(error) } });
+        // Nothing more starts; what runs finishes before the run is recorded failed.
+        accounts.clear();
+        await accounts.onIdle();
         throw error;
       }
-    },
+      stats.finishRun(runId, now(), { status: 'ok', details: result });
+      return result;
+    } catch (error) {
+      stats.finishRun(runId, now(), { status: 'failed', details: { error: error instanceof Error ? error.message : String(error) } });
+      throw error;
+    }
+  }
+
+  return {
+    /**
+     * One pass over every account with active websites. A failing website is counted and left
+     * for the next pass. One pass at a time across processes: while another holds the lock,
+     * this one records a skipped run and throws LockHeldError.
+     */
+    enforceLimits: (): Promise<EnforceResult> => runExclusive(stats, ENFORCE_JOB, logger, now, enforcePass),
 
     /**
      * An admin resumes a website enforcement paused: it stays online for the rest of the

@@ -80,6 +80,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
   // (A listener per queued read, p-queue's `signal` option, made every add and remove scan
   // thousands of listeners: a tenth of the sync's CPU.)
   const stop = new AbortController();
+  // Each request in flight listens too (up to `concurrency` of them): not a leak.
   setMaxListeners(0, stop.signal);
   stop.signal.addEventListener('abort', () => queue.clear(), { once: true });
   const onStop = () => stop.abort(options.signal?.reason);
