@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { createPrivateFile, makePrivateDir } from './db/files.js';
 import { AppError } from './errors.js';
@@ -47,9 +47,9 @@ function defaultAccountDomain(machine: MachineFacts): string {
 const envSchema = z.object({
   /** Provider base URL (paths add /v1.0/...). Unset: `wpp serve` starts the embedded sandbox. */
   WPP_PROVIDER_URL: httpUrl.optional(),
-  /** Partner API key. Required with WPP_PROVIDER_URL; the sandbox's own key otherwise. */
+  /** Partner API key. Required with WPP_PROVIDER_URL; default: the embedded sandbox's own key. */
   WPP_PROVIDER_API_KEY: z.string().trim().min(1).optional(),
-  /** Folder for the SQLite database and generated secrets. Default ./data. */
+  /** Folder for the SQLite database, the embedded sandbox's data and generated secrets. Default ./data. */
   WPP_DATA_DIR: z.string().min(1).default('data'),
   /** Plugin HTTP listen address. Default 127.0.0.1. */
   WPP_HOST: z.string().min(1).default('127.0.0.1'),
@@ -67,11 +67,11 @@ const envSchema = z.object({
     .optional(),
   /** This panel server's name (registration, tags). Default: the host name. */
   WPP_SERVER_NAME: z.string().trim().min(1).max(255).optional(),
-  /** Zone of this panel server, if the provider uses zones. */
+  /** Zone of this panel server, if the provider uses zones. Default: none. */
   WPP_SERVER_ZONE: z.string().trim().min(1).max(255).optional(),
-  /** Tag of this panel server at the provider. */
+  /** Tag of this panel server at the provider. Default: none. */
   WPP_SERVER_TAG: z.string().trim().min(1).max(100).optional(),
-  /** Domain of provider user ids: panel account `alice` becomes `alice@WPP_ACCOUNT_DOMAIN`. */
+  /** Domain of provider user ids: panel account `alice` becomes `alice@WPP_ACCOUNT_DOMAIN`. Default: `<host name>.wpp.invalid`. */
   WPP_ACCOUNT_DOMAIN: z
     .string()
     .trim()
@@ -92,13 +92,24 @@ const envSchema = z.object({
   WPP_SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Provider requests per second of a statistics sync and of an enforcement pass; 0 for no limit. Default 40 (under the provider's usual per-key rate). */
   WPP_SYNC_RATE: z.coerce.number().min(0).max(100_000).default(40),
-  /** Receives every enforcement action and warning as signed JSON (X-WPP-Signature, the panel secret). */
+  /** Receives every enforcement action and warning as signed JSON (X-WPP-Signature, the panel secret). Default: none, nothing is sent. */
   WPP_NOTIFY_URL: httpUrl.optional(),
   /** Port of the embedded sandbox when WPP_PROVIDER_URL is unset. Default 8081. */
   WPP_SANDBOX_PORT: port.default(8081),
-  /** Log level. Default info. */
+  /** Log level of the JSON logs on standard error (also `wpp sandbox`'s). Default info. */
   WPP_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Where a hook that may not write the database posts its events (`/hooks/events` is added). Default WPP_PUBLIC_URL, else http://WPP_HOST:WPP_PORT. */
+  WPP_HOOK_URL: httpUrl.optional(),
+  /** The script `wpp hook cpanel --describe` names in its hook list, for cPanel's manage_hooks. Default /usr/local/cpanel/3rdparty/bin/wpp-hook-cpanel. */
+  WPP_CPANEL_HOOK_COMMAND: z
+    .string()
+    .trim()
+    .refine((value) => isAbsolute(value), 'must be an absolute path')
+    .default('/usr/local/cpanel/3rdparty/bin/wpp-hook-cpanel'),
 });
+
+/** The environment as `process.env` holds it. */
+export type Env = Record<string, string | undefined>;
 
 export interface Config {
   provider: { url: string; apiKey: string } | { embedded: true; sandboxPort: number };
@@ -117,15 +128,28 @@ export interface Config {
   sync: { intervalMinutes: number; concurrency: number; ratePerSecond: number };
   notifyUrl: string | undefined;
   logLevel: z.output<typeof envSchema>['WPP_LOG_LEVEL'];
+  /** Where a hook that may not write the database posts its events, and the script cPanel runs. */
+  hook: { url: string; cpanelCommand: string };
 }
 
-/** Parses the environment; throws one CONFIG_INVALID error naming every bad variable. */
-export function loadConfig(env: Record<string, string | undefined>, machine: MachineFacts = readMachineFacts()): Config {
+/** The configuration of a command that never reaches the provider: every setting but `provider`. */
+export type StandaloneConfig = Omit<Config, 'provider'>;
+
+/**
+ * Parses the environment; throws one CONFIG_INVALID error naming every bad variable. `scope`
+ * says what the command needs. `plugin` (the default): everything, with WPP_PROVIDER_API_KEY
+ * required beside WPP_PROVIDER_URL. `standalone`: for commands that never reach the provider
+ * and may run before the plugin is fully configured (`wpp sandbox`, `wpp hook cpanel
+ * --describe`); every value is still validated, only `provider` is left out.
+ */
+export function loadConfig(env: Env, machine?: MachineFacts, scope?: 'plugin'): Config;
+export function loadConfig(env: Env, machine: MachineFacts | undefined, scope: 'standalone'): StandaloneConfig;
+export function loadConfig(env: Env, machine: MachineFacts = readMachineFacts(), scope: 'plugin' | 'standalone' = 'plugin'): Config | StandaloneConfig {
   // An empty variable means "not set", as shells and panels often export them empty.
   const present = Object.fromEntries(Object.entries(env).filter(([key, value]) => key.startsWith('WPP_') && value !== undefined && value !== ''));
   const result = envSchema.safeParse(present);
   const problems = result.success ? [] : result.error.issues.map((issue) => ({ path: String(issue.path[0] ?? ''), message: issue.message }));
-  if (result.success && result.data.WPP_PROVIDER_URL && !result.data.WPP_PROVIDER_API_KEY) {
+  if (scope === 'plugin' && result.success && result.data.WPP_PROVIDER_URL && !result.data.WPP_PROVIDER_API_KEY) {
     problems.push({ path: 'WPP_PROVIDER_API_KEY', message: 'is required when WPP_PROVIDER_URL is set' });
   }
   if (!result.success || problems.length > 0) {
@@ -137,10 +161,7 @@ export function loadConfig(env: Record<string, string | undefined>, machine: Mac
   }
   const e = result.data;
   const dataDir = resolve(e.WPP_DATA_DIR);
-  return {
-    provider: e.WPP_PROVIDER_URL
-      ? { url: e.WPP_PROVIDER_URL, apiKey: e.WPP_PROVIDER_API_KEY as string }
-      : { embedded: true, sandboxPort: e.WPP_SANDBOX_PORT },
+  const settings: StandaloneConfig = {
     dataDir,
     databaseFile: join(dataDir, 'plugin.sqlite'),
     host: e.WPP_HOST,
@@ -157,6 +178,14 @@ export function loadConfig(env: Record<string, string | undefined>, machine: Mac
     sync: { intervalMinutes: e.WPP_SYNC_INTERVAL_MINUTES, concurrency: e.WPP_SYNC_CONCURRENCY, ratePerSecond: e.WPP_SYNC_RATE },
     notifyUrl: e.WPP_NOTIFY_URL,
     logLevel: e.WPP_LOG_LEVEL,
+    hook: { url: e.WPP_HOOK_URL ?? e.WPP_PUBLIC_URL ?? `http://${e.WPP_HOST}:${e.WPP_PORT}`, cpanelCommand: e.WPP_CPANEL_HOOK_COMMAND },
+  };
+  if (scope === 'standalone') return settings;
+  return {
+    provider: e.WPP_PROVIDER_URL
+      ? { url: e.WPP_PROVIDER_URL, apiKey: e.WPP_PROVIDER_API_KEY as string }
+      : { embedded: true, sandboxPort: e.WPP_SANDBOX_PORT },
+    ...settings,
   };
 }
 

@@ -4,7 +4,7 @@
  * waits on the provider. Where the hook cannot open the database (a hook running as a
  * panel user), it posts the events, signed, to the plugin's /hooks/events instead.
  */
-import { loadConfig, ensurePanelSecret, type Config } from '../config.js';
+import { ensurePanelSecret, type Config } from '../config.js';
 import { ingestEvents, type IngestResult } from '../core/ingest.js';
 import { createJobsRepo } from '../db/jobs.repo.js';
 import type { Db } from '../db/open.js';
@@ -16,7 +16,7 @@ import { PLESK_EVENTS, translatePleskEvent } from '../panel/adapters/plesk.js';
 import type { AdapterResult } from '../panel/adapters/result.js';
 import type { PanelEvent } from '../panel/events.js';
 import { signBody } from '../web/signature.js';
-import { UsageError } from './shared.js';
+import { configFromEnv, standaloneConfigFromEnv, UsageError } from './shared.js';
 
 export const hookUsage = `  hook cpanel [--describe]   cPanel Standardized Hook: JSON on stdin; prints "1 <message>" or "0 <message>"
   hook plesk <event>         Plesk Event Manager handler: NEW_*/OLD_* environment
@@ -37,8 +37,7 @@ const mayNotWrite = (error: unknown) => {
 
 async function postEvents(config: Config, events: PanelEvent[]): Promise<IngestResult[]> {
   const body = JSON.stringify(events);
-  const url = process.env.WPP_HOOK_URL || config.publicUrl || `http://${config.host}:${config.port}`;
-  const response = await fetch(`${url.replace(/\/+$/, '')}/hooks/events`, {
+  const response = await fetch(`${config.hook.url}/hooks/events`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-wpp-signature': signBody(body, ensurePanelSecret(config)) },
     body,
@@ -83,7 +82,7 @@ export async function runHook(args: string[]): Promise<number> {
   switch (panel) {
     case 'cpanel': {
       if (rest.includes('--describe')) {
-        console.log(JSON.stringify(describeCpanelHooks(process.env.WPP_CPANEL_HOOK_COMMAND || '/usr/local/cpanel/3rdparty/bin/wpp-hook-cpanel'), null, 2));
+        console.log(JSON.stringify(describeCpanelHooks(standaloneConfigFromEnv().hook.cpanelCommand), null, 2));
         return 0;
       }
       if (rest.length > 0) throw new UsageError(`hook cpanel takes its input on stdin (got ${rest.join(' ')})`);
@@ -122,7 +121,7 @@ export async function runHook(args: string[]): Promise<number> {
     return 0;
   }
   try {
-    const config = loadConfig(process.env);
+    const config = configFromEnv();
     print(true, describeResults(await deliverEvents(config, result.events)));
     return 0;
   } catch (error) {

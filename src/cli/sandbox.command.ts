@@ -1,8 +1,8 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { startSandbox } from '../sandbox/server.js';
-import { parseOptions, stopOnSignal } from './shared.js';
+import { parseOptions, standaloneConfigFromEnv, stopOnSignal } from './shared.js';
 
 const seconds = z.coerce.number().min(0).max(86_400);
 const sandboxArgsSchema = z.object({
@@ -30,7 +30,8 @@ export const sandboxUsage = `  sandbox [options]          run the provider sandb
 
 export async function runSandbox(args: string[]): Promise<void> {
   const options = parseOptions(sandboxArgsSchema, args);
-  const dataDir = resolve(options.data ?? resolve(process.env.WPP_DATA_DIR || 'data', 'sandbox'));
+  const config = standaloneConfigFromEnv();
+  const dataDir = resolve(options.data ?? join(config.dataDir, 'sandbox'));
   const sandbox = await startSandbox({
     dataDir,
     host: options.host,
@@ -41,7 +42,7 @@ export async function runSandbox(args: string[]): Promise<void> {
     rateLimitPerSecond: options['rate-limit'],
     defaultDomainLimit: options['domain-limit'] ?? null,
     trafficPerSecond: options.traffic,
-    logger: pino({ name: 'sandbox', level: process.env.WPP_LOG_LEVEL || 'info' }, pino.destination(2)),
+    logger: pino({ name: 'sandbox', level: config.logLevel }, pino.destination(2)),
   });
   stopOnSignal(sandbox);
   console.log(`Provider sandbox listening on ${sandbox.url} (data: ${dataDir})`);

@@ -1,7 +1,7 @@
 import { constants as osConstants } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig, readMachineFacts, type Config, type StandaloneConfig } from '../config.js';
 
 /** A mistake in how a command was called: printed with the usage, exit code 2. */
 export class UsageError extends Error {
@@ -47,6 +47,9 @@ export function parseOptions<S extends z.ZodObject>(schema: S, args: string[], f
 }
 
 export const configFromEnv = (): Config => loadConfig(process.env);
+
+/** The configuration of a command that never reaches the provider (`standalone` in loadConfig). */
+export const standaloneConfigFromEnv = (): StandaloneConfig => loadConfig(process.env, readMachineFacts(), 'standalone');
 
 /** For long-running commands (serve, worker): closes `running` on SIGINT/SIGTERM and exits 0; a second signal exits at once. */
 export function stopOnSignal(running: { close(): Promise<void> }, log: (line: string) => void = (line) => console.error(line)): void {

@@ -39,6 +39,7 @@ export interface SandboxOptions {
   callbackRetryBaseMs?: number;
   /** How long callbacks are retried, in ms. Default one hour. */
   callbackRetryWindowMs?: number;
+  /** Default: pino at info on standard output. Its callers pass theirs, at WPP_LOG_LEVEL (the sandbox reads no setting itself). */
   logger?: Logger;
   now?: () => number;
   /** Where the listen address is set, for the message when listening fails. Default "--host and --port". */
@@ -83,7 +84,7 @@ export function readPartnerKey(dataDir: string): string {
 /** Opens the sandbox's database, starts its background work and listens. `close` undoes all of it. */
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   const now = options.now ?? Date.now;
-  const logger = options.logger ?? pino({ name: 'sandbox', level: process.env.WPP_LOG_LEVEL ?? 'info' });
+  const logger = options.logger ?? pino({ name: 'sandbox', level: 'info' });
   const db = openMigratedDatabase(join(options.dataDir, 'sandbox.sqlite'), paths.sandboxMigrations, { notice: (message) => logger.warn(message) });
   const store = createSandboxStore(db);
   const partnerKey = ensurePartner(store, now());

@@ -116,7 +116,7 @@ describe('hooks that cannot open the database', () => {
       const readOnly = () => {
         throw Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' });
       };
-      const delivered = await deliverEvents({ ...plugin.config, publicUrl: plugin.url }, [result.data], readOnly);
+      const delivered = await deliverEvents({ ...plugin.config, hook: { ...plugin.config.hook, url: plugin.url } }, [result.data], readOnly);
       expect(delivered).toEqual([{ eventId: result.data.id, type: 'domain.added', jobId: expect.any(Number), created: true }]);
       // The common case: SQLite opened the file read-only without complaint; only the write fails.
       const second = finishEvent('emit', { type: 'domain.added', account: 'carol', domain: 'carol2.example' });
@@ -128,7 +128,7 @@ describe('hooks that cannot open the database', () => {
         }) as typeof db.prepare;
         return db;
       };
-      expect((await deliverEvents({ ...plugin.config, publicUrl: plugin.url }, [second.data], opensReadOnly))[0]?.created).toBe(true);
+      expect((await deliverEvents({ ...plugin.config, hook: { ...plugin.config.hook, url: plugin.url } }, [second.data], opensReadOnly))[0]?.created).toBe(true);
       await plugin.idle();
       expect(plugin.repo.getWebsite('carol.example')?.account).toBe('carol');
       expect(plugin.repo.getWebsite('carol2.example')?.account).toBe('carol');

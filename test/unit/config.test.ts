@@ -58,6 +58,30 @@ describe('loadConfig', () => {
   });
 });
 
+describe('settings of the hook and sandbox commands', () => {
+  it('posts hooks to WPP_HOOK_URL, else WPP_PUBLIC_URL, else the listen address', () => {
+    expect(loadConfig({}, machine).hook.url).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ WPP_HOST: '10.0.0.5', WPP_PORT: '9000' }, machine).hook.url).toBe('http://10.0.0.5:9000');
+    expect(loadConfig({ WPP_PUBLIC_URL: 'https://plugin.example/' }, machine).hook.url).toBe('https://plugin.example');
+    expect(loadConfig({ WPP_PUBLIC_URL: 'https://plugin.example', WPP_HOOK_URL: 'http://127.0.0.1:8080/' }, machine).hook.url).toBe('http://127.0.0.1:8080');
+    expect(() => loadConfig({ WPP_HOOK_URL: 'plugin.example' }, machine)).toThrow(/WPP_HOOK_URL: must be an http\(s\) URL/);
+  });
+
+  it('names the cPanel hook script by an absolute path', () => {
+    expect(loadConfig({}, machine).hook.cpanelCommand).toBe('/usr/local/cpanel/3rdparty/bin/wpp-hook-cpanel');
+    expect(loadConfig({ WPP_CPANEL_HOOK_COMMAND: '/opt/wpp/hook' }, machine).hook.cpanelCommand).toBe('/opt/wpp/hook');
+    expect(() => loadConfig({ WPP_CPANEL_HOOK_COMMAND: 'wpp-hook' }, machine)).toThrow(/WPP_CPANEL_HOOK_COMMAND: must be an absolute path/);
+  });
+
+  it('lets a standalone command run without the partner key, still checking every value', () => {
+    const env = { WPP_PROVIDER_URL: 'https://api.provider.example', WPP_LOG_LEVEL: 'warn', WPP_DATA_DIR: '/srv/wpp' };
+    const config = loadConfig(env, machine, 'standalone');
+    expect(config).toMatchObject({ logLevel: 'warn', dataDir: '/srv/wpp' });
+    expect(config).not.toHaveProperty('provider');
+    expect(() => loadConfig({ ...env, WPP_LOG_LEVEL: 'loud' }, machine, 'standalone')).toThrow(/WPP_LOG_LEVEL/);
+  });
+});
+
 describe('providerUserIdFor', () => {
   it('maps a panel account to a stable, e-mail-shaped id', () => {
     expect(providerUserIdFor('alice', 'panel.example')).toBe('alice@panel.example');
