@@ -111,8 +111,69 @@ const envSchema = z.object({
 /** The environment as `process.env` holds it. */
 export type Env = Record<string, string | undefined>;
 
+export type SettingName = keyof typeof envSchema.shape;
+
+/** Every setting, in the order of the schema. */
+const SETTING_NAMES = Object.keys(envSchema.shape) as SettingName[];
+
+/** Levenshtein distance: the fewest one-character insertions, deletions and substitutions turning `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (const [i, charA] of [...a].entries()) {
+    const current = [i + 1];
+    for (const [j, charB] of [...b].entries()) {
+      current.push(Math.min((previous[j + 1] ?? 0) + 1, (current[j] ?? 0) + 1, (previous[j] ?? 0) + (charA === charB ? 0 : 1)));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/**
+ * The setting an unknown `WPP_*` name most likely meant, if any is close: one name containing
+ * the other (`WPP_SYNC_INTERVAL` in `WPP_SYNC_INTERVAL_MINUTES`) or a few characters off (up to
+ * 40% of the name, at least 2). Containment wins, then more words in common, then fewer edits:
+ * `WPP_SYNC_INTERVAL` is nearer `WPP_SYNC_RATE` by edits alone.
+ */
+export function closestSetting(name: string): SettingName | undefined {
+  const unknown = name.replace(/^WPP_/, '');
+  const words = new Set(unknown.split('_'));
+  const ranked = SETTING_NAMES.map((setting) => {
+    const known = setting.replace(/^WPP_/, '');
+    const [shorter, longer] = unknown.length <= known.length ? [unknown, known] : [known, unknown];
+    const distance = editDistance(unknown, known);
+    return {
+      setting,
+      contains: shorter.length >= 4 && longer.includes(shorter),
+      close: distance <= Math.max(2, Math.ceil(longer.length * 0.4)),
+      shared: known.split('_').filter((word) => words.has(word)).length,
+      distance,
+    };
+  })
+    .filter((c) => c.contains || c.close)
+    .sort((a, b) => Number(b.contains) - Number(a.contains) || b.shared - a.shared || a.distance - b.distance);
+  return ranked[0]?.setting;
+}
+
+/**
+ * One warning per `WPP_*` variable that is set but is no setting: ignored, since a panel may
+ * export the variables of a newer version, but named, since it is more often a typo. Values
+ * are never repeated (a misspelt secret is still a secret).
+ */
+export function unknownSettingWarnings(env: Env): string[] {
+  const known = new Set<string>(SETTING_NAMES);
+  return Object.entries(env)
+    .filter(([key, value]) => key.startsWith('WPP_') && !known.has(key) && value !== undefined && value !== '')
+    .map(([key]) => {
+      const meant = closestSetting(key);
+      return meant ? `${key} is not a setting of wpp; did you mean ${meant}?` : `${key} is not a setting of wpp`;
+    });
+}
+
 export interface Config {
   provider: { url: string; apiKey: string } | { embedded: true; sandboxPort: number };
+  /** Unknown `WPP_*` variables, for the entry point to print once (loadConfig stays pure). */
+  warnings: string[];
   dataDir: string;
   databaseFile: string;
   host: string;
@@ -152,16 +213,19 @@ export function loadConfig(env: Env, machine: MachineFacts = readMachineFacts(),
   if (scope === 'plugin' && result.success && result.data.WPP_PROVIDER_URL && !result.data.WPP_PROVIDER_API_KEY) {
     problems.push({ path: 'WPP_PROVIDER_API_KEY', message: 'is required when WPP_PROVIDER_URL is set' });
   }
+  const warnings = unknownSettingWarnings(env);
   if (!result.success || problems.length > 0) {
+    // The unknown names go along: `WPP_PROVIDER_APIKEY` is the likely cause of a missing key.
     throw new AppError(
       'CONFIG_INVALID',
-      `Invalid configuration:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`,
+      `Invalid configuration:\n${[...problems.map((p) => `${p.path}: ${p.message}`), ...warnings].map((line) => `  ${line}`).join('\n')}`,
       problems,
     );
   }
   const e = result.data;
   const dataDir = resolve(e.WPP_DATA_DIR);
   const settings: StandaloneConfig = {
+    warnings,
     dataDir,
     databaseFile: join(dataDir, 'plugin.sqlite'),
     host: e.WPP_HOST,

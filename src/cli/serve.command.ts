@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { startPlugin } from '../main.js';
-import { configFromEnv, parseOptions, stopOnSignal } from './shared.js';
+import { configAndLoggerFromEnv, parseOptions, stopOnSignal } from './shared.js';
 
 export const serveUsage = `  serve                      the plugin: HTTP server (hooks, callbacks), job worker and scheduler;
                              with the embedded provider sandbox when WPP_PROVIDER_URL is unset`;
 
 export async function runServe(args: string[]): Promise<void> {
   parseOptions(z.object({}), args);
-  const config = configFromEnv();
-  const plugin = await startPlugin({ config });
+  const { config, logger } = configAndLoggerFromEnv();
+  const plugin = await startPlugin({ config, logger });
   // Before saying it listens: a supervisor may stop it as soon as it reads that.
   stopOnSignal(plugin);
   console.log(`Plugin listening on ${plugin.url} (data: ${config.dataDir})`);

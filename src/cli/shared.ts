@@ -1,7 +1,9 @@
 import { constants as osConstants } from 'node:os';
 import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { loadConfig, readMachineFacts, type Config, type StandaloneConfig } from '../config.js';
+import { createLogger } from '../main.js';
 
 /** A mistake in how a command was called: printed with the usage, exit code 2. */
 export class UsageError extends Error {
@@ -46,10 +48,24 @@ export function parseOptions<S extends z.ZodObject>(schema: S, args: string[], f
   return result.data;
 }
 
-export const configFromEnv = (): Config => loadConfig(process.env);
+const printWarnings = <C extends StandaloneConfig>(config: C): C => {
+  for (const warning of config.warnings) console.error(`wpp: warning: ${warning}`);
+  return config;
+};
 
-/** The configuration of a command that never reaches the provider (`standalone` in loadConfig). */
-export const standaloneConfigFromEnv = (): StandaloneConfig => loadConfig(process.env, readMachineFacts(), 'standalone');
+/** The plugin's configuration from the environment; its warnings (unknown WPP_* variables) printed once to stderr. */
+export const configFromEnv = (): Config => printWarnings(loadConfig(process.env));
+
+/** The same for commands that never reach the provider (`standalone` in loadConfig). */
+export const standaloneConfigFromEnv = (): StandaloneConfig => printWarnings(loadConfig(process.env, readMachineFacts(), 'standalone'));
+
+/** For the long-running serve and worker: the configuration and the logger its warnings went to, once, with the rest of the log. */
+export function configAndLoggerFromEnv(): { config: Config; logger: Logger } {
+  const config = loadConfig(process.env);
+  const logger = createLogger(config);
+  for (const warning of config.warnings) logger.warn(warning);
+  return { config, logger };
+}
 
 /** For long-running commands (serve, worker): closes `running` on SIGINT/SIGTERM and exits 0; a second signal exits at once. */
 export function stopOnSignal(running: { close(): Promise<void> }, log: (line: string) => void = (line) => console.error(line)): void {

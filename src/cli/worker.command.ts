@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { startPlugin } from '../main.js';
-import { configFromEnv, parseOptions, stopOnSignal } from './shared.js';
+import { configAndLoggerFromEnv, parseOptions, stopOnSignal } from './shared.js';
 
 export const workerUsage = `  worker [--once]            run the job worker alone; --once drains the due jobs and exits`;
 
 /** The worker reuses the composition root without the HTTP server and the scheduler. */
 export async function runWorker(args: string[]): Promise<void> {
   const options = parseOptions(z.object({ once: z.boolean().default(false) }), args, ['once']);
-  const plugin = await startPlugin({ config: configFromEnv(), http: false, scheduler: false, worker: !options.once });
+  const { config, logger } = configAndLoggerFromEnv();
+  const plugin = await startPlugin({ config, logger, http: false, scheduler: false, worker: !options.once });
   if (!options.once) {
     console.error('worker running; SIGTERM stops it after the jobs in flight');
     stopOnSignal(plugin);

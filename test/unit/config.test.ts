@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { closestSetting, loadConfig } from '../../src/config.js';
 import { providerUserIdFor } from '../../src/core/identity.js';
 import { isAppError } from '../../src/errors.js';
 
@@ -79,6 +79,34 @@ describe('settings of the hook and sandbox commands', () => {
     expect(config).toMatchObject({ logLevel: 'warn', dataDir: '/srv/wpp' });
     expect(config).not.toHaveProperty('provider');
     expect(() => loadConfig({ ...env, WPP_LOG_LEVEL: 'loud' }, machine, 'standalone')).toThrow(/WPP_LOG_LEVEL/);
+  });
+});
+
+describe('unknown WPP_* variables', () => {
+  it('are warnings naming the closest setting, never errors', () => {
+    expect(loadConfig({ WPP_SYNC_INTERVAL: '10' }, machine).warnings).toEqual([
+      'WPP_SYNC_INTERVAL is not a setting of wpp; did you mean WPP_SYNC_INTERVAL_MINUTES?',
+    ]);
+    expect(loadConfig({ WPP_LOGLEVEL: 'debug', WPP_PANEL_SECRT: 'a-secret-value-0123456789', WPP_CHROMIUM_PATH: '/usr/bin/chromium', WPP_PORT: '' }, machine).warnings).toEqual([
+      'WPP_LOGLEVEL is not a setting of wpp; did you mean WPP_LOG_LEVEL?',
+      'WPP_PANEL_SECRT is not a setting of wpp; did you mean WPP_PANEL_SECRET?',
+      'WPP_CHROMIUM_PATH is not a setting of wpp',
+    ]);
+    expect(loadConfig({ WPP_SYNC_INTERVAL: '', PATH: '/bin', WPP_PORT: '81' }, machine).warnings).toEqual([]);
+  });
+
+  it('prefer a setting containing the name over one fewer edits away', () => {
+    expect(closestSetting('WPP_SYNC_INTERVAL')).toBe('WPP_SYNC_INTERVAL_MINUTES');
+    expect(closestSetting('WPP_API_KEY')).toBe('WPP_PROVIDER_API_KEY');
+    expect(closestSetting('WPP_PROVIDER_KEY')).toBe('WPP_PROVIDER_API_KEY');
+    expect(closestSetting('WPP_HOSTNAME')).toBe('WPP_HOST');
+    expect(closestSetting('WPP_DEBUG')).toBeUndefined();
+  });
+
+  it('are named in a configuration error, where they are the likely cause', () => {
+    expect(() => loadConfig({ WPP_PROVIDER_URL: 'https://api.provider.example', WPP_PROVIDER_APIKEY: 'k-123' }, machine)).toThrow(
+      /WPP_PROVIDER_API_KEY: is required[^]*WPP_PROVIDER_APIKEY is not a setting of wpp; did you mean WPP_PROVIDER_API_KEY\?/,
+    );
   });
 });
 
