@@ -50,7 +50,7 @@ const envSchema = z.object({
   /** Partner API key. Required with WPP_PROVIDER_URL; default: the embedded sandbox's own key. */
   WPP_PROVIDER_API_KEY: z.string().trim().min(1).optional(),
   /** Folder for the SQLite database, the embedded sandbox's data and generated secrets. Default ./data. */
-  WPP_DATA_DIR: z.string().min(1).default('data'),
+  WPP_DATA_DIR: z.string().min(1).default('./data'),
   /** Plugin HTTP listen address. Default 127.0.0.1. */
   WPP_HOST: z.string().min(1).default('127.0.0.1'),
   /** Plugin HTTP listen port. Default 8080. */
@@ -90,8 +90,8 @@ const envSchema = z.object({
   WPP_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(1440).default(5),
   /** Statistics requests in flight at once; also the accounts an enforcement pass works on at once. Default 16. */
   WPP_SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  /** Provider requests per second of a statistics sync and of an enforcement pass; 0 for no limit. Default 40 (under the provider's usual per-key rate). */
-  WPP_SYNC_RATE: z.coerce.number().min(0).max(100_000).default(40),
+  /** Provider requests per second of a statistics sync and of an enforcement pass; 0 for no limit. Default 40 (under the provider's usual per-key rate). Whole: the rate limiter (p-queue) refuses a fraction below 1 and rounds others up. */
+  WPP_SYNC_RATE: z.coerce.number().int().min(0).max(100_000).default(40),
   /** Receives every enforcement action and warning as signed JSON (X-WPP-Signature, the panel secret). Default: none, nothing is sent. */
   WPP_NOTIFY_URL: httpUrl.optional(),
   /** Port of the embedded sandbox when WPP_PROVIDER_URL is unset. Default 8081. */
@@ -113,8 +113,16 @@ export type Env = Record<string, string | undefined>;
 
 export type SettingName = keyof typeof envSchema.shape;
 
-/** Every setting, in the order of the schema. */
-const SETTING_NAMES = Object.keys(envSchema.shape) as SettingName[];
+/** Every setting, in the order of the schema (and of plugin.json). */
+export const SETTING_NAMES = Object.keys(envSchema.shape) as SettingName[];
+
+/**
+ * The fixed default of each setting that has one, as parsed (numbers, booleans). The others
+ * are unset by default or derive theirs from the machine or other settings (see the schema).
+ */
+export const SETTING_DEFAULTS: Partial<Record<SettingName, unknown>> = Object.fromEntries(
+  Object.entries(envSchema.parse({})).filter(([, value]) => value !== undefined),
+);
 
 /** Levenshtein distance: the fewest one-character insertions, deletions and substitutions turning `a` into `b`. */
 function editDistance(a: string, b: string): number {
