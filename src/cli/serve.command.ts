@@ -8,7 +8,7 @@ export const serveUsage = `  serve                      the plugin: HTTP server 
 export async function runServe(args: string[]): Promise<void> {
   parseOptions(z.object({}), args);
   const config = configFromEnv();
-  const plugin = await startPlugin({ config });
+  const plugin = await startPlugin({ config, role: 'serve' });
   // Before saying it listens: a supervisor may stop it as soon as it reads that.
   stopOnSignal(plugin);
   console.log(`Plugin listening on ${plugin.url} (data: ${config.dataDir})`);

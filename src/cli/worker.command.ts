@@ -4,10 +4,10 @@ import { configFromEnv, parseOptions, stopOnSignal } from './shared.js';
 
 export const workerUsage = `  worker [--once]            run the job worker alone; --once drains the due jobs and exits`;
 
-/** The worker reuses the composition root without the HTTP server and the scheduler. */
+/** The worker role: the composition root without the HTTP server and the schedule. */
 export async function runWorker(args: string[]): Promise<void> {
   const options = parseOptions(z.object({ once: z.boolean().default(false) }), args, ['once']);
-  const plugin = await startPlugin({ config: configFromEnv(), http: false, scheduler: false, worker: !options.once });
+  const plugin = await startPlugin({ config: configFromEnv(), role: 'worker', worker: !options.once });
   if (!options.once) {
     console.error('worker running; SIGTERM stops it after the jobs in flight');
     stopOnSignal(plugin);
