@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { ingestEvents } from '../src/core/ingest.js';
 import { createJobsRepo } from '../src/db/jobs.repo.js';
-import { openPluginDatabase } from '../src/main.js';
+import { openPluginDatabase } from '../src/db/plugin-database.js';
 import { finishEvent, type PanelEvent } from '../src/panel/events.js';
 import { createTempDir, removeTempDir } from '../test/helpers/temp.js';
 import { cpuSeconds, peakRssMb, startChild } from './lib/proc.js';
@@ -104,12 +104,12 @@ async function runRound(round: number, n: number, accounts: number, concurrency:
     try {
       // Besides the events, the plugin may queue its own jobs (server.register with WPP_SERVER_IP).
       const counts = createJobsRepo(check).counts();
-      const { events } = check.prepare("SELECT COUNT(*) AS events FROM jobs WHERE kind = 'panel_event' AND state = 'done'").get() as { events: number };
+      const { events } = check.prepare("SELECT COUNT(*) AS events FROM jobs WHERE kind = 'panel.event' AND state = 'done'").get() as { events: number };
       if (events !== n || counts.dead !== 0 || counts.pending + counts.running !== 0) {
         const errors = check.prepare("SELECT last_error AS e, COUNT(*) AS c FROM jobs WHERE last_error IS NOT NULL GROUP BY e LIMIT 5").all();
-        throw new Error(`expected ${n} done panel_event jobs, got ${events} (${JSON.stringify(counts)}); errors: ${JSON.stringify(errors)}`);
+        throw new Error(`expected ${n} done panel.event jobs, got ${events} (${JSON.stringify(counts)}); errors: ${JSON.stringify(errors)}`);
       }
-      durations = (check.prepare("SELECT j.finished_at - c.claimed_at AS ms FROM jobs j JOIN bench_claims c ON c.job_id = j.id WHERE j.kind = 'panel_event'").all() as { ms: number }[]).map((row) => row.ms);
+      durations = (check.prepare("SELECT j.finished_at - c.claimed_at AS ms FROM jobs j JOIN bench_claims c ON c.job_id = j.id WHERE j.kind = 'panel.event'").all() as { ms: number }[]).map((row) => row.ms);
       if (durations.length !== n) throw new Error(`claim times recorded for ${durations.length} of ${n} jobs`);
     } finally {
       check.close();

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { signBody } from '../src/web/signature.js';
+import { signBody } from '../src/core/signature.js';
 import { createTempDir, removeTempDir } from '../test/helpers/temp.js';
 import { createAgent, runLoad, type PreparedRequest } from './lib/load.js';
 import { cpuSeconds, peakRssMb, startChild } from './lib/proc.js';
@@ -78,7 +78,7 @@ export async function run(args: string[]) {
   });
   const agent = createAgent(concurrency);
   const db = new Database(join(dataDir, 'plugin.sqlite'), { readonly: true });
-  const countEvents = db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'panel_event' AND state = 'pending'");
+  const countEvents = db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'panel.event' AND state = 'pending'");
   const url = server.ready.url;
   try {
     console.error(`plugin (pid ${server.pid}) on ${url}; warming up`);
@@ -109,7 +109,7 @@ export async function run(args: string[]) {
       const failures = n - (ingest.statuses[202] ?? 0);
       if (failures > 0) throw new Error(`${failures} of ${n} events were not answered 202 (${JSON.stringify(ingest.statuses)}); first: ${ingest.firstFailure}`);
       const stored = (countEvents.get() as { n: number }).n - before;
-      if (stored !== n) throw new Error(`the jobs table holds ${stored} new panel_event jobs, expected ${n}`);
+      if (stored !== n) throw new Error(`the jobs table holds ${stored} new panel.event jobs, expected ${n}`);
 
       raw.push(healthz.perSecond);
       rawP99s.push(percentileSorted(healthz.latencies, 99));

@@ -29,7 +29,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
-import { openPluginDatabase } from '../src/main.js';
+import { openPluginDatabase } from '../src/db/plugin-database.js';
 import { createTempDir, removeTempDir } from '../test/helpers/temp.js';
 import { createAgent, runLoad, type PreparedRequest } from './lib/load.js';
 import { cpuSeconds, peakRssMb, startChild, type ChildServer } from './lib/proc.js';

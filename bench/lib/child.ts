@@ -37,7 +37,7 @@ if (mode === 'sandbox') {
 } else if (mode === 'plugin') {
   const config = loadConfig(process.env);
   const started = performance.now();
-  const plugin = await startPlugin({ config, worker: options.worker ?? false, scheduler: false });
+  const plugin = await startPlugin({ config, role: 'serve', worker: options.worker ?? false, scheduler: false });
   print({ url: plugin.url, pid: process.pid });
   const stop = stopRequested();
   const target = options.waitForJobs ?? 0;

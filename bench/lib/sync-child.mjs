@@ -39,7 +39,7 @@ const rssNow = () => {
 };
 
 const config = loadConfig(process.env);
-const plugin = await startPlugin({ config, http: false, worker: false, scheduler: false });
+const plugin = await startPlugin({ config, role: 'command' });
 
 let running;
 

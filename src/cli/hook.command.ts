@@ -8,14 +8,14 @@ import { ensurePanelSecret, type Config } from '../config.js';
 import { ingestEvents, type IngestResult } from '../core/ingest.js';
 import { createJobsRepo } from '../db/jobs.repo.js';
 import type { Db } from '../db/open.js';
-import { openPluginDatabase } from '../main.js';
+import { openPluginDatabase } from '../db/plugin-database.js';
 import { describeCpanelHooks, translateCpanelHook } from '../panel/adapters/cpanel.js';
 import { DIRECTADMIN_HOOKS, translateDirectAdminHook } from '../panel/adapters/directadmin.js';
 import { translateEmit } from '../panel/adapters/emit.js';
 import { PLESK_EVENTS, translatePleskEvent } from '../panel/adapters/plesk.js';
 import type { AdapterResult } from '../panel/adapters/result.js';
 import type { PanelEvent } from '../panel/events.js';
-import { signBody } from '../web/signature.js';
+import { signBody } from '../core/signature.js';
 import { configFromEnv, standaloneConfigFromEnv, UsageError } from './shared.js';
 
 export const hookUsage = `  hook cpanel [--describe]   cPanel Standardized Hook: JSON on stdin; prints "1 <message>" or "0 <message>"

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { JOB_STATES, createJobsRepo } from '../db/jobs.repo.js';
-import { openPluginDatabase } from '../main.js';
+import { openPluginDatabase } from '../db/plugin-database.js';
 import { configFromEnv, parseOptions, UsageError } from './shared.js';
 
 export const jobsUsage = `  jobs [--state S] [--limit N]   list jobs (newest first) and the count per state

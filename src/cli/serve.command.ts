@@ -8,7 +8,7 @@ export const serveUsage = `  serve                      the plugin: HTTP server 
 export async function runServe(args: string[]): Promise<void> {
   parseOptions(z.object({}), args);
   const { config, logger } = configAndLoggerFromEnv();
-  const plugin = await startPlugin({ config, logger });
+  const plugin = await startPlugin({ config, role: 'serve', logger });
   // Before saying it listens: a supervisor may stop it as soon as it reads that.
   stopOnSignal(plugin);
   console.log(`Plugin listening on ${plugin.url} (data: ${config.dataDir})`);

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { loadConfig, readMachineFacts, type Config, type StandaloneConfig } from '../config.js';
-import { createLogger } from '../main.js';
+import { createLogger } from '../logger.js';
 
 /** A mistake in how a command was called: printed with the usage, exit code 2. */
 export class UsageError extends Error {

@@ -4,7 +4,8 @@ import type { EnforceResult } from '../core/enforcement.js';
 import { describeHolder, LockHeldError } from '../core/job-lock.js';
 import type { Db } from '../db/open.js';
 import { createStatisticsRepo, type LimitLayer, type LimitScope } from '../db/statistics.repo.js';
-import { openPluginDatabase, startPlugin, type RunningPlugin } from '../main.js';
+import { openPluginDatabase } from '../db/plugin-database.js';
+import { startPlugin, type RunningPlugin } from '../main.js';
 import { accountNameSchema } from '../panel/events.js';
 import { normalizeDomain } from '../provider/spec.js';
 import { abortOnSignal, configFromEnv, optionProblems, parseOptions, readOptions, StoppedBySignal, UsageError } from './shared.js';
@@ -37,7 +38,7 @@ export const statsUsage = `  sync-stats [--no-enforce]  read every website's sta
                              (the domain as the panel spells it: IDN and upper case are fine)`;
 
 /** The plugin without HTTP, worker or scheduler: what a one-shot command needs. */
-const oneShot = () => startPlugin({ config: configFromEnv(), http: false, worker: false, scheduler: false });
+const oneShot = () => startPlugin({ config: configFromEnv(), role: 'command' });
 
 /**
  * Runs a one-shot command on the plugin. The first SIGINT/SIGTERM aborts `signal` (the command

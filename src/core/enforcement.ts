@@ -13,7 +13,8 @@ import { runExclusive } from './job-lock.js';
 import { createLimitResolver } from './limits.js';
 import { decide, type Decision, type Period } from './quota.js';
 
-export const ENFORCE_JOB = 'enforce';
+/** The lock an enforcement pass holds (one at a time across processes), and the name of its job_runs rows. */
+export const ENFORCE_LOCK = 'enforce';
 
 export interface EnforcementDeps {
   stats: StatisticsRepo;
@@ -120,7 +121,7 @@ export function createEnforcement(deps: EnforcementDeps) {
   }
 
   async function enforcePass(): Promise<EnforceResult> {
-    const runId = stats.startRun(ENFORCE_JOB, now());
+    const runId = stats.startRun(ENFORCE_LOCK, now());
     const limits = createLimitResolver(stats, provisioning);
     const result: EnforceResult = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, runId };
     const enforceAccount = async (account: string) => {
@@ -186,7 +187,7 @@ export function createEnforcement(deps: EnforcementDeps) {
      * for the next pass. One pass at a time across processes: while another holds the lock,
      * this one records a skipped run and throws LockHeldError.
      */
-    enforceLimits: (): Promise<EnforceResult> => runExclusive(stats, ENFORCE_JOB, logger, now, enforcePass),
+    enforceLimits: (): Promise<EnforceResult> => runExclusive(stats, ENFORCE_LOCK, logger, now, enforcePass),
 
     /**
      * An admin resumes a website enforcement paused: it stays online for the rest of the

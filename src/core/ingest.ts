@@ -4,8 +4,7 @@
  */
 import type { JobsRepo } from '../db/jobs.repo.js';
 import type { PanelEvent } from '../panel/events.js';
-
-export const PANEL_EVENT_JOB = 'panel_event';
+import { queueJobs } from './job-kinds.js';
 
 export interface IngestResult {
   eventId: string;
@@ -23,9 +22,10 @@ export interface IngestResult {
 const isAccountLevel = (type: PanelEvent['type']) => type.startsWith('account.') || type === 'plan.changed' || type === 'domain.added';
 
 export function ingestEvents(jobs: JobsRepo, events: PanelEvent[], maxAttempts: number): IngestResult[] {
-  const results = jobs.enqueueMany(
+  const results = queueJobs(
+    jobs,
     events.map((event) => ({
-      kind: PANEL_EVENT_JOB,
+      kind: 'panel.event' as const,
       dedupeKey: `event:${event.id}`,
       account: event.account,
       domain: isAccountLevel(event.type) ? null : (event.domain ?? null),

@@ -16,7 +16,8 @@ import { acquireJobLock, recordSkipped } from './job-lock.js';
 import { createLimitResolver } from './limits.js';
 import { counterDelta, type Counters } from './quota.js';
 
-export const SYNC_JOB = 'sync-stats';
+/** The lock a sync holds (one sync at a time across processes), and the name of its job_runs rows. */
+export const SYNC_LOCK = 'sync-stats';
 
 export interface SyncOptions {
   /** Statistics requests in flight at once. */
@@ -66,13 +67,13 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
   const { stats, provisioning, provider, logger, now } = deps;
   const started = now();
   const pageSize = options.pageSize ?? 1000;
-  const lock = acquireJobLock(stats, SYNC_JOB, logger);
+  const lock = acquireJobLock(stats, SYNC_LOCK, logger);
   if (!lock.taken) {
-    const runId = recordSkipped(stats, SYNC_JOB, started, lock.holder);
+    const runId = recordSkipped(stats, SYNC_LOCK, started, lock.holder);
     logger.info({ holder: lock.holder }, 'statistics sync skipped: another one is running');
     return { skipped: true, holder: lock.holder, stopped: false, total: 0, read: 0, failed: 0, firstError: null, seconds: 0, runId };
   }
-  const runId = stats.startRun(SYNC_JOB, started);
+  const runId = stats.startRun(SYNC_LOCK, started);
   const limits = createLimitResolver(stats, provisioning);
   const queue = new PQueue({ concurrency: options.concurrency, ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}) });
   // One listener on the caller's signal. At the stop, reads not started yet are dropped from

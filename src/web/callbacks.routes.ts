@@ -2,7 +2,7 @@ import express from 'express';
 import { hashToken } from '../core/identity.js';
 import type { Website } from '../db/provisioning.repo.js';
 import { AppError } from '../errors.js';
-import { verifySignature } from './signature.js';
+import { verifySignature } from '../core/signature.js';
 
 export interface CallbackRouteDeps {
   findWebsiteByTokenHash(hash: string): Website | null;

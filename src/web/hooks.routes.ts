@@ -2,7 +2,7 @@ import express from 'express';
 import type { IngestResult } from '../core/ingest.js';
 import { AppError, isDatabaseBusy, type ErrorDetail } from '../errors.js';
 import { finishEvent, type PanelEvent } from '../panel/events.js';
-import { verifySignature } from './signature.js';
+import { verifySignature } from '../core/signature.js';
 
 export interface HooksRouteDeps {
   panelSecret: string;

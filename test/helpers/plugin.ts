@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startPlugin, type PluginOptions, type RunningPlugin } from '../../src/main.js';
-import { signBody } from '../../src/web/signature.js';
+import { signBody } from '../../src/core/signature.js';
 import { startTestSandbox, waitFor, type TestSandbox } from './sandbox.js';
 import { createTempDir, removeTempDir } from './temp.js';
 
@@ -45,6 +45,7 @@ export async function startTestPlugin(sandbox: TestSandbox, options: { dataDir?:
   const config = testConfig(dataDir, sandbox, options.env);
   const plugin = await startPlugin({
     config,
+    role: 'serve',
     logger: pino({ level: 'silent' }),
     workerOptions: { pollMs: 20, backoff: { baseMs: 20, maxMs: 200 } },
     // Tests run syncs and reconciliation themselves, when they mean to.

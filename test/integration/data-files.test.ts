@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openPluginDatabase } from '../../src/main.js';
+import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { runWpp, spawnWpp } from '../helpers/cli.js';
 import { startTestPlugin, TEST_PANEL_SECRET } from '../helpers/plugin.js';
 import { startTestSandbox, withSandbox } from '../helpers/sandbox.js';

@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { hitsOverTime, usageReport } from '../../src/core/statistics.js';
-import { signBody } from '../../src/web/signature.js';
+import { signBody } from '../../src/core/signature.js';
 import { runWpp } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { TEST_PANEL_SECRET, startTestPlugin, testConfig, testEnv, withPlugin } from '../helpers/plugin.js';
 import { waitFor, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
-import { openPluginDatabase } from '../../src/main.js';
+import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { createStatisticsRepo } from '../../src/db/statistics.repo.js';
 
 type Plugin = Parameters<Parameters<typeof withPlugin>[0]>[0];

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverEvents } from '../../src/cli/hook.command.js';
 import { loadConfig } from '../../src/config.js';
 import { createJobsRepo } from '../../src/db/jobs.repo.js';
-import { openPluginDatabase } from '../../src/main.js';
+import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { finishEvent } from '../../src/panel/events.js';
 import { runWpp } from '../helpers/cli.js';
 import { withPlugin } from '../helpers/plugin.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createJobsRepo } from '../../src/db/jobs.repo.js';
 import { createProvisioningRepo } from '../../src/db/provisioning.repo.js';
-import { openPluginDatabase } from '../../src/main.js';
+import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { runWpp } from '../helpers/cli.js';
 import { testEnv, withPlugin } from '../helpers/plugin.js';
 import type { TestSandbox } from '../helpers/sandbox.js';

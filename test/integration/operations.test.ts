@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { deliverEvents } from '../../src/cli/hook.command.js';
-import { openPluginDatabase } from '../../src/main.js';
+import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { finishEvent } from '../../src/panel/events.js';
 import { runWpp } from '../helpers/cli.js';
 import { startTestPlugin, testConfig, testEnv, withPlugin } from '../helpers/plugin.js';

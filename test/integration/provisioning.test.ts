@@ -11,7 +11,7 @@ import { translateDirectAdminHook } from '../../src/panel/adapters/directadmin.j
 import { translatePleskEvent } from '../../src/panel/adapters/plesk.js';
 import type { AdapterResult } from '../../src/panel/adapters/result.js';
 import type { PanelEvent } from '../../src/panel/events.js';
-import { signBody } from '../../src/web/signature.js';
+import { signBody } from '../../src/core/signature.js';
 import { TEST_PANEL_SECRET, withPlugin } from '../helpers/plugin.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/sandbox.js';

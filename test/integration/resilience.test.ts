@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ingestEvents } from '../../src/core/ingest.js';
 import { createJobsRepo } from '../../src/db/jobs.repo.js';
 import { createProvisioningRepo } from '../../src/db/provisioning.repo.js';
-import { openPluginDatabase } from '../../src/main.js';
+import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { finishEvent, type PanelEvent } from '../../src/panel/events.js';
 import { startTestPlugin, testConfig, testEnv } from '../helpers/plugin.js';
 import { startTestSandbox, waitFor } from '../helpers/sandbox.js';
@@ -35,7 +35,7 @@ describe('provider down', () => {
       }
       // The worker keeps trying while the provider answers 503 (one domain.added per account at a time); nothing reaches it.
       await waitFor(() => plugin.jobs.list({ state: 'pending', limit: 1000 }).filter((j) => j.attempts >= 2).length >= 4, 10_000, 'retries under the outage');
-      const panelJobsDone = () => (plugin.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'panel_event' AND state = 'done'").get() as { n: number }).n;
+      const panelJobsDone = () => (plugin.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'panel.event' AND state = 'done'").get() as { n: number }).n;
       expect(sandbox.store.listWebsites(null)).toHaveLength(0);
       expect(panelJobsDone()).toBe(0);
 

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { createStatisticsRepo } from '../../src/db/statistics.repo.js';
-import { openPluginDatabase } from '../../src/main.js';
+import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { runWpp, spawnWpp, type WppProcess } from '../helpers/cli.js';
 import { startTestPlugin, testConfig, testEnv } from '../helpers/plugin.js';
 import { waitFor, withSandbox, type TestSandbox } from '../helpers/sandbox.js';

@@ -10,7 +10,7 @@ import type { IngestResult } from '../../src/core/ingest.js';
 import { AppError } from '../../src/errors.js';
 import type { PanelEvent } from '../../src/panel/events.js';
 import { createApp } from '../../src/web/app.js';
-import { signBody } from '../../src/web/signature.js';
+import { signBody } from '../../src/core/signature.js';
 
 const SECRET = 'unit-test-panel-secret-0123456789';
 

@@ -1,0 +1,63 @@
+/**
+ * The plugin's ways of queueing background work, one per job kind, each with its keys:
+ * what makes a repeat a no-op (dedupe key) or folds waiting duplicates into one (pending
+ * key). `onQueued` wakes a worker in this process; other processes' workers poll.
+ */
+import type { JobsRepo } from '../db/jobs.repo.js';
+import type { PanelEvent } from '../panel/events.js';
+import { ingestEvents, type IngestResult } from './ingest.js';
+import { queueJob, queueJobs } from './job-kinds.js';
+import { notificationKey, type EnforcementNotice } from './notifications.js';
+
+export interface JobQueueDeps {
+  jobs: JobsRepo;
+  /** Attempts before a job is dead (WPP_JOB_MAX_ATTEMPTS). */
+  maxAttempts: number;
+  onQueued: () => void;
+}
+
+export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
+  return {
+    /** Stores panel events as jobs, one transaction; a replayed event id changes nothing. */
+    ingestEvents(events: PanelEvent[]): IngestResult[] {
+      const results = ingestEvents(jobs, events, maxAttempts);
+      onQueued();
+      return results;
+    },
+
+    /**
+     * Queues provider re-reads of websites, in one transaction. One waiting re-read per
+     * website is enough (it reads whatever is true when it runs), so a flood of callbacks
+     * for one website, replays included, costs one job and one provider read.
+     */
+    refreshWebsites(refreshes: { domain: string; account: string }[]): void {
+      if (refreshes.length === 0) return;
+      queueJobs(
+        jobs,
+        refreshes.map(({ domain, account }) => ({
+          kind: 'website.refresh' as const,
+          pendingKey: `website.refresh:${domain}`,
+          account,
+          domain,
+          payload: { domain },
+          maxAttempts,
+        })),
+      );
+      onQueued();
+    },
+
+    /** Queues one enforcement action's delivery to the notification URL: retried, never lost, sent once. */
+    notify(action: EnforcementNotice): void {
+      queueJob(jobs, { kind: 'notification.send', dedupeKey: notificationKey(action), account: null, payload: action, maxAttempts });
+      onQueued();
+    },
+
+    /** Queues this server's registration with the provider, once per IP address. */
+    registerServer(ip: string): void {
+      queueJob(jobs, { kind: 'server.register', dedupeKey: `server.register:${ip}`, payload: {}, maxAttempts });
+      onQueued();
+    },
+  };
+}
+
+export type JobQueue = ReturnType<typeof createJobQueue>;

@@ -1,0 +1,52 @@
+/**
+ * Notifications: every enforcement action (pause, resume, warning, admin resume) is POSTed
+ * to WPP_NOTIFY_URL as signed JSON. The action is queued as a `notification.send` job in the
+ * same process that recorded it, so delivery is retried with the jobs' backoff and survives
+ * a restart; the action key makes a repeated pass queue it once.
+ */
+import { z } from 'zod';
+import type { EnforcementAction } from '../db/statistics.repo.js';
+import { signBody } from './signature.js';
+
+/** The action as stored in enforcement_actions, without its row id: the notification's content. */
+export const enforcementNoticeSchema = z.object({
+  at: z.number(),
+  account: z.string(),
+  domain: z.string().nullable(),
+  action: z.enum(['pause', 'resume', 'warning', 'admin_resume']),
+  actor: z.string(),
+  reason: z.string(),
+  usage: z.number().nullable(),
+  limitValue: z.number().nullable(),
+  periodStart: z.number(),
+  periodEnd: z.number(),
+  statusBefore: z.string().nullable(),
+  statusAfter: z.string().nullable(),
+  actionKey: z.string().min(1),
+}) satisfies z.ZodType<Omit<EnforcementAction, 'id'>>;
+
+export type EnforcementNotice = z.output<typeof enforcementNoticeSchema>;
+
+export interface NotificationTarget {
+  url: string;
+  /** The panel secret: receivers check X-WPP-Signature as they would a hook's. */
+  secret: string;
+  /** Per delivery attempt. Default 10000 ms. */
+  timeoutMs?: number;
+}
+
+/** POSTs one action to the notification URL; throws (to be retried) unless it answers 2xx. */
+export async function sendNotification(target: NotificationTarget, action: EnforcementNotice): Promise<void> {
+  const body = JSON.stringify({ event: 'enforcement.action', action });
+  const response = await fetch(target.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-wpp-signature': signBody(body, target.secret) },
+    body,
+    signal: AbortSignal.timeout(target.timeoutMs ?? 10_000),
+  });
+  await response.body?.cancel();
+  if (!response.ok) throw new Error(`the notification URL answered ${response.status}`);
+}
+
+/** The dedupe key of an action's notification job: one delivery per action, however often it is recorded. */
+export const notificationKey = (action: EnforcementNotice): string => `notify:${action.actionKey}`;

@@ -1,0 +1,70 @@
+/**
+ * The plugin's services on one set of repositories and one provider client: provisioning,
+ * the statistics sync and enforcement. Syncs and passes are tracked, so closing the plugin
+ * stops them and waits for them before the database closes.
+ */
+import type { Logger } from 'pino';
+import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { StatisticsRepo } from '../db/statistics.repo.js';
+import type { ProviderClient } from '../provider/index.js';
+import { createEnforcement } from './enforcement.js';
+import { accountLimitsOf } from './limits.js';
+import type { EnforcementNotice } from './notifications.js';
+import { createProvisioning, type ProvisioningSettings } from './provisioning.js';
+import { syncStatistics, type SyncOptions } from './statistics.js';
+
+export interface ServicesDeps {
+  repo: ProvisioningRepo;
+  stats: StatisticsRepo;
+  provider: ProviderClient;
+  logger: Logger;
+  now: () => number;
+  settings: ProvisioningSettings;
+  /** WPP_SYNC_CONCURRENCY and WPP_SYNC_RATE: the sync's and enforcement's share of the provider. */
+  sync: { concurrency: number; ratePerSecond: number };
+  /** Receives every enforcement action newly recorded, when notifications are on. */
+  notify: ((action: EnforcementNotice) => void) | undefined;
+  /** Aborted when the plugin closes: a sync in progress stops. */
+  signal: AbortSignal;
+  /** Lets the plugin's close wait for a sync or pass in progress. */
+  track<T>(pass: Promise<T>): Promise<T>;
+}
+
+export function createServices(deps: ServicesDeps) {
+  const { repo, stats, provider, logger, now, sync } = deps;
+  const provisioning = createProvisioning({
+    repo,
+    provider,
+    logger,
+    settings: deps.settings,
+    domainLimitFor: (account) => accountLimitsOf(stats, repo, account).domainLimit,
+  });
+  const enforcement = createEnforcement({
+    stats,
+    provisioning: repo,
+    provider,
+    logger: logger.child({ component: 'enforcement' }),
+    now,
+    concurrency: sync.concurrency,
+    requestsPerSecond: sync.ratePerSecond,
+    notify: deps.notify,
+  });
+  const syncDeps = { stats, provisioning: repo, provider, logger: logger.child({ component: 'sync' }), now };
+  return {
+    provisioning,
+    /** One statistics sync; stopped by the plugin's close and by the caller's own signal (a one-shot command's SIGTERM). */
+    syncStatistics: (overrides: Partial<SyncOptions> = {}) =>
+      deps.track(
+        syncStatistics(syncDeps, {
+          concurrency: sync.concurrency,
+          ratePerSecond: sync.ratePerSecond,
+          ...overrides,
+          signal: overrides.signal ? AbortSignal.any([deps.signal, overrides.signal]) : deps.signal,
+        }),
+      ),
+    enforceLimits: () => deps.track(enforcement.enforceLimits()),
+    adminResume: (domain: string, admin: string) => enforcement.adminResume(domain, admin),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,79 @@
+/**
+ * What runs in the background of a plugin process: the job worker, with the handler of every
+ * registered job kind (core/job-kinds.ts) given its payload parsed, and the schedule.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { jobHandlers } from '../core/job-kinds.js';
+import type { JobQueue } from '../core/job-queue.js';
+import { sendNotification } from '../core/notifications.js';
+import { isPermanentProvisioningError } from '../core/provisioning.js';
+import { reconcileWebsites } from '../core/reconcile.js';
+import type { Services } from '../core/services.js';
+import { SYNC_LOCK } from '../core/statistics.js';
+import type { JobsRepo } from '../db/jobs.repo.js';
+import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { StatisticsRepo } from '../db/statistics.repo.js';
+import type { Lifecycle } from '../lifecycle.js';
+import { startPluginSchedule } from './plugin-schedule.js';
+import { createWorker, type WorkerOptions } from './worker.js';
+
+export interface BackgroundDeps {
+  config: Config;
+  jobs: JobsRepo;
+  stats: StatisticsRepo;
+  repo: ProvisioningRepo;
+  queue: JobQueue;
+  services: Services;
+  panelSecret: string;
+  logger: Logger;
+  now: () => number;
+  life: Lifecycle;
+}
+
+export interface BackgroundOptions {
+  /** Run the worker loop; without it, `drain()` still runs due jobs on demand. */
+  runWorker: boolean;
+  runSchedule: boolean;
+  /** Queue this server's registration with the provider (the serving process does). */
+  registerServer: boolean;
+  /** Worker tuning, for tests. */
+  workerOverrides?: Pick<WorkerOptions, 'pollMs' | 'leaseMs' | 'backoff'> | undefined;
+}
+
+/** Starts what the options ask for; everything stops with the plugin's lifecycle. */
+export function startBackground(deps: BackgroundDeps, options: BackgroundOptions) {
+  const { config, services, queue, logger, life } = deps;
+  const notifyUrl = config.notifyUrl;
+  const worker = createWorker({
+    jobs: deps.jobs,
+    handlers: jobHandlers({
+      'panel.event': (event) => services.provisioning.handle(event),
+      'website.refresh': ({ domain }) => services.provisioning.refreshWebsite(domain),
+      'server.register': async () => void (await services.provisioning.registerServer()),
+      // Queued only while a URL is set; one queued before the URL was removed is dropped.
+      'notification.send': async (action) => (notifyUrl ? sendNotification({ url: notifyUrl, secret: deps.panelSecret }, action) : undefined),
+    }),
+    logger: logger.child({ component: 'worker' }),
+    concurrency: config.worker.concurrency,
+    leaseMs: config.worker.leaseMs,
+    isPermanent: isPermanentProvisioningError,
+    ...options.workerOverrides,
+  });
+  life.onClose(() => worker.stop());
+  if (options.runWorker) worker.start();
+  if (options.registerServer && config.server.ip) queue.registerServer(config.server.ip);
+  if (options.runSchedule) {
+    const schedule = startPluginSchedule({
+      logger: logger.child({ component: 'scheduler' }),
+      now: deps.now,
+      syncEveryMinutes: config.sync.intervalMinutes,
+      lastSuccessfulSync: deps.stats.lastSuccessfulRun(SYNC_LOCK),
+      reconcile: () => reconcileWebsites(deps.repo, queue.refreshWebsites),
+      syncStatistics: () => services.syncStatistics(),
+      enforceLimits: () => services.enforceLimits(),
+    });
+    life.onClose(() => schedule.stop());
+  }
+  return { wake: options.runWorker ? () => worker.wake() : () => {}, drain: () => worker.drain() };
+}

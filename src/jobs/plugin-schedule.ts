@@ -1,0 +1,52 @@
+/**
+ * What `wpp serve` runs on a schedule: the reconciliation every minute, and the statistics
+ * sync every WPP_SYNC_INTERVAL_MINUTES followed by an enforcement pass on what it read.
+ */
+import type { Logger } from 'pino';
+import type { EnforceResult } from '../core/enforcement.js';
+import { LockHeldError } from '../core/job-lock.js';
+import { SYNC_LOCK, type SyncResult } from '../core/statistics.js';
+import { createScheduler, type Scheduler } from './schedule.js';
+
+export interface PluginScheduleDeps {
+  logger: Logger;
+  now: () => number;
+  syncEveryMinutes: number;
+  /** When the last sync succeeded (job_runs), or null: decides the catch-up at start. */
+  lastSuccessfulSync: number | null;
+  reconcile(): { enqueued: number };
+  syncStatistics(): Promise<SyncResult>;
+  enforceLimits(): Promise<EnforceResult>;
+}
+
+/** Starts the schedule; a sync missed while the plugin was stopped runs now, not at the next slot. */
+export function startPluginSchedule(deps: PluginScheduleDeps): Scheduler {
+  const scheduler = createScheduler({
+    logger: deps.logger,
+    now: deps.now,
+    jobs: [
+      {
+        name: 'reconcile',
+        // Websites stuck in a non-final state (pending DNS, issuing a certificate, or never read) are looked up again.
+        everyMinutes: 1,
+        run: async () => deps.reconcile(),
+      },
+      { name: SYNC_LOCK, everyMinutes: deps.syncEveryMinutes, run: () => syncThenEnforce(deps) },
+    ],
+  });
+  scheduler.start();
+  const last = deps.lastSuccessfulSync;
+  if (last === null || deps.now() - last > deps.syncEveryMinutes * 60_000) scheduler.runNow(SYNC_LOCK);
+  return scheduler;
+}
+
+async function syncThenEnforce(deps: PluginScheduleDeps): Promise<Record<string, unknown>> {
+  const sync = await deps.syncStatistics();
+  if (sync.skipped || sync.stopped) return { ...sync };
+  const enforcement = await deps.enforceLimits().catch((error: unknown) => {
+    // Another process's pass (wpp enforce) is at it: this one has nothing to add.
+    if (error instanceof LockHeldError) return { skipped: true, holder: error.holder };
+    throw error;
+  });
+  return { ...sync, enforcement };
+}

@@ -1,0 +1,49 @@
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Lifecycle } from '../lifecycle.js';
+import { readPartnerKey, startSandbox, type RunningSandbox } from '../sandbox/server.js';
+import { createProviderClient, type ProviderClient, type ProviderClientOptions } from './index.js';
+
+export interface ConnectedProvider {
+  provider: ProviderClient;
+  /** The embedded sandbox, when this process started it. */
+  sandbox: RunningSandbox | undefined;
+  /** Where the provider answers. */
+  url: string;
+}
+
+/**
+ * The provider client: for the configured provider, or else the embedded sandbox, which
+ * the serving process starts (and stops at close) and other processes reach with the
+ * partner key it stored in its data folder.
+ */
+export async function connectProvider(
+  config: Config,
+  options: { startsSandbox: boolean; logger: Logger; life: Lifecycle; client?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'> },
+): Promise<ConnectedProvider> {
+  const { logger, life } = options;
+  let sandbox: RunningSandbox | undefined;
+  let target: { url: string; apiKey: string };
+  if (!('embedded' in config.provider)) {
+    target = config.provider;
+  } else if (!options.startsSandbox) {
+    target = { url: httpUrl(config.host, config.provider.sandboxPort), apiKey: readPartnerKey(join(config.dataDir, 'sandbox')) };
+  } else {
+    const started = await startSandbox({
+      dataDir: join(config.dataDir, 'sandbox'),
+      host: config.host,
+      port: config.provider.sandboxPort,
+      listenSetting: 'WPP_HOST and WPP_SANDBOX_PORT',
+      logger: logger.child({ component: 'sandbox' }),
+    });
+    life.onClose(() => started.close());
+    sandbox = started;
+    target = { url: started.url, apiKey: started.partnerKey };
+  }
+  const provider = createProviderClient({ baseUrl: target.url, apiKey: target.apiKey, logger: logger.child({ component: 'provider' }), ...options.client });
+  return { provider, sandbox, url: target.url };
+}
+
+/** `http://host:port`, with an IPv6 host in brackets. */
+export const httpUrl = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
