@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { Job, JobsRepo } from '../db/jobs.repo.js';
 import { retryWhileBusy } from '../db/busy.js';
 import { isDatabaseBusy } from '../errors.js';
-import { backoffDelay } from './backoff.js';
+import { backoffDelay } from '../retry.js';
 
 export type JobHandler = (job: Job) => Promise<void>;
 
@@ -26,7 +26,7 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Recorded as locked_by. Default `<hostname>:<pid>:<random>`. */
   workerId?: string;
-  /** Retry delays (see backoffDelay); defaults 1000 ms base, 300000 ms cap. */
+  /** Retry delays (see backoffDelay in src/retry.ts); defaults 1000 ms base, 300000 ms cap. */
   backoff?: { baseMs?: number; maxMs?: number };
   /** true when retrying cannot help (the job goes dead at once). Default: never. */
   isPermanent?: (error: unknown) => boolean;
@@ -87,6 +87,7 @@ export function createWorker(options: WorkerOptions) {
   const isPermanent = options.isPermanent ?? (() => false);
   const now = options.now ?? Date.now;
   const log = logger.child({ workerId });
+  const backoff = { baseMs: options.backoff?.baseMs ?? 1000, maxMs: options.backoff?.maxMs ?? 300_000 };
 
   const inFlight = new Map<number, Promise<void>>();
   const counts: WorkerCounts = { done: 0, failed: 0, dead: 0 };
@@ -136,7 +137,7 @@ export function createWorker(options: WorkerOptions) {
     } catch (classifyError) {
       log.warn({ job: job.id, kind: job.kind, error: describeError(classifyError) }, 'isPermanent threw; treating the failure as retryable');
     }
-    const delayMs = Math.max(backoffDelay(job.attempts, options.backoff), retryAfterOf(error));
+    const delayMs = Math.max(backoffDelay(job.attempts, backoff), retryAfterOf(error));
     const updated = await retryWhileBusy(() => jobs.fail(job.id, workerId, { error: message, delayMs, permanent }));
     if (!updated) {
       log.warn({ job: job.id, kind: job.kind, attempts: job.attempts, error: message }, 'job failed after its lease was lost; another worker owns it now');

@@ -6,6 +6,7 @@
  */
 import got, { type Got, type RequestError, type RetryObject } from 'got';
 import type { z } from 'zod';
+import { retryDelay, type RetryPolicy } from '../retry.js';
 import { createLeanGet } from './lean-get.js';
 import {
   errorFromBadResponse,
@@ -160,25 +161,19 @@ function createCalls(options: ProviderClientOptions) {
   const apiKey = options.apiKey.trim();
   const logger = options.logger ?? silentLogger;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const retry = {
+  const retry: RetryPolicy = {
     limit: options.retry?.limit ?? 4,
-    baseDelayMs: options.retry?.baseDelayMs ?? 250,
-    maxDelayMs: options.retry?.maxDelayMs ?? 30_000,
+    baseMs: options.retry?.baseDelayMs ?? 250,
+    maxMs: options.retry?.maxDelayMs ?? 30_000,
     maxRetryAfterMs: options.retry?.maxRetryAfterMs ?? 60_000,
   };
   const prefixUrl = `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}/`;
   const origin = baseUrl.origin;
   const userAgent = options.userAgent ?? 'web-protection-panel-plugin';
 
-  function backoffDelay(attempt: number): number {
-    const exponential = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
-    // Equal jitter: spreads simultaneous clients apart without ever retrying at once.
-    return Math.max(1, Math.round(exponential / 2 + Math.random() * (exponential / 2)));
-  }
-
   function calculateDelay({ attemptCount, error }: RetryObject): number {
     const context = error.options.context.provider as RetryContext | undefined;
-    if (!context || attemptCount > retry.limit) return 0;
+    if (!context) return 0;
     const status = error.response?.statusCode;
     const code = error.code;
     const retryable = status !== undefined ? RETRY_STATUSES.includes(status) : RETRY_ERROR_CODES.includes(code);
@@ -186,14 +181,10 @@ function createCalls(options: ProviderClientOptions) {
     const notProcessed =
       status !== undefined ? NOT_PROCESSED_STATUSES.includes(status) : NOT_SENT_ERROR_CODES.includes(code);
     if (!context.idempotent && !notProcessed) return 0;
-    let delayMs = backoffDelay(attemptCount);
-    if (status !== undefined && NOT_PROCESSED_STATUSES.includes(status)) {
-      const retryAfterMs = parseRetryAfter(error.response?.headers['retry-after']);
-      if (retryAfterMs !== undefined) {
-        if (retryAfterMs > retry.maxRetryAfterMs) return 0;
-        delayMs = Math.max(1, retryAfterMs);
-      }
-    }
+    const retryAfterMs =
+      status !== undefined && NOT_PROCESSED_STATUSES.includes(status) ? parseRetryAfter(error.response?.headers['retry-after']) : undefined;
+    const delayMs = retryDelay(attemptCount, retry, retryAfterMs);
+    if (delayMs === undefined) return 0;
     logger.warn(
       {
         method: context.method,
@@ -245,9 +236,7 @@ function createCalls(options: ProviderClientOptions) {
     headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json', 'user-agent': userAgent },
     apiKey,
     timeoutMs,
-    retryLimit: retry.limit,
-    maxRetryAfterMs: retry.maxRetryAfterMs,
-    backoffDelay,
+    retryDelay: (attempt, retryAfterMs) => retryDelay(attempt, retry, retryAfterMs),
     parseRetryAfter: (value) => parseRetryAfter(value),
     onRetry: (details) => logger.warn(details, 'provider request failed, retrying'),
     maxSockets: options.maxSockets ?? 64,

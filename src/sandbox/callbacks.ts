@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
+import { backoffDelay } from '../retry.js';
 import type { SandboxStore, StoredCallback } from './store.js';
 
 export interface CallbackDispatcherOptions {
@@ -72,7 +73,8 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions) {
       error = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
     }
     const attempts = callback.attempts + 1;
-    const delay = Math.min(retryMaxDelayMs, retryBaseMs * 2 ** (attempts - 1));
+    // No jitter: the documented schedule is 1 s doubling, at most 5 minutes apart.
+    const delay = backoffDelay(attempts, { baseMs: retryBaseMs, maxMs: retryMaxDelayMs, jitter: 'none' });
     const nextAttemptAt = at() + delay;
     const givingUp = nextAttemptAt - callback.createdAt > retryWindowMs;
     store.markCallbackFailed(callback.id, {
