@@ -1,5 +1,6 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
+import { describeError } from '../errors.js';
 
 export interface ScheduledJob {
   name: string;
@@ -24,7 +25,7 @@ export function createScheduler(logger: Logger, jobs: ScheduledJob[]) {
       const result = await job.run();
       logger.debug({ job: job.name, ms: Date.now() - started, ...result }, 'scheduled job ran');
     } catch (error) {
-      logger.error({ job: job.name, err: error }, 'scheduled job failed');
+      logger.error({ job: job.name, error: describeError(error) }, 'scheduled job failed');
     } finally {
       running.delete(job.name);
     }

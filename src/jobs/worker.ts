@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Job, JobsRepo } from '../db/jobs.repo.js';
 import { retryWhileBusy } from '../db/busy.js';
-import { isDatabaseBusy } from '../errors.js';
+import { describeError, isDatabaseBusy } from '../errors.js';
 import { backoffDelay } from '../retry.js';
 
 export type JobHandler = (job: Job) => Promise<void>;
@@ -43,31 +43,8 @@ export interface WorkerCounts {
   dead: number;
 }
 
-const MAX_ERROR_LENGTH = 1000;
 /** Between claims while another process holds the write lock. */
 const BUSY_CLAIM_DELAY_MS = 1000;
-
-/**
- * A one-line, stack-free description of a thrown value: `CODE: message`. Only the `code` and
- * `message` strings are read, so no arbitrary object (with a key or a request inside) is ever
- * serialised.
- */
-export function describeError(error: unknown): string {
-  let text: string;
-  if (typeof error === 'string') {
-    text = error;
-  } else if (typeof error === 'object' && error !== null) {
-    const record = error as { code?: unknown; message?: unknown; name?: unknown };
-    const code = typeof record.code === 'string' && record.code !== '' ? record.code : undefined;
-    const name = typeof record.name === 'string' && record.name !== '' ? record.name : 'Error';
-    const message = typeof record.message === 'string' ? record.message : '';
-    text = message.trim() === '' ? `${code ?? name} (no message)` : `${code ?? name}: ${message}`;
-  } else {
-    text = `non-error value thrown: ${String(error)}`;
-  }
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > MAX_ERROR_LENGTH ? `${oneLine.slice(0, MAX_ERROR_LENGTH - 1)}…` : oneLine;
-}
 
 function retryAfterOf(error: unknown): number {
   if (typeof error !== 'object' || error === null) return 0;

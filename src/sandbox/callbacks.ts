@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
+import { describeError } from '../errors.js';
 import { backoffDelay } from '../retry.js';
 import type { SandboxStore, StoredCallback } from './store.js';
 
@@ -70,7 +71,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions) {
       }
       error = `receiver answered ${status}`;
     } catch (cause) {
-      error = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+      error = describeError(cause);
     }
     const attempts = callback.attempts + 1;
     // No jitter: the documented schedule is 1 s doubling, at most 5 minutes apart.
