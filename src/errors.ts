@@ -80,6 +80,42 @@ export function isDatabaseBusy(error: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
+/** A description is cut to this many characters: one stored row or log line stays small. */
+const MAX_DESCRIPTION_LENGTH = 1000;
+
+/** Credentials a message may echo: a bearer token, a key in a query string, a key in JSON. */
+const SECRET_PATTERNS: readonly [RegExp, string][] = [
+  [/\b(Bearer|Basic)\s+[^\s,;"']+/gi, '$1 [redacted]'],
+  [/([?&](?:api[-_]?key|key|token|access_token|secret|password)=)[^&\s"']*/gi, '$1[redacted]'],
+  [/("(?:api[-_]?key|token|secret|password|authorization)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi, '$1"[redacted]"'],
+];
+
+/**
+ * The one way an error becomes text for storage (jobs.last_error, job_runs, stats_latest, the
+ * sandbox's callbacks table) and for log lines: `CODE: message` (or `Name: message`) on one
+ * line, without a stack, at most 1000 characters. Only the `code`, `name` and `message`
+ * strings are read, so no object behind the error (a request with its headers, say) is ever
+ * serialised; credentials a message may echo are redacted. The provider client's errors are
+ * already free of its key (see provider/errors.ts): this is the second line of defence.
+ */
+export function describeError(error: unknown): string {
+  let text: string;
+  if (typeof error === 'string') {
+    text = error;
+  } else if (typeof error === 'object' && error !== null) {
+    const record = error as { code?: unknown; message?: unknown; name?: unknown };
+    const code = typeof record.code === 'string' && record.code !== '' ? record.code : undefined;
+    const name = typeof record.name === 'string' && record.name !== '' ? record.name : 'Error';
+    const message = typeof record.message === 'string' ? record.message : '';
+    text = message.trim() === '' ? `${code ?? name} (no message)` : `${code ?? name}: ${message}`;
+  } else {
+    text = `non-error value thrown: ${String(error)}`;
+  }
+  let oneLine = text.replace(/\s+/g, ' ').trim();
+  for (const [pattern, replacement] of SECRET_PATTERNS) oneLine = oneLine.replace(pattern, replacement);
+  return oneLine.length > MAX_DESCRIPTION_LENGTH ? `${oneLine.slice(0, MAX_DESCRIPTION_LENGTH - 1)}…` : oneLine;
+}
+
 export function httpStatusFor(code: AppErrorCode): number {
   return HTTP_STATUS[code];
 }

@@ -7,7 +7,7 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ProvisioningRepo, Website } from '../db/provisioning.repo.js';
 import type { EnforcementAction, StatisticsRepo } from '../db/statistics.repo.js';
-import { AppError } from '../errors.js';
+import { AppError, describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
 import { runExclusive } from './job-lock.js';
 import { createLimitResolver } from './limits.js';
@@ -158,7 +158,7 @@ export function createEnforcement(deps: EnforcementDeps) {
           else result.warnings++;
         } catch (error) {
           result.failed++;
-          logger.warn({ account, domain: decision.domain, decision: decision.kind, err: error }, 'enforcement action failed; tried again next pass');
+          logger.warn({ account, domain: decision.domain, decision: decision.kind, error: describeError(error) }, 'enforcement action failed; tried again next pass');
         }
       }
     };
@@ -176,7 +176,7 @@ export function createEnforcement(deps: EnforcementDeps) {
       stats.finishRun(runId, now(), { status: 'ok', details: result });
       return result;
     } catch (error) {
-      stats.finishRun(runId, now(), { status: 'failed', details: { error: error instanceof Error ? error.message : String(error) } });
+      stats.finishRun(runId, now(), { status: 'failed', details: { error: describeError(error) } });
       throw error;
     }
   }

@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { LockHolder, StatisticsRepo } from '../db/statistics.repo.js';
+import { describeError } from '../errors.js';
 
 /** How long a lock outlives its holder's last renewal. Renewed every quarter of it. */
 export const JOB_LOCK_TTL_MS = 120_000;
@@ -49,7 +50,7 @@ export function acquireJobLock(stats: StatisticsRepo, name: string, logger: Logg
         logger.warn({ job: name }, 'the job lock expired and was taken by another run');
       }
     } catch (error) {
-      logger.warn({ job: name, err: error }, 'could not renew the job lock');
+      logger.warn({ job: name, error: describeError(error) }, 'could not renew the job lock');
     }
   }, Math.max(1000, Math.floor(ttlMs / 4)));
   renewal.unref();

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { retryWhileBusy } from '../db/busy.js';
 import type { ProvisioningRepo } from '../db/provisioning.repo.js';
 import type { LockHolder, StatisticsRepo, StatsRead } from '../db/statistics.repo.js';
+import { describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
 import { acquireJobLock, recordSkipped } from './job-lock.js';
 import { createLimitResolver } from './limits.js';
@@ -100,8 +101,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
       return { ok: true as const, website, counters };
     } catch (error) {
       if (stop.signal.aborted) return null;
-      const message = error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
-      return { ok: false as const, website, error: message };
+      return { ok: false as const, website, error: describeError(error) };
     }
   };
 
@@ -179,7 +179,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     logger.info({ read, failed, total, seconds, stopped }, stopped ? 'statistics sync stopped before the end' : allFailed ? 'statistics sync failed: every read failed' : 'statistics sync finished');
     return { skipped: false, stopped, total, read, failed, firstError, seconds, runId };
   } catch (error) {
-    stats.finishRun(runId, now(), { status: 'failed', read, failed, details: { error: error instanceof Error ? error.message : String(error) } });
+    stats.finishRun(runId, now(), { status: 'failed', read, failed, details: { error: describeError(error) } });
     throw error;
   } finally {
     options.signal?.removeEventListener('abort', onStop);

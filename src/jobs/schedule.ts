@@ -10,6 +10,7 @@
  */
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
+import { describeError } from '../errors.js';
 
 export interface ScheduledJob {
   name: string;
@@ -58,7 +59,7 @@ export function createScheduler(options: SchedulerOptions) {
       .then(() => job.run())
       .then(
         (result) => logger.debug({ job: job.name, ms: now() - started, ...result }, 'scheduled job ran'),
-        (error: unknown) => logger.error({ job: job.name, err: error }, 'scheduled job failed'),
+        (error: unknown) => logger.error({ job: job.name, error: describeError(error) }, 'scheduled job failed'),
       )
       .finally(() => running.delete(job.name));
     running.set(job.name, done);

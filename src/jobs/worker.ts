@@ -8,8 +8,8 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Job, JobsRepo } from '../db/jobs.repo.js';
 import { retryWhileBusy } from '../db/busy.js';
-import { isDatabaseBusy } from '../errors.js';
-import { backoffDelay } from './backoff.js';
+import { describeError, isDatabaseBusy } from '../errors.js';
+import { backoffDelay } from '../retry.js';
 
 export type JobHandler = (job: Job) => Promise<void>;
 
@@ -26,7 +26,7 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Recorded as locked_by. Default `<hostname>:<pid>:<random>`. */
   workerId?: string;
-  /** Retry delays (see backoffDelay); defaults 1000 ms base, 300000 ms cap. */
+  /** Retry delays (see backoffDelay in src/retry.ts); defaults 1000 ms base, 300000 ms cap. */
   backoff?: { baseMs?: number; maxMs?: number };
   /** true when retrying cannot help (the job goes dead at once). Default: never. */
   isPermanent?: (error: unknown) => boolean;
@@ -43,31 +43,8 @@ export interface WorkerCounts {
   dead: number;
 }
 
-const MAX_ERROR_LENGTH = 1000;
 /** Between claims while another process holds the write lock. */
 const BUSY_CLAIM_DELAY_MS = 1000;
-
-/**
- * A one-line, stack-free description of a thrown value: `CODE: message`. Only the `code` and
- * `message` strings are read, so no arbitrary object (with a key or a request inside) is ever
- * serialised.
- */
-export function describeError(error: unknown): string {
-  let text: string;
-  if (typeof error === 'string') {
-    text = error;
-  } else if (typeof error === 'object' && error !== null) {
-    const record = error as { code?: unknown; message?: unknown; name?: unknown };
-    const code = typeof record.code === 'string' && record.code !== '' ? record.code : undefined;
-    const name = typeof record.name === 'string' && record.name !== '' ? record.name : 'Error';
-    const message = typeof record.message === 'string' ? record.message : '';
-    text = message.trim() === '' ? `${code ?? name} (no message)` : `${code ?? name}: ${message}`;
-  } else {
-    text = `non-error value thrown: ${String(error)}`;
-  }
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > MAX_ERROR_LENGTH ? `${oneLine.slice(0, MAX_ERROR_LENGTH - 1)}…` : oneLine;
-}
 
 function retryAfterOf(error: unknown): number {
   if (typeof error !== 'object' || error === null) return 0;
@@ -87,6 +64,7 @@ export function createWorker(options: WorkerOptions) {
   const isPermanent = options.isPermanent ?? (() => false);
   const now = options.now ?? Date.now;
   const log = logger.child({ workerId });
+  const backoff = { baseMs: options.backoff?.baseMs ?? 1000, maxMs: options.backoff?.maxMs ?? 300_000 };
 
   const inFlight = new Map<number, Promise<void>>();
   const counts: WorkerCounts = { done: 0, failed: 0, dead: 0 };
@@ -136,7 +114,7 @@ export function createWorker(options: WorkerOptions) {
     } catch (classifyError) {
       log.warn({ job: job.id, kind: job.kind, error: describeError(classifyError) }, 'isPermanent threw; treating the failure as retryable');
     }
-    const delayMs = Math.max(backoffDelay(job.attempts, options.backoff), retryAfterOf(error));
+    const delayMs = Math.max(backoffDelay(job.attempts, backoff), retryAfterOf(error));
     const updated = await retryWhileBusy(() => jobs.fail(job.id, workerId, { error: message, delayMs, permanent }));
     if (!updated) {
       log.warn({ job: job.id, kind: job.kind, attempts: job.attempts, error: message }, 'job failed after its lease was lost; another worker owns it now');

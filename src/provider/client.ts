@@ -6,6 +6,7 @@
  */
 import got, { type Got, type RequestError, type RetryObject } from 'got';
 import type { z } from 'zod';
+import { retryDelay, type RetryPolicy } from '../retry.js';
 import { createLeanGet } from './lean-get.js';
 import {
   errorFromBadResponse,
@@ -112,6 +113,15 @@ interface RetryContext {
   idempotent: boolean;
 }
 
+/** A 2xx answer, from either transport, with what error messages name. */
+interface Answer {
+  method: Method;
+  path: string;
+  status: number;
+  attempts: number;
+  body: string;
+}
+
 const silentLogger: ProviderLogger = { debug: () => undefined, warn: () => undefined };
 
 /** `Retry-After` is either delta-seconds or an HTTP date. */
@@ -160,25 +170,19 @@ function createCalls(options: ProviderClientOptions) {
   const apiKey = options.apiKey.trim();
   const logger = options.logger ?? silentLogger;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const retry = {
+  const retry: RetryPolicy = {
     limit: options.retry?.limit ?? 4,
-    baseDelayMs: options.retry?.baseDelayMs ?? 250,
-    maxDelayMs: options.retry?.maxDelayMs ?? 30_000,
+    baseMs: options.retry?.baseDelayMs ?? 250,
+    maxMs: options.retry?.maxDelayMs ?? 30_000,
     maxRetryAfterMs: options.retry?.maxRetryAfterMs ?? 60_000,
   };
   const prefixUrl = `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}/`;
   const origin = baseUrl.origin;
   const userAgent = options.userAgent ?? 'web-protection-panel-plugin';
 
-  function backoffDelay(attempt: number): number {
-    const exponential = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
-    // Equal jitter: spreads simultaneous clients apart without ever retrying at once.
-    return Math.max(1, Math.round(exponential / 2 + Math.random() * (exponential / 2)));
-  }
-
   function calculateDelay({ attemptCount, error }: RetryObject): number {
     const context = error.options.context.provider as RetryContext | undefined;
-    if (!context || attemptCount > retry.limit) return 0;
+    if (!context) return 0;
     const status = error.response?.statusCode;
     const code = error.code;
     const retryable = status !== undefined ? RETRY_STATUSES.includes(status) : RETRY_ERROR_CODES.includes(code);
@@ -186,14 +190,10 @@ function createCalls(options: ProviderClientOptions) {
     const notProcessed =
       status !== undefined ? NOT_PROCESSED_STATUSES.includes(status) : NOT_SENT_ERROR_CODES.includes(code);
     if (!context.idempotent && !notProcessed) return 0;
-    let delayMs = backoffDelay(attemptCount);
-    if (status !== undefined && NOT_PROCESSED_STATUSES.includes(status)) {
-      const retryAfterMs = parseRetryAfter(error.response?.headers['retry-after']);
-      if (retryAfterMs !== undefined) {
-        if (retryAfterMs > retry.maxRetryAfterMs) return 0;
-        delayMs = Math.max(1, retryAfterMs);
-      }
-    }
+    const retryAfterMs =
+      status !== undefined && NOT_PROCESSED_STATUSES.includes(status) ? parseRetryAfter(error.response?.headers['retry-after']) : undefined;
+    const delayMs = retryDelay(attemptCount, retry, retryAfterMs);
+    if (delayMs === undefined) return 0;
     logger.warn(
       {
         method: context.method,
@@ -245,16 +245,14 @@ function createCalls(options: ProviderClientOptions) {
     headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json', 'user-agent': userAgent },
     apiKey,
     timeoutMs,
-    retryLimit: retry.limit,
-    maxRetryAfterMs: retry.maxRetryAfterMs,
-    backoffDelay,
+    retryDelay: (attempt, retryAfterMs) => retryDelay(attempt, retry, retryAfterMs),
     parseRetryAfter: (value) => parseRetryAfter(value),
     onRetry: (details) => logger.warn(details, 'provider request failed, retrying'),
     maxSockets: options.maxSockets ?? 64,
   });
 
   /** The one private request path: sends, retries (via got), and maps every failure. */
-  async function send(call: Call): Promise<{ status: number; data: unknown; attempts: number }> {
+  async function send(call: Call): Promise<Answer> {
     const idempotent = call.idempotent ?? call.method !== 'POST';
     const started = Date.now();
     let response;
@@ -275,25 +273,44 @@ function createCalls(options: ProviderClientOptions) {
     }
     const status = response.statusCode;
     const attempts = response.retryCount + 1;
-    const context = { method: call.method, path: call.path, attempts };
     logger.debug({ method: call.method, path: call.path, status, attempts, ms: Date.now() - started }, 'provider request');
     if (status < 200 || status > 299) {
       const retryAfterMs = NOT_PROCESSED_STATUSES.includes(status)
         ? parseRetryAfter(response.headers['retry-after'])
         : undefined;
       throw errorFromResponse(
-        context,
+        { method: call.method, path: call.path, attempts },
         { status, body: response.body, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
         apiKey,
       );
     }
-    const text = response.body.trim();
-    if (text === '') return { status, data: undefined, attempts };
+    return { method: call.method, path: call.path, status, attempts, body: response.body };
+  }
+
+  /**
+   * The one way an answer becomes a record, for both transports: JSON (an empty body reads as
+   * no value), `shape` where an endpoint's record needs it, then the schema; anything else is
+   * PROVIDER_BAD_RESPONSE saying what was expected.
+   */
+  function parseAnswer<S extends z.ZodType>(
+    answer: Answer,
+    schema: S,
+    expected = 'the expected record',
+    shape: (data: unknown) => unknown = (data) => data,
+  ): z.output<S> {
+    const context = { method: answer.method, path: answer.path, attempts: answer.attempts, status: answer.status };
+    const text = answer.body.trim();
+    let data: unknown;
     try {
-      return { status, data: JSON.parse(text) as unknown, attempts };
+      data = text === '' ? undefined : (JSON.parse(text) as unknown);
     } catch {
-      throw errorFromBadResponse({ ...context, status }, 'the body is not JSON');
+      throw errorFromBadResponse(context, 'the body is not JSON');
     }
+    const result = schema.safeParse(shape(data));
+    if (!result.success) {
+      throw errorFromBadResponse(context, `it does not match ${expected}`, issuesToDetails(result.error.issues));
+    }
+    return result.data;
   }
 
   function validate<S extends z.ZodType>(schema: S, input: unknown, method: Method, path: string): z.output<S> {
@@ -303,16 +320,7 @@ function createCalls(options: ProviderClientOptions) {
   }
 
   async function request<S extends z.ZodType>(call: Call, schema: S): Promise<z.output<S>> {
-    const { status, data, attempts } = await send(call);
-    const result = schema.safeParse(data);
-    if (!result.success) {
-      throw errorFromBadResponse(
-        { method: call.method, path: call.path, attempts, status },
-        'it does not match the expected record',
-        issuesToDetails(result.error.issues),
-      );
-    }
-    return result.data;
+    return parseAnswer(await send(call), schema);
   }
 
   const userPath = (id: string) => `/${API_VERSION}/user/${segment(id)}`;
@@ -356,29 +364,24 @@ function createCalls(options: ProviderClientOptions) {
   async function lookupWebsite(domain: string): Promise<Website> {
     const path = `/${API_VERSION}/website`;
     const name = validDomain(domain, 'GET', path);
-    const { status, data, attempts } = await send({ method: 'GET', path, searchParams: { domain: name } });
-    // Some deployments answer a lookup with a one-element list.
-    const record = Array.isArray(data) ? data.find((entry) => websiteSchema.safeParse(entry).data?.domain === name) : data;
-    if (Array.isArray(data) && record === undefined) {
-      throw new ProviderError({
-        code: 'PROVIDER_NOT_FOUND',
-        message: `GET ${path} found no website ${name}`,
-        method: 'GET',
-        path,
-        attempts,
-        sent: true,
-        status,
-      });
-    }
-    const result = websiteSchema.safeParse(record);
-    if (!result.success) {
-      throw errorFromBadResponse(
-        { method: 'GET', path, attempts, status },
-        'it does not match the expected record',
-        issuesToDetails(result.error.issues),
-      );
-    }
-    return result.data;
+    const answer = await send({ method: 'GET', path, searchParams: { domain: name } });
+    return parseAnswer(answer, websiteSchema, 'the expected record', (data) => {
+      // Some deployments answer a lookup with a one-element list.
+      if (!Array.isArray(data)) return data;
+      const record = data.find((entry) => websiteSchema.safeParse(entry).data?.domain === name);
+      if (record === undefined) {
+        throw new ProviderError({
+          code: 'PROVIDER_NOT_FOUND',
+          message: `GET ${path} found no website ${name}`,
+          method: 'GET',
+          path,
+          attempts: answer.attempts,
+          sent: true,
+          status: answer.status,
+        });
+      }
+      return record;
+    });
   }
 
   return {
@@ -463,24 +466,10 @@ function createCalls(options: ProviderClientOptions) {
       const query = new URLSearchParams({ ...(checked.from ? { from: checked.from } : {}), ...(checked.to ? { to: checked.to } : {}) }).toString();
       const path = `${websitePath(name)}/statistics`;
       const answer = await lean.get(path, query, signal);
-      const { status, attempts } = answer;
-      let data: unknown;
-      try {
-        data = answer.body.trim() === '' ? undefined : (JSON.parse(answer.body) as unknown);
-      } catch {
-        throw errorFromBadResponse({ method: 'GET', path, attempts, status }, 'the body is not JSON');
-      }
       // The record names its domain; when it does not, it is the one asked for.
-      const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? { domain: name, ...data } : data;
-      const result = websiteStatisticsSchema.safeParse(record);
-      if (!result.success) {
-        throw errorFromBadResponse(
-          { method: 'GET', path, attempts, status },
-          'it does not match the statistics record',
-          issuesToDetails(result.error.issues),
-        );
-      }
-      return result.data;
+      return parseAnswer({ method: 'GET', path, ...answer }, websiteStatisticsSchema, 'the statistics record', (data) =>
+        typeof data === 'object' && data !== null && !Array.isArray(data) ? { domain: name, ...data } : data,
+      );
     },
 
     /** GET /v1.0/user/{id}/statistics (sandbox extension): summed over the user's websites. */

@@ -19,10 +19,11 @@ export interface LeanGetOptions {
   headers: Record<string, string>;
   apiKey: string;
   timeoutMs: number;
-  retryLimit: number;
-  maxRetryAfterMs: number;
-  /** The client's backoff for attempt N (1-based), so both transports share one policy. */
-  backoffDelay: (attempt: number) => number;
+  /**
+   * The client's retry policy (src/retry.ts retryDelay), so both transports share it: the
+   * delay before retrying failed attempt N (1-based), or undefined to give up.
+   */
+  retryDelay: (attempt: number, retryAfterMs?: number) => number | undefined;
   parseRetryAfter: (value: string | string[] | undefined) => number | undefined;
   onRetry: (details: { method: string; path: string; attempt: number; status?: number; code?: string; delayMs: number }) => void;
   maxSockets: number;
@@ -94,8 +95,8 @@ export function createLeanGet(options: LeanGetOptions) {
           signal?.throwIfAborted();
           const failure = errorFromTransport(context, error, options.apiKey);
           const code = (error as { code?: string }).code ?? '';
-          if (!RETRY_ERROR_CODES.includes(code) || attempt > options.retryLimit) throw failure;
-          const delayMs = options.backoffDelay(attempt);
+          const delayMs = RETRY_ERROR_CODES.includes(code) ? options.retryDelay(attempt) : undefined;
+          if (delayMs === undefined) throw failure;
           options.onRetry({ method: 'GET', path, attempt, code, delayMs });
           await wait(delayMs, signal);
           continue;
@@ -103,10 +104,8 @@ export function createLeanGet(options: LeanGetOptions) {
         if (answer.status >= 200 && answer.status < 300) return { status: answer.status, body: answer.body, attempts: attempt };
         const retryAfterMs = NOT_PROCESSED_STATUSES.includes(answer.status) ? options.parseRetryAfter(answer.retryAfter) : undefined;
         const failure = errorFromResponse(context, { status: answer.status, body: answer.body, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }, options.apiKey);
-        const retryable = RETRY_STATUSES.includes(answer.status) && attempt <= options.retryLimit && (retryAfterMs === undefined || retryAfterMs <= options.maxRetryAfterMs);
-        if (!retryable) throw failure;
-        // The same floor as the client's other transport: a Retry-After of 0 still yields.
-        const delayMs = retryAfterMs !== undefined ? Math.max(1, retryAfterMs) : options.backoffDelay(attempt);
+        const delayMs = RETRY_STATUSES.includes(answer.status) ? options.retryDelay(attempt, retryAfterMs) : undefined;
+        if (delayMs === undefined) throw failure;
         options.onRetry({ method: 'GET', path, attempt, status: answer.status, delayMs });
         await wait(delayMs, signal);
       }

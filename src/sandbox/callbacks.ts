@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
+import { describeError } from '../errors.js';
+import { backoffDelay } from '../retry.js';
 import type { SandboxStore, StoredCallback } from './store.js';
 
 export interface CallbackDispatcherOptions {
@@ -69,10 +71,11 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions) {
       }
       error = `receiver answered ${status}`;
     } catch (cause) {
-      error = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+      error = describeError(cause);
     }
     const attempts = callback.attempts + 1;
-    const delay = Math.min(retryMaxDelayMs, retryBaseMs * 2 ** (attempts - 1));
+    // No jitter: the documented schedule is 1 s doubling, at most 5 minutes apart.
+    const delay = backoffDelay(attempts, { baseMs: retryBaseMs, maxMs: retryMaxDelayMs, jitter: 'none' });
     const nextAttemptAt = at() + delay;
     const givingUp = nextAttemptAt - callback.createdAt > retryWindowMs;
     store.markCallbackFailed(callback.id, {

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { CLAIMABLE_IDS_SQL, createJobsRepo, InvalidJobError, type JobsRepo, type NewJob } from '../../src/db/jobs.repo.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
-import { backoffDelay } from '../../src/jobs/backoff.js';
 import { paths } from '../../src/paths.js';
 import { withTempDir } from '../helpers/temp.js';
 
@@ -237,7 +236,7 @@ describe('jobs repository: fail, retry, views', () => {
     withRepo(({ repo, clock }) => {
       const { job: queued } = repo.enqueue(job({ maxAttempts: 2 }));
       repo.claim('w1', 1, 1000);
-      const delayMs = backoffDelay(1, { random: () => 0.5 });
+      const delayMs = 750;
       const retried = repo.fail(queued.id, 'w1', { error: 'PROVIDER_UNAVAILABLE: down', delayMs });
       expect(retried).toMatchObject({
         state: 'pending',

@@ -110,6 +110,34 @@ describe('success bodies', () => {
     expect(error.details?.[0]?.path).toBe('domain');
   });
 
+  it('fails an unusable success body the same way on both transports', async () => {
+    const cannot = 'answered HTTP 200 with a body that cannot be understood';
+    handler = answer(200, '<html>hello</html>');
+    expect((await failure(client().listUsers(), 'PROVIDER_BAD_RESPONSE')).message).toBe(`GET /v1.0/user ${cannot}: the body is not JSON`);
+    const statistics = await failure(client().getWebsiteStatistics('example.com'), 'PROVIDER_BAD_RESPONSE');
+    expect(statistics).toMatchObject({ message: `GET /v1.0/website/example.com/statistics ${cannot}: the body is not JSON`, status: 200, attempts: 1 });
+    handler = answer(200, '42');
+    expect(await failure(client().getWebsiteStatistics('example.com'), 'PROVIDER_BAD_RESPONSE')).toMatchObject({
+      message: `GET /v1.0/website/example.com/statistics ${cannot}: it does not match the statistics record`,
+      details: [expect.objectContaining({ path: '' })],
+    });
+    handler = answer(200, ' ');
+    expect((await failure(client().getUser('a@example.com'), 'PROVIDER_BAD_RESPONSE')).message).toBe(
+      `GET /v1.0/user/a%40example.com ${cannot}: it does not match the expected record`,
+    );
+  });
+
+  it('picks the website out of a lookup answered with a list, and finds none when it is not there', async () => {
+    handler = answer(200, JSON.stringify([{ domain: 'other.example' }, { domain: 'example.com', status: 'online' }]));
+    expect(await client().lookupWebsite('example.com')).toMatchObject({ domain: 'example.com', status: 'online' });
+    handler = answer(200, JSON.stringify([{ domain: 'other.example' }]));
+    expect(await failure(client().lookupWebsite('example.com'), 'PROVIDER_NOT_FOUND')).toMatchObject({
+      message: 'GET /v1.0/website found no website example.com',
+      status: 200,
+      attempts: 1,
+    });
+  });
+
   it('reads a user list wrapped in an object', async () => {
     handler = answer(200, JSON.stringify({ data: [{ id: 'a@example.com', tag: 'x,y' }] }));
     expect(await client().listUsers()).toMatchObject([{ id: 'a@example.com', tag: ['x', 'y'] }]);
