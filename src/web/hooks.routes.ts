@@ -3,6 +3,8 @@ import type { IngestResult } from '../core/ingest.js';
 import { AppError, isDatabaseBusy, type ErrorDetail } from '../errors.js';
 import { finishEvent, type PanelEvent } from '../panel/events.js';
 import { verifySignature } from '../core/signature.js';
+import { createGroupCommit } from './group-commit.js';
+import { readRawBody } from './raw-body.js';
 
 export interface HooksRouteDeps {
   panelSecret: string;
@@ -12,56 +14,6 @@ export interface HooksRouteDeps {
 
 const MAX_EVENTS = 100;
 const BODY_LIMIT = 256 * 1024;
-
-const rawParser = express.raw({ type: () => true, limit: BODY_LIMIT });
-
-/**
- * Reads the raw body into `req.body` as a Buffer, like `express.raw` with the same limit.
- * The common case (a plain body with a Content-Length within the limit) is read here
- * directly: body-parser's general machinery (type checks, decoders, async scopes) cost as
- * much as the whole ingest did. Everything else (compressed or chunked bodies, bodies over
- * the limit) still goes through `express.raw`, so those keep its exact answers.
- */
-function readRawBody(req: express.Request, res: express.Response, next: express.NextFunction): void {
-  const encoding = req.headers['content-encoding'];
-  const declared = req.headers['content-length'];
-  const length = declared === undefined ? Number.NaN : Number(declared);
-  if (
-    (encoding !== undefined && encoding.toLowerCase() !== 'identity') ||
-    req.headers['transfer-encoding'] !== undefined ||
-    !Number.isSafeInteger(length) ||
-    length < 0 ||
-    length > BODY_LIMIT
-  ) {
-    rawParser(req, res, next);
-    return;
-  }
-  const chunks: Buffer[] = [];
-  let received = 0;
-  let finished = false;
-  const finish = (error?: unknown) => {
-    if (finished) return;
-    finished = true;
-    req.removeListener('data', onData);
-    if (error) {
-      next(error);
-      return;
-    }
-    req.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received);
-    next();
-  };
-  const onData = (chunk: Buffer) => {
-    received += chunk.length;
-    // Node's parser never delivers more than Content-Length; checked anyway, as body-parser does.
-    if (received > length) finish(Object.assign(new Error('request size did not match content length'), { status: 400, type: 'request.size.invalid' }));
-    else chunks.push(chunk);
-  };
-  req.on('data', onData);
-  req.once('end', () =>
-    finish(received === length ? undefined : Object.assign(new Error('request size did not match content length'), { status: 400, type: 'request.size.invalid' })),
-  );
-  req.once('error', (error) => finish(Object.assign(error, { status: 400, type: 'request.aborted' })));
-}
 
 function answer(res: express.Response, results: IngestResult[]): void {
   const created = results.some((result) => result.created);
@@ -75,68 +27,25 @@ function answer(res: express.Response, results: IngestResult[]): void {
   res.end(body);
 }
 
-interface Accepted {
-  events: PanelEvent[];
-  res: express.Response;
-  next: express.NextFunction;
-}
-
 /**
  * `POST /hooks/events`: panels that speak HTTP, and hooks without access to the database.
  * The body is one event or an array of them, signed with the panel secret. All or nothing:
  * one bad event refuses the request and writes nothing.
  *
- * Group commit: the checked events of every request read in the same turn of the event loop
- * are ingested together, in arrival order, in one call (one SQLite transaction), and each
- * request is answered once that transaction committed, so an answer still means the events
- * are stored. A commit cost as much as the rest of a request. Should the shared call fail,
- * nothing of it was written and every request is ingested again on its own, so each gets the
- * answer (or error) it would have got alone.
+ * The checked events of the requests read in the same turn of the event loop are ingested
+ * together in one transaction (see group-commit.ts): a commit cost as much as the rest of a
+ * request. Each request is still answered only once its events are stored, with the answer
+ * (or error) it would have got alone.
  */
 export function createHooksRouter(deps: HooksRouteDeps): express.Router {
   const router = express.Router();
-  let batch: Accepted[] = [];
+  const ingestTogether = createGroupCommit({
+    commit: (events: PanelEvent[]) => deps.ingest(events),
+    // A busy database refuses every request alike; trying each alone would only wait again, once per request.
+    retryAlone: (error) => !isDatabaseBusy(error),
+  });
 
-  /** Answers, or hands an error to the error middleware; never throws (it runs from setImmediate). */
-  function settle(request: Accepted, results: () => IngestResult[]): void {
-    try {
-      answer(request.res, results());
-    } catch (error) {
-      request.next(error);
-    }
-  }
-
-  async function ingestAlone(request: Accepted): Promise<void> {
-    try {
-      const results = await deps.ingest(request.events);
-      settle(request, () => results);
-    } catch (error) {
-      request.next(error);
-    }
-  }
-
-  async function flush(): Promise<void> {
-    const requests = batch;
-    batch = [];
-    if (requests.length === 1) return ingestAlone(requests[0] as Accepted);
-    let results: IngestResult[];
-    try {
-      results = await deps.ingest(requests.flatMap((request) => request.events));
-    } catch (error) {
-      // A busy database refuses every request alike; trying each alone would only wait again, once per request.
-      if (isDatabaseBusy(error)) for (const request of requests) request.next(error);
-      else for (const request of requests) await ingestAlone(request);
-      return;
-    }
-    let offset = 0;
-    for (const request of requests) {
-      const start = offset;
-      offset += request.events.length;
-      settle(request, () => results.slice(start, offset));
-    }
-  }
-
-  router.post('/hooks/events', readRawBody, (req, res, next) => {
+  router.post('/hooks/events', readRawBody(BODY_LIMIT), (req, res, next) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (!verifySignature(raw, req.get('x-wpp-signature'), deps.panelSecret)) {
       throw new AppError('UNAUTHORIZED', 'Missing or wrong X-WPP-Signature: send sha256=<hex HMAC-SHA256 of the raw body keyed with WPP_PANEL_SECRET>');
@@ -169,9 +78,9 @@ export function createHooksRouter(deps: HooksRouteDeps): express.Router {
       const more = details.length > named.length ? `; and ${details.length - named.length} more (see details)` : '';
       throw new AppError('VALIDATION_FAILED', `Invalid event: ${named.join('; ')}${more}`, details);
     }
-    batch.push({ events, res, next });
-    // setImmediate runs after this turn's I/O callbacks: every request read in it joins.
-    if (batch.length === 1) setImmediate(() => void flush());
+    ingestTogether(events)
+      .then((results) => answer(res, results))
+      .catch(next);
   });
   return router;
 }
