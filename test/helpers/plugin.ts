@@ -2,8 +2,9 @@ import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startPlugin, type PluginOptions, type RunningPlugin } from '../../src/main.js';
 import { signBody } from '../../src/core/signature.js';
-import { startTestSandbox, waitFor, type TestSandbox } from './sandbox.js';
+import { startTestSandbox, type TestSandbox } from './sandbox.js';
 import { createTempDir, removeTempDir } from './temp.js';
+import { waitFor } from './wait.js';
 
 export const TEST_PANEL_SECRET = 'test-panel-secret-0123456789abcdef';
 

@@ -12,6 +12,7 @@ import { createWorker, type JobHandler } from '../../src/jobs/worker.js';
 import { paths } from '../../src/paths.js';
 import { ProviderError } from '../../src/provider/errors.js';
 import { withTempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface LogLine {
   level: number;
@@ -50,14 +51,6 @@ async function withQueue(fn: (context: { file: string; repo: JobsRepo; open: typ
       for (const db of opened) db.close();
     }
   });
-}
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
@@ -269,7 +262,7 @@ describe('worker: loop', () => {
       try {
         const { job: queued } = repo.enqueue(job());
         worker.wake();
-        await waitFor(() => started.length === 1, 'the job to start');
+        await waitFor(() => started.length === 1, 10_000, 'the job to start');
         expect(worker.stats().inFlight).toBe(1);
 
         let stopped = false;
@@ -334,15 +327,15 @@ describe('worker: loop', () => {
       const second = createWorker({ jobs: open(file).repo, handlers, logger: silent, concurrency: 1, leaseMs: 30, pollMs: 5, workerId: 'second' });
       first.start();
       try {
-        await waitFor(() => runs === 1, 'the first worker to start the job');
+        await waitFor(() => runs === 1, 10_000, 'the first worker to start the job');
         second.start();
         const since = Date.now();
         // Several lease lengths pass while the second worker keeps polling.
-        await waitFor(() => Date.now() - since > 200, 'several lease lengths');
+        await waitFor(() => Date.now() - since > 200, 10_000, 'several lease lengths');
         expect(runs).toBe(1);
         expect(repo.get(queued.id)).toMatchObject({ lockedBy: 'first', attempts: 1 });
         gate.resolve();
-        await waitFor(() => repo.get(queued.id)?.state === 'done', 'the job to finish');
+        await waitFor(() => repo.get(queued.id)?.state === 'done', 10_000, 'the job to finish');
         expect(first.stats().done).toBe(1);
       } finally {
         gate.resolve();
@@ -369,7 +362,7 @@ describe('worker: loop', () => {
       );
       for (const worker of workers) worker.start();
       try {
-        await waitFor(() => repo.counts().done === 500, 'all 500 jobs to be done', 15_000);
+        await waitFor(() => repo.counts().done === 500, 15_000, 'all 500 jobs to be done');
       } finally {
         await Promise.all(workers.map((worker) => worker.stop()));
       }

@@ -14,7 +14,7 @@ import type { PanelEvent } from '../../src/panel/events.js';
 import { signBody } from '../../src/core/signature.js';
 import { TEST_PANEL_SECRET, withPlugin } from '../helpers/plugin.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
-import { waitFor } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
 
 const fixture = (path: string) => JSON.parse(readFileSync(new URL(`../fixtures/panels/${path}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 

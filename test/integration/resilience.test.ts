@@ -10,7 +10,8 @@ import { createProvisioningRepo } from '../../src/db/provisioning.repo.js';
 import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { finishEvent, type PanelEvent } from '../../src/panel/events.js';
 import { startTestPlugin, testConfig, testEnv } from '../helpers/plugin.js';
-import { startTestSandbox, waitFor } from '../helpers/sandbox.js';
+import { startTestSandbox } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
 const root = new URL('../..', import.meta.url).pathname;

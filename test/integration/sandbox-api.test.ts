@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LOADBALANCER_FLAGS, RULE_CATEGORIES, RULE_POLICIES, RULESETS } from '../../src/provider/spec.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { startTestSandbox, waitFor, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { startTestSandbox, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
 
 const cert = (name: string) => readFileSync(new URL(`../fixtures/certs/${name}`, import.meta.url), 'utf8');
 

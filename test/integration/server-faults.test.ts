@@ -10,8 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { runWpp, spawnWpp } from '../helpers/cli.js';
 import { callbackTokenFor } from '../../src/core/identity.js';
 import { startTestPlugin, TEST_PANEL_SECRET, testEnv, withPlugin } from '../helpers/plugin.js';
-import { startTestSandbox, waitFor, withSandbox } from '../helpers/sandbox.js';
+import { startTestSandbox, withSandbox } from '../helpers/sandbox.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** Another process's write transaction on the plugin's database, held until released. */
 function holdWriteLock(file: string) {

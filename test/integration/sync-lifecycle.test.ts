@@ -10,7 +10,8 @@ import { createStatisticsRepo } from '../../src/db/statistics.repo.js';
 import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { runWpp, spawnWpp, type WppProcess } from '../helpers/cli.js';
 import { startTestPlugin, testConfig, testEnv } from '../helpers/plugin.js';
-import { waitFor, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
 const host = hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
