@@ -3,25 +3,21 @@
  * another origin, in a real browser. Framing rules only exist in browsers, so only this
  * test can show the frame really loads and saves.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { withBrowser } from '../helpers/browser.js';
 import { withSandbox } from '../helpers/sandbox.js';
+import { startServer } from '../helpers/server.js';
 
 async function startPanelPage(frameUrl: string) {
-  const server = createServer((_req, res) => {
+  const server = await startServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' }).end(
       `<!doctype html><title>Partner panel</title><h1>My domains</h1><iframe title="rules" src="${frameUrl}" width="900" height="900"></iframe>`,
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://localhost:${(server.address() as AddressInfo).port}/`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    // localhost, not 127.0.0.1 as the sandbox: another origin, as a partner panel is.
+    url: `http://localhost:${server.port}/`,
+    close: () => server.close({ force: true }),
   };
 }
 

@@ -1,5 +1,5 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { startServer } from './server.js';
 
 export interface ReceivedRequest {
   method: string;
@@ -16,7 +16,7 @@ export interface ReceivedRequest {
 export async function startReceiver(options: { failFirst?: number } = {}) {
   const received: ReceivedRequest[] = [];
   let failuresLeft = options.failFirst ?? 0;
-  const server = createServer((req, res) => {
+  const server = await startServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -26,15 +26,9 @@ export async function startReceiver(options: { failFirst?: number } = {}) {
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'failing on purpose');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => server.close({ force: true }),
   };
 }

@@ -3,7 +3,6 @@
  * the retry policy (driven by the sandbox's fault modes) and the secrecy of the API key.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
@@ -18,6 +17,7 @@ import {
   type ProviderErrorCode,
 } from '../../src/provider/index.js';
 import { removeTempDir, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { startServer } from '../helpers/server.js';
 
 let sandbox: TestSandbox;
 /** Log output of the current test, and of the whole file (for the secrecy check). */
@@ -569,14 +569,8 @@ describe('secrecy of the API key', () => {
   });
 });
 
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+async function closedPort(): Promise<number> {
+  const server = await startServer();
+  await server.close();
+  return server.port;
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LOADBALANCER_FLAGS, RULE_CATEGORIES, RULE_POLICIES, RULESETS } from '../../src/provider/spec.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { startTestSandbox, withSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { withServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
 const cert = (name: string) => readFileSync(new URL(`../fixtures/certs/${name}`, import.meta.url), 'utf8');
@@ -497,20 +498,16 @@ describe('callbacks', () => {
     expect(await sb.control('GET', '/_sandbox/callbacks')).toEqual([]);
 
     // A receiver that never answers: the status change still answers at once.
-    const { createServer } = await import('node:http');
-    const hanging = createServer(() => {});
-    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
-    const port = (hanging.address() as { port: number }).port;
-    try {
-      await call(sb, 'POST', '/v1.0/website', { json: website('slowcb.example', { callbackUrl: `http://127.0.0.1:${port}/cb` }) });
-      const started = performance.now();
-      await sb.control('POST', '/_sandbox/websites/slowcb.example/dns-verified');
-      await call(sb, 'PUT', '/v1.0/website/slowcb.example', { form: { status: 'paused' } });
-      expect(performance.now() - started).toBeLessThan(1000);
-    } finally {
-      hanging.closeAllConnections();
-      hanging.close();
-    }
+    await withServer(
+      () => {},
+      async (hanging) => {
+        await call(sb, 'POST', '/v1.0/website', { json: website('slowcb.example', { callbackUrl: `${hanging.url}/cb` }) });
+        const started = performance.now();
+        await sb.control('POST', '/_sandbox/websites/slowcb.example/dns-verified');
+        await call(sb, 'PUT', '/v1.0/website/slowcb.example', { form: { status: 'paused' } });
+        expect(performance.now() - started).toBeLessThan(1000);
+      },
+    );
   });
 });
 

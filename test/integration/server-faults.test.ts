@@ -3,7 +3,6 @@
  * an address it cannot listen on, clients that stall or send too much. It stays responsive
  * and says what happened, in JSON.
  */
-import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { runWpp, spawnWpp } from '../helpers/cli.js';
 import { callbackTokenFor } from '../../src/core/identity.js';
 import { startTestPlugin, TEST_PANEL_SECRET, testEnv, withPlugin } from '../helpers/plugin.js';
 import { startTestSandbox, withSandbox } from '../helpers/sandbox.js';
+import { startServer } from '../helpers/server.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -106,9 +106,8 @@ describe('a statistics sync while another process holds the write lock', () => {
 
 describe('listening', () => {
   it('names the address and the cause when the port is taken, or the address is not this machine\'s', async () => {
-    const taken: Server = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const port = (taken.address() as { port: number }).port;
+    const taken = await startServer();
+    const port = taken.port;
     const sandbox = await startTestSandbox();
     const dataDir = createTempDir('wpp-plugin-');
     try {
@@ -120,7 +119,7 @@ describe('listening', () => {
       expect(served.stderr).toContain('The plugin cannot listen on 192.0.2.1:8080: the address is not one of this machine (EADDRNOTAVAIL)');
       expect(served.stderr).not.toContain('Cannot read properties');
     } finally {
-      await new Promise((resolve) => taken.close(resolve));
+      await taken.close();
       await sandbox.close();
       removeTempDir(dataDir);
       removeTempDir(sandbox.dataDir);

@@ -3,7 +3,6 @@
  * yet each gets exactly the answer it would have had alone, including when the shared
  * ingest fails because of one of them.
  */
-import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { IngestResult } from '../../src/core/ingest.js';
@@ -11,6 +10,7 @@ import { AppError } from '../../src/errors.js';
 import type { PanelEvent } from '../../src/panel/events.js';
 import { createApp } from '../../src/web/app.js';
 import { signBody } from '../../src/core/signature.js';
+import { withServer } from '../helpers/server.js';
 
 const SECRET = 'unit-test-panel-secret-0123456789';
 
@@ -20,15 +20,7 @@ async function withHooksApp<T>(ingest: (events: PanelEvent[]) => IngestResult[],
     hooks: { panelSecret: SECRET, ingest },
     callbacks: { findWebsiteByTokenHash: () => null, signingKeyFor: () => null, enqueueRefresh: () => {} },
   });
-  const server = await new Promise<ReturnType<typeof app.listen>>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  try {
-    return await fn(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  } finally {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  return withServer(app, (server) => fn(server.url));
 }
 
 const post = async (url: string, body: unknown) => {

@@ -3,30 +3,30 @@
  * error bodies, numeric error codes, HTTP-date Retry-After, non-JSON success bodies), served
  * by a tiny real HTTP server on port 0.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviderClient, parseRetryAfter, ProviderError, type ProviderErrorCode } from '../../src/provider/index.js';
+import type { Listening } from '../../src/web/listen.js';
+import { startServer } from '../helpers/server.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-let server: Server;
+let server: Listening;
 let baseUrl: string;
 let handler: Handler = (_req, res) => res.end();
 const hits: { method: string; url: string; authorization: string | undefined }[] = [];
 const key = 'secret-key-0123456789abcdef';
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = await startServer((req, res) => {
     hits.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization });
     handler(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+  baseUrl = `${server.url}/api`;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await server.close({ force: true });
 });
 
 function answer(status: number, body: string, headers: Record<string, string> = {}): Handler {
