@@ -22,9 +22,9 @@ import { ingestEvents } from '../src/core/ingest.js';
 import { createJobsRepo } from '../src/db/jobs.repo.js';
 import { openPluginDatabase } from '../src/db/plugin-database.js';
 import { finishEvent, type PanelEvent } from '../src/panel/events.js';
-import { createTempDir, removeTempDir } from '../test/helpers/temp.js';
 import { cpuSeconds, peakRssMb, startChild } from './lib/proc.js';
 import { median, percentile, round1 } from './lib/stats.js';
+import { createTempDir, removeTempDir } from './lib/temp.js';
 
 const SECRET = 'bench-panel-secret-0123456789abcdef';
 const CHILD = new URL('./lib/child.ts', import.meta.url).pathname;

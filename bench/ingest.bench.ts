@@ -14,10 +14,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { signBody } from '../src/core/signature.js';
-import { createTempDir, removeTempDir } from '../test/helpers/temp.js';
 import { createAgent, runLoad, type PreparedRequest } from './lib/load.js';
 import { cpuSeconds, peakRssMb, startChild } from './lib/proc.js';
 import { median, percentileSorted, round1 } from './lib/stats.js';
+import { createTempDir, removeTempDir } from './lib/temp.js';
 
 const SECRET = 'bench-panel-secret-0123456789abcdef';
 const CHILD = new URL('./lib/child.ts', import.meta.url).pathname;

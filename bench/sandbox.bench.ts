@@ -8,7 +8,7 @@ import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { startSandbox } from '../src/sandbox/server.js';
-import { createTempDir, removeTempDir } from '../test/helpers/temp.js';
+import { createTempDir, removeTempDir } from './lib/temp.js';
 
 function get(agent: Agent, url: URL, key: string): Promise<number> {
   return new Promise((resolve, reject) => {

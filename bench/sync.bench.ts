@@ -30,11 +30,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { openPluginDatabase } from '../src/db/plugin-database.js';
-import { createTempDir, removeTempDir } from '../test/helpers/temp.js';
 import { createAgent, runLoad, type PreparedRequest } from './lib/load.js';
 import { cpuSeconds, peakRssMb, startChild, type ChildServer } from './lib/proc.js';
 import { median, percentileSorted, round1 } from './lib/stats.js';
 import { ACCOUNT_DOMAIN, domainOf, expectations, seedPluginDatabase, seedSandbox } from './lib/sync-seed.js';
+import { createTempDir, removeTempDir } from './lib/temp.js';
 
 const CHILD = new URL('./lib/child.ts', import.meta.url).pathname;
 const SYNC_CHILD = new URL('./lib/sync-child.mjs', import.meta.url).pathname;
