@@ -1,14 +1,20 @@
 /**
  * The data folders on disk: owner-only modes whatever the umask (every customer has a shell on
  * shared hosting, and the databases hold their API keys and the partner key), the start check
- * that tightens an older install, and databases that were lost or damaged, refused by name.
+ * that tightens an older install, databases that were lost or damaged, refused by name, and
+ * processes that create or upgrade one database at once.
  */
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { loadMigrations } from '../../src/db/migrate.js';
+import { openMigratedDatabase } from '../../src/db/open.js';
 import { openPluginDatabase } from '../../src/db/plugin-database.js';
+import { paths } from '../../src/paths.js';
 import { runWpp, spawnWpp } from '../helpers/cli.js';
 import { startTestPlugin, TEST_PANEL_SECRET } from '../helpers/plugin.js';
 import { startTestSandbox, withSandbox } from '../helpers/sandbox.js';
@@ -262,6 +268,112 @@ describe('a lost or damaged database is refused by name', { timeout: 60_000 }, (
       const listed = await runWpp(['jobs'], { env: offlineEnv(dataDir) });
       expect(listed.code).toBe(0);
       expect(listed.stdout).toContain('"pending":3');
+    });
+  });
+});
+
+/**
+ * A process that migrates `file` to the migrations in `dir` with the project's `migrate`, and
+ * prints "waiting" once it has read the database's version and asks for the write lock for
+ * its first pending migration. It prints the versions it applied last.
+ */
+function startMigrating(script: string, file: string, dir: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, file, dir], { cwd: paths.root });
+  let out = '';
+  let err = '';
+  let onWaiting: () => void = () => {};
+  const waiting = new Promise<void>((resolve) => (onWaiting = resolve));
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    if (out.startsWith('waiting\n')) onWaiting();
+  });
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const finished = new Promise<{ code: number | null; applied: number[] | undefined; stderr: string }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const last = out.trim().split('\n').at(-1) ?? '';
+      resolve({ code, applied: code === 0 ? (JSON.parse(last) as number[]) : undefined, stderr: err });
+    });
+  });
+  // A child that dies before it waits must fail the test, not hang it.
+  void finished.then(() => onWaiting());
+  return { waiting, finished };
+}
+
+/** Writes the script `startMigrating` runs into `dir`; returns its path. */
+function writeMigrateScript(dir: string): string {
+  const source = (path: string) => JSON.stringify(pathToFileURL(join(paths.root, path)).href);
+  const script = join(dir, 'migrate-child.mts');
+  writeFileSync(
+    script,
+    `import { createRequire } from 'node:module';
+import { migrate } from ${source('src/db/migrate.ts')};
+// This script lives in a temp folder: take better-sqlite3 from the project's node_modules.
+const Database = createRequire(${source('package.json')})('better-sqlite3');
+const [file, dir] = process.argv.slice(2);
+let told = false;
+// The trace runs as BEGIN IMMEDIATE starts, before it waits for the lock: the version is read by then.
+const db = new Database(file, {
+  timeout: 15000,
+  verbose: (sql) => {
+    if (told || sql !== 'BEGIN IMMEDIATE') return;
+    told = true;
+    process.stdout.write('waiting\\n');
+  },
+});
+const { applied } = migrate(db, dir);
+db.close();
+process.stdout.write(JSON.stringify(applied.map((m) => m.version)) + '\\n');
+`,
+  );
+  return script;
+}
+
+describe('processes migrating one database at once', { timeout: 60_000 }, () => {
+  it('an upgrade: two processes migrating one older database at once both succeed, and each migration runs once', async () => {
+    await withTempDir(async (tmp) => {
+      const file = join(tmp, 'data', 'plugin.sqlite');
+      // The install as an older version left it: only the first two migrations.
+      const older = join(tmp, 'older-migrations');
+      mkdirSync(older);
+      for (const name of ['001_provisioning.sql', '002_statistics_and_limits.sql']) copyFileSync(join(paths.migrations, name), join(older, name));
+      openMigratedDatabase(file, older).close();
+
+      const script = writeMigrateScript(tmp);
+      // Held until both processes have read version 2 and wait for the lock, so both really
+      // try to apply the same migrations: the clash a hook during an upgrade meets.
+      const holder = new Database(file);
+      holder.exec('BEGIN IMMEDIATE');
+      const children = [startMigrating(script, file, paths.migrations), startMigrating(script, file, paths.migrations)];
+      try {
+        await Promise.all(children.map((child) => child.waiting));
+      } finally {
+        holder.exec('ROLLBACK');
+        holder.close();
+      }
+      const results = await Promise.all(children.map((child) => child.finished));
+
+      expect(results.map((result) => [result.code, result.stderr])).toEqual([[0, ''], [0, '']]);
+      // Between them, the two applied each pending migration once.
+      const pending = loadMigrations(paths.migrations)
+        .map((migration) => migration.version)
+        .filter((version) => version > 2);
+      expect(pending.length).toBeGreaterThan(0);
+      expect(results.flatMap((result) => result.applied ?? []).sort((a, b) => a - b)).toEqual(pending);
+
+      // The same schema as a database migrated by one process alone.
+      const alone = openMigratedDatabase(join(tmp, 'alone', 'plugin.sqlite'), paths.migrations);
+      const migrated = new Database(file, { readonly: true });
+      try {
+        const schema = (db: Database.Database) => db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all();
+        expect(schema(migrated)).toEqual(schema(alone));
+        expect(migrated.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual(
+          alone.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all(),
+        );
+      } finally {
+        migrated.close();
+        alone.close();
+      }
     });
   });
 });
