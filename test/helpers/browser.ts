@@ -12,12 +12,12 @@ const WEAKENING_FLAGS = new Set(['--disable-web-security', '--allow-running-inse
 const QUIET_FLAGS = ['--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic', '--disable-gpu'];
 
 /**
- * The browser the tests drive: `WPP_CHROMIUM_PATH` when set (a system Chromium), else the
+ * The browser the tests drive: `TEST_CHROMIUM_PATH` when set (a system Chromium), else the
  * headless Chromium that the npm package @sparticuz/chromium ships inside itself, unpacked
  * to the temp folder on first use. Nothing beyond `npm install` is needed.
  */
 async function browserLaunch(): Promise<{ executablePath: string; args: string[] }> {
-  const systemPath = process.env.WPP_CHROMIUM_PATH;
+  const systemPath = process.env.TEST_CHROMIUM_PATH;
   if (systemPath) return { executablePath: systemPath, args: ['--no-sandbox', ...QUIET_FLAGS] };
   return {
     executablePath: await sparticuzChromium.executablePath(),

@@ -87,10 +87,10 @@ describe('unknown WPP_* variables', () => {
     expect(loadConfig({ WPP_SYNC_INTERVAL: '10' }, machine).warnings).toEqual([
       'WPP_SYNC_INTERVAL is not a setting of wpp; did you mean WPP_SYNC_INTERVAL_MINUTES?',
     ]);
-    expect(loadConfig({ WPP_LOGLEVEL: 'debug', WPP_PANEL_SECRT: 'a-secret-value-0123456789', WPP_CHROMIUM_PATH: '/usr/bin/chromium', WPP_PORT: '' }, machine).warnings).toEqual([
+    expect(loadConfig({ WPP_LOGLEVEL: 'debug', WPP_PANEL_SECRT: 'a-secret-value-0123456789', WPP_COLOUR: 'blue', WPP_PORT: '' }, machine).warnings).toEqual([
       'WPP_LOGLEVEL is not a setting of wpp; did you mean WPP_LOG_LEVEL?',
       'WPP_PANEL_SECRT is not a setting of wpp; did you mean WPP_PANEL_SECRET?',
-      'WPP_CHROMIUM_PATH is not a setting of wpp',
+      'WPP_COLOUR is not a setting of wpp',
     ]);
     expect(loadConfig({ WPP_SYNC_INTERVAL: '', PATH: '/bin', WPP_PORT: '81' }, machine).warnings).toEqual([]);
   });
