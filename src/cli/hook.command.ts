@@ -4,6 +4,7 @@
  * waits on the provider. Where the hook cannot open the database (a hook running as a
  * panel user), it posts the events, signed, to the plugin's /hooks/events instead.
  */
+import { Command } from 'commander';
 import { ensurePanelSecret, type Config } from '../config.js';
 import { ingestEvents, type IngestResult } from '../core/ingest.js';
 import { createJobsRepo } from '../db/jobs.repo.js';
@@ -14,15 +15,9 @@ import { DIRECTADMIN_HOOKS, translateDirectAdminHook } from '../panel/adapters/d
 import { translateEmit } from '../panel/adapters/emit.js';
 import { PLESK_EVENTS, translatePleskEvent } from '../panel/adapters/plesk.js';
 import type { AdapterResult } from '../panel/adapters/result.js';
-import type { PanelEvent } from '../panel/events.js';
+import { PANEL_EVENT_TYPES, type PanelEvent } from '../panel/events.js';
 import { signBody } from '../core/signature.js';
-import { configFromEnv, standaloneConfigFromEnv, UsageError } from './shared.js';
-
-export const hookUsage = `  hook cpanel [--describe]   cPanel Standardized Hook: JSON on stdin; prints "1 <message>" or "0 <message>"
-  hook plesk <event>         Plesk Event Manager handler: NEW_*/OLD_* environment
-  hook directadmin <hook>    DirectAdmin hook script: environment
-  hook emit <type> --account A [--email E] [--domain D] [--subdomain S] [--plan P] [--ip IP] [--id ID]
-                             any panel: one event of ${'<type>'} (account.created, domain.added, ...)`;
+import { configFromEnv, standaloneConfigFromEnv } from './shared.js';
 
 /**
  * Errors that mean "this process may not write the database", not "the database is broken".
@@ -73,19 +68,21 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** A hook as commander read it: cPanel's --describe, the Plesk event or DirectAdmin hook name, emit's command line. */
+type HookCall = { panel: 'cpanel'; describe: boolean } | { panel: 'plesk' | 'directadmin'; name: string } | { panel: 'emit'; args: string[] };
+
 /** Runs one hook; returns the process exit code. Output is one line, as panels expect. */
-export async function runHook(args: string[]): Promise<number> {
-  const [panel, ...rest] = args;
+async function runHook(call: HookCall): Promise<number> {
+  const { panel } = call;
   const print = panel === 'cpanel' ? (ok: boolean, message: string) => console.log(`${ok ? 1 : 0} ${message}`) : (ok: boolean, message: string) => (ok ? console.log(message) : console.error(`wpp hook ${panel}: ${message}`));
 
   let result: AdapterResult;
-  switch (panel) {
+  switch (call.panel) {
     case 'cpanel': {
-      if (rest.includes('--describe')) {
+      if (call.describe) {
         console.log(JSON.stringify(describeCpanelHooks(standaloneConfigFromEnv().hook.cpanelCommand), null, 2));
         return 0;
       }
-      if (rest.length > 0) throw new UsageError(`hook cpanel takes its input on stdin (got ${rest.join(' ')})`);
       let input: unknown;
       try {
         input = JSON.parse(await readStdin());
@@ -97,18 +94,14 @@ export async function runHook(args: string[]): Promise<number> {
       break;
     }
     case 'plesk':
-      if (rest.length !== 1) throw new UsageError(`hook plesk takes one event name: ${PLESK_EVENTS.join(', ')}`);
-      result = translatePleskEvent(rest[0] as string, process.env);
+      result = translatePleskEvent(call.name, process.env);
       break;
     case 'directadmin':
-      if (rest.length !== 1) throw new UsageError(`hook directadmin takes one hook name: ${DIRECTADMIN_HOOKS.join(', ')}`);
-      result = translateDirectAdminHook(rest[0] as string, process.env);
+      result = translateDirectAdminHook(call.name, process.env);
       break;
     case 'emit':
-      result = translateEmit(rest);
+      result = translateEmit(call.args);
       break;
-    default:
-      throw new UsageError(`Unknown panel "${panel ?? ''}": use cpanel, plesk, directadmin or emit`);
   }
 
   if (!result.ok) {
@@ -129,3 +122,47 @@ export async function runHook(args: string[]): Promise<number> {
     return 1;
   }
 }
+
+const EMIT_OPTIONS = ['account', 'email', 'domain', 'subdomain', 'plan', 'ip', 'id'] as const;
+
+export const hookCommand = () => {
+  const hook = new Command('hook').description('what a panel runs on an event: queue it as panel events, without waiting on the provider');
+  hook
+    .command('cpanel')
+    .description('cPanel Standardized Hook: the payload as JSON on standard input; prints "1 <message>" or "0 <message>"')
+    .option('--describe', 'print the hook list to register (manage_hooks), and nothing else')
+    .action(async (options: { describe?: boolean }) => {
+      process.exitCode = await runHook({ panel: 'cpanel', describe: options.describe === true });
+    });
+  hook
+    .command('plesk')
+    .description('Plesk Event Manager handler: the values come from the NEW_*/OLD_* environment')
+    .argument('<event>', PLESK_EVENTS.join(', '))
+    .action(async (name: string) => {
+      process.exitCode = await runHook({ panel: 'plesk', name });
+    });
+  hook
+    .command('directadmin')
+    .description('DirectAdmin hook script: the values come from the environment')
+    .argument('<hook>', DIRECTADMIN_HOOKS.join(', '))
+    .action(async (name: string) => {
+      process.exitCode = await runHook({ panel: 'directadmin', name });
+    });
+  hook
+    .command('emit')
+    .description('any other panel: one event, its fields as options')
+    .argument('<type>', PANEL_EVENT_TYPES.join(', '))
+    .option('--account <name>', 'the panel account (every type)')
+    .option('--email <address>', "the account's e-mail address")
+    .option('--domain <domain>', 'the domain (domain.*, subdomain.*)')
+    .option('--subdomain <name>', 'the subdomain (subdomain.*)')
+    .option('--plan <name>', "the account's plan (plan.changed)")
+    .option('--ip <address>', "the website's IP address")
+    .option('--id <key>', 'idempotency key (derived from the event when absent)')
+    .action(async (type: string, options: Partial<Record<(typeof EMIT_OPTIONS)[number], string>>) => {
+      // The emit adapter reads a command line (its panel input, as JSON is cPanel's): the one commander has checked.
+      const args = [type, ...EMIT_OPTIONS.flatMap((name) => (options[name] === undefined ? [] : [`--${name}`, options[name]]))];
+      process.exitCode = await runHook({ panel: 'emit', args });
+    });
+  return hook;
+};

@@ -1,12 +1,8 @@
-import { z } from 'zod';
+import { Command } from 'commander';
 import { startPlugin } from '../main.js';
-import { configAndLoggerFromEnv, parseOptions, stopOnSignal } from './shared.js';
+import { configAndLoggerFromEnv, stopOnSignal } from './shared.js';
 
-export const serveUsage = `  serve                      the plugin: HTTP server (hooks, callbacks), job worker and scheduler;
-                             with the embedded provider sandbox when WPP_PROVIDER_URL is unset`;
-
-export async function runServe(args: string[]): Promise<void> {
-  parseOptions(z.object({}), args);
+async function runServe(): Promise<void> {
   const { config, logger } = configAndLoggerFromEnv();
   const plugin = await startPlugin({ config, role: 'serve', logger });
   // Before saying it listens: a supervisor may stop it as soon as it reads that.
@@ -17,3 +13,8 @@ export async function runServe(args: string[]): Promise<void> {
     console.log(`Sandbox partner key: ${plugin.sandbox.partnerKey}`);
   }
 }
+
+export const serveCommand = () =>
+  new Command('serve')
+    .description('run the plugin: HTTP server (hooks, callbacks), job worker and scheduler; with the embedded provider sandbox when WPP_PROVIDER_URL is unset')
+    .action(runServe);

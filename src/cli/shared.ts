@@ -1,52 +1,74 @@
 import { constants as osConstants } from 'node:os';
-import { parseArgs } from 'node:util';
+import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { loadConfig, readMachineFacts, type Config, type StandaloneConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 
-/** A mistake in how a command was called: printed with the usage, exit code 2. */
+/** A mistake in how a command was called: printed with a pointer to its --help, exit code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** Option values by the option's name as typed (`website-hits`), as the zod schemas read them. */
+export type OptionValues = Record<string, unknown>;
+
 /**
- * Reads `--name value` options (strings, or booleans for `flags`). An unknown option, or one
- * given twice, is a UsageError: node:util parseArgs would silently keep the last of a repeat,
- * and `--website-hits 5 --website-hits 6` is a typo to point out, not a choice to guess.
+ * Makes one command strict the way every `wpp` command is: commander's errors (unknown option,
+ * missing value, extra argument) become UsageErrors instead of exiting, and an option given
+ * twice is refused. Commander keeps the last of a repeat, and `--website-hits 5 --website-hits 6`
+ * is a typo to point out, not a choice to guess. Help still ends with exit code 0. Call it once
+ * the command's options are declared.
  */
-export function readOptions(names: string[], args: string[], flags: string[] = []): Record<string, string | boolean | undefined> {
-  const options = Object.fromEntries(names.map((name) => [name, { type: flags.includes(name) ? ('boolean' as const) : ('string' as const) }]));
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options, allowPositionals: false, tokens: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
+export function strictOptions(command: Command): Command {
+  const given = new Map<string, (string | undefined)[]>();
+  for (const option of command.options) {
+    command.on(`option:${option.name()}`, (value?: string) => given.set(option.name(), [...(given.get(option.name()) ?? []), value]));
   }
-  const seen = new Map<string, string[]>();
-  for (const token of parsed.tokens) {
-    if (token.kind === 'option') seen.set(token.name, [...(seen.get(token.name) ?? []), token.value ?? '']);
-  }
-  const repeated = [...seen].filter(([, values]) => values.length > 1);
-  if (repeated.length > 0) {
+  command.hook('preAction', () => {
+    const repeated = [...given].filter(([, values]) => values.length > 1);
+    given.clear();
+    if (repeated.length === 0) return;
     throw new UsageError(
       repeated
-        .map(([name, values]) => `--${name} given ${values.length} times${flags.includes(name) ? '' : ` (${values.map((v) => JSON.stringify(v)).join(', ')})`}: give each option once`)
+        // A flag's occurrences carry no value.
+        .map(([name, values]) => `--${name} given ${values.length} times${values[0] === undefined ? '' : ` (${values.map((v) => JSON.stringify(v)).join(', ')})`}: give each option once`)
         .join('\n'),
     );
-  }
-  return parsed.values;
+  });
+  // The caller prints the message (`wpp: ...`), once.
+  command.configureOutput({ outputError: () => undefined });
+  return command.exitOverride((error) => {
+    if (error.exitCode === 0 || error.code === 'commander.help') throw error;
+    throw new UsageError(error.message.replace(/^error: /, ''));
+  });
+}
+
+/** Every option of `command` by the name it is typed with; flags are true or undefined. */
+export const optionValues = (command: Command): OptionValues =>
+  Object.fromEntries(command.options.map((option) => [option.name(), command.getOptionValue(option.attributeName())]));
+
+/** What `options` read from `args`, as `wpp` parses a command line, without running a command. */
+export function readOptions(options: readonly Option[], args: string[]): OptionValues {
+  const command = new Command().action(() => undefined);
+  for (const option of options) command.addOption(option);
+  strictOptions(command).parse(args, { from: 'user' });
+  return optionValues(command);
 }
 
 /** One line per zod issue, named by its option: `--anchor-day: ...`. */
 export const optionProblems = (error: z.ZodError): string[] => error.issues.map((issue) => `--${issue.path.join('.')}: ${issue.message}`);
 
-/** Parses options (see readOptions) with a zod schema; one UsageError names every problem. */
-export function parseOptions<S extends z.ZodObject>(schema: S, args: string[], flags: string[] = []): z.output<S> {
-  const result = schema.safeParse(readOptions(Object.keys(schema.shape), args, flags));
+/** Checks option values with a zod schema; one UsageError names every problem. */
+export function validateOptions<S extends z.ZodObject>(schema: S, values: OptionValues): z.output<S> {
+  const result = schema.safeParse(values);
   if (!result.success) throw new UsageError(optionProblems(result.error).join('\n'));
   return result.data;
 }
+
+/** Parses `args` with the schema's keys as options (`flags` take no value), then validates them: a command line in one call. */
+export const parseOptions = <S extends z.ZodObject>(schema: S, args: string[], flags: string[] = []): z.output<S> =>
+  validateOptions(schema, readOptions(Object.keys(schema.shape).map((name) => new Option(flags.includes(name) ? `--${name}` : `--${name} <value>`)), args));
 
 const printWarnings = <C extends StandaloneConfig>(config: C): C => {
   for (const warning of config.warnings) console.error(`wpp: warning: ${warning}`);

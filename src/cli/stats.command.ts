@@ -1,14 +1,16 @@
+import { Command } from 'commander';
 import { z } from 'zod';
 import { DEFAULT_PLAN } from '../core/provisioning.js';
 import type { EnforceResult } from '../core/enforcement.js';
 import { describeHolder, LockHeldError } from '../core/job-lock.js';
+import { DEFAULT_LIMITS } from '../core/quota.js';
 import type { Db } from '../db/open.js';
 import { createStatisticsRepo, type LimitLayer, type LimitScope } from '../db/statistics.repo.js';
 import { openPluginDatabase } from '../db/plugin-database.js';
 import { startPlugin, type RunningPlugin } from '../main.js';
 import { accountNameSchema } from '../panel/events.js';
 import { normalizeDomain } from '../provider/spec.js';
-import { abortOnSignal, configFromEnv, optionProblems, parseOptions, readOptions, StoppedBySignal, UsageError } from './shared.js';
+import { abortOnSignal, configFromEnv, optionProblems, optionValues, readOptions, StoppedBySignal, UsageError, validateOptions, type OptionValues } from './shared.js';
 
 /**
  * Exit codes of `wpp sync-stats` and `wpp enforce` (README, "Exit codes"). Stopped by a signal
@@ -19,23 +21,6 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, locked: 3 } as const;
 const describeEnforcement = (result: EnforceResult) =>
   `enforcement: ${result.paused} paused, ${result.resumed} resumed, ${result.warnings} warnings, ` +
   `${result.leftAlone} left alone (paused or resumed outside the plugin), ${result.failed} failed`;
-
-export const statsUsage = `  sync-stats [--no-enforce]  read every website's statistics now, then enforce the limits. Exit 0: it ran
-                             (some reads may have failed: it says how many); 1: an error, or every
-                             read failed; 2: usage; 3: skipped, another sync holds the lock (named);
-                             130/143: stopped by SIGINT/SIGTERM (what was read is kept)
-  enforce                    one enforcement pass now (pause, resume, warn); exit 3 while another
-                             pass runs
-  limits [--scope S [--subject X] [--allow-unknown] --website-hits N --account-hits N --domain-limit N
-          --period monthly|daily --anchor-day D --warning-percent P --exempt true|false]
-                             show the limits table, or change one row (scope: global, plan, account,
-                             website); options not given keep their value, \`none\` clears one.
-                             Numbers are plain decimal digits; every bad option is refused (exit 2)
-                             and nothing changes. --subject is normalised (domain: lower case,
-                             punycode; account: lower case; plan: trimmed) and must be a website,
-                             account or plan the plugin knows, unless --allow-unknown
-  resume <domain> --admin NAME   resume a website enforcement paused, for the rest of its period
-                             (the domain as the panel spells it: IDN and upper case are fine)`;
 
 /** The plugin without HTTP, worker or scheduler: what a one-shot command needs. */
 const oneShot = () => startPlugin({ config: configFromEnv(), role: 'command' });
@@ -72,8 +57,7 @@ function progressPrinter() {
   };
 }
 
-export async function runSyncStats(args: string[]): Promise<number> {
-  const options = parseOptions(z.object({ 'no-enforce': z.boolean().default(false) }), args, ['no-enforce']);
+async function runSyncStats(options: { enforce: boolean }): Promise<number> {
   return withPlugin(async (plugin, signal) => {
     const sync = await plugin.syncStatistics({ onProgress: progressPrinter(), signal });
     if (sync.skipped) {
@@ -92,7 +76,7 @@ export async function runSyncStats(args: string[]): Promise<number> {
     console.log(`statistics: ${sync.read} websites read, ${sync.failed} failed, in ${sync.seconds.toFixed(1)} s (run ${sync.runId})`);
     const allFailed = sync.failed > 0 && sync.read === 0;
     if (allFailed) console.error(`wpp: every statistics read failed (${sync.failed} of ${sync.total} websites), e.g. ${sync.firstError ?? 'unknown error'}`);
-    if (!options['no-enforce']) {
+    if (options.enforce) {
       if (signal.aborted) {
         const stop = stoppedBy(signal);
         console.log(`enforcement: not run, stopped by ${stop.signal}`);
@@ -111,8 +95,7 @@ export async function runSyncStats(args: string[]): Promise<number> {
   });
 }
 
-export async function runEnforce(args: string[]): Promise<number> {
-  parseOptions(z.object({}), args);
+async function runEnforce(): Promise<number> {
   // A signal lets the pass finish (it is short, and every action is keyed so a repeat is a no-op); a second exits at once.
   return withPlugin(async (plugin) => {
     try {
@@ -190,13 +173,14 @@ export interface LimitsChange {
   changes: LimitLayer;
 }
 
+type IsKnown = (scope: Exclude<LimitScope, 'global'>, subject: string) => boolean;
+
 /**
- * Reads `wpp limits` options into one change, or null when none is asked for (show the table).
- * Every problem lands in one UsageError, so nothing is stored unless all of it is right.
+ * Reads `wpp limits` option values into one change, or null when none is asked for (show the
+ * table). Every problem lands in one UsageError, so nothing is stored unless all of it is right.
  * `isKnown` is asked about a valid subject unless `--allow-unknown` is given.
  */
-export function parseLimitsArgs(args: string[], isKnown: (scope: Exclude<LimitScope, 'global'>, subject: string) => boolean): LimitsChange | null {
-  const raw = readOptions(Object.keys(limitsArgs.shape), args, ['allow-unknown']);
+function limitsChange(raw: OptionValues, isKnown: IsKnown): LimitsChange | null {
   const parsed = limitsArgs.safeParse(raw);
   const problems = parsed.success ? [] : optionProblems(parsed.error);
   const given = (Object.keys(valueOptions) as (keyof typeof valueOptions)[]).filter((name) => raw[name] !== undefined);
@@ -238,16 +222,19 @@ export function parseLimitsArgs(args: string[], isKnown: (scope: Exclude<LimitSc
   return { scope, subject: normalized, changes };
 }
 
+/** `wpp limits <args>` up to the change it asks for, without a process: what the unit tests try value by value. */
+export const parseLimitsArgs = (args: string[], isKnown: IsKnown): LimitsChange | null => limitsChange(readOptions(limitsCommand().options, args), isKnown);
+
 /**
  * Shows the limits table, or changes one row: only the options given change (`none` clears
  * one), the rest of the row stays. Needs only the database, not the provider.
  */
-export async function runLimits(args: string[]): Promise<number> {
+async function runLimits(options: OptionValues): Promise<number> {
   const opened: { db?: Db } = {};
   const database = () => (opened.db ??= openPluginDatabase(configFromEnv()));
   try {
-    const change = parseLimitsArgs(
-      args,
+    const change = limitsChange(
+      options,
       // The default plan is every plan-less account's, so it is always known.
       (scope, subject) => (scope === 'plan' && subject === DEFAULT_PLAN) || createStatisticsRepo(database()).limitSubjectExists(scope, subject),
     );
@@ -264,10 +251,7 @@ export async function runLimits(args: string[]): Promise<number> {
   }
 }
 
-export async function runResume(args: string[]): Promise<number> {
-  const [domain, ...rest] = args;
-  if (!domain || domain.startsWith('--')) throw new UsageError('resume takes a domain: wpp resume <domain> --admin NAME');
-  const options = parseOptions(z.object({ admin: z.string().trim().min(1) }), rest);
+async function runResume(domain: string, options: { admin: string }): Promise<number> {
   // As panel events spell it: `Bücher.example` is the website xn--bcher-kva.example.
   const normalized = normalizeDomain(domain);
   if (normalized === null) throw new UsageError(`resume: ${JSON.stringify(domain)} is not a valid domain name`);
@@ -277,3 +261,52 @@ export async function runResume(args: string[]): Promise<number> {
     return 0;
   });
 }
+
+export const syncStatsCommand = () =>
+  new Command('sync-stats')
+    .description("read every website's statistics now (progress on standard error), then enforce the limits")
+    .option('--no-enforce', 'only read the statistics')
+    .addHelpText(
+      'after',
+      `
+Exit codes: ${EXIT.ok} it ran (some reads may have failed: it says how many); ${EXIT.failed} an error, or every read failed;
+${EXIT.usage} usage; ${EXIT.locked} skipped, another sync holds the lock (named); 130/143 stopped by SIGINT/SIGTERM
+(what was read is kept).`,
+    )
+    .action(async (options: { enforce: boolean }) => {
+      process.exitCode = await runSyncStats(options);
+    });
+
+export const enforceCommand = () =>
+  new Command('enforce').description('one enforcement pass now (pause, resume, warn); exit 3 while another pass runs').action(async () => {
+    process.exitCode = await runEnforce();
+  });
+
+const none = '`none` clears it';
+const notForWebsites = 'not with --scope website';
+export const limitsCommand = () =>
+  new Command('limits')
+    .description('show the limits table, or change one row of it (then show it); options not given keep their value')
+    .option('--scope <scope>', 'the row to change: global, plan, account or website')
+    .option('--subject <name>', 'its plan, account or website (not with global), normalised as enforcement looks it up')
+    .option('--allow-unknown', 'accept a subject the plugin does not know yet (an account about to be created)')
+    .option('--website-hits <n>', `hits per period of one website; ${none}`)
+    .option('--account-hits <n>', `hits per period of all an account's websites together (${notForWebsites}); ${none}`)
+    .option('--domain-limit <n>', `websites an account may protect (${notForWebsites}); ${none}`)
+    .option('--period <period>', `monthly or daily (${notForWebsites}; ${DEFAULT_LIMITS.period} where no row sets it); ${none}`)
+    .option('--anchor-day <day>', `day a monthly period starts, 1-28 (${notForWebsites}; ${DEFAULT_LIMITS.anchorDay} where no row sets it); ${none}`)
+    .option('--warning-percent <p>', `warn at this share of a limit, 1-100 (${DEFAULT_LIMITS.warningPercent} where no row sets it); ${none}`)
+    .option('--exempt <bool>', `true: never paused by enforcement, or false; ${none}`)
+    .addHelpText('after', '\nNumbers are plain decimal digits. Every bad option is refused (exit 2) and nothing changes.')
+    .action(async (_options, command: Command) => {
+      process.exitCode = await runLimits(optionValues(command));
+    });
+
+export const resumeCommand = () =>
+  new Command('resume')
+    .description('resume a website enforcement paused, for the rest of its period')
+    .argument('<domain>', 'the domain as the panel spells it (IDN and upper case are fine)')
+    .requiredOption('--admin <name>', 'who resumes it, recorded with the action')
+    .action(async (domain: string, _options, command: Command) => {
+      process.exitCode = await runResume(domain, validateOptions(z.object({ admin: z.string().trim().min(1) }), optionValues(command)));
+    });

@@ -1,12 +1,9 @@
-import { z } from 'zod';
+import { Command } from 'commander';
 import { startPlugin } from '../main.js';
-import { configAndLoggerFromEnv, parseOptions, stopOnSignal } from './shared.js';
-
-export const workerUsage = `  worker [--once]            run the job worker alone; --once drains the due jobs and exits`;
+import { configAndLoggerFromEnv, stopOnSignal } from './shared.js';
 
 /** The worker role: the composition root without the HTTP server and the schedule. */
-export async function runWorker(args: string[]): Promise<void> {
-  const options = parseOptions(z.object({ once: z.boolean().default(false) }), args, ['once']);
+async function runWorker(options: { once?: boolean }): Promise<void> {
   const { config, logger } = configAndLoggerFromEnv();
   const plugin = await startPlugin({ config, role: 'worker', logger, worker: !options.once });
   if (!options.once) {
@@ -21,3 +18,6 @@ export async function runWorker(args: string[]): Promise<void> {
     await plugin.close();
   }
 }
+
+export const workerCommand = () =>
+  new Command('worker').description('run the job worker alone, until SIGTERM').option('--once', 'drain the due jobs, then exit').action(runWorker);
