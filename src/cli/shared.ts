@@ -1,5 +1,5 @@
 import { constants as osConstants } from 'node:os';
-import { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { loadConfig, readMachineFacts, type Config, type StandaloneConfig } from '../config.js';
@@ -48,14 +48,6 @@ export function strictOptions(command: Command): Command {
 export const optionValues = (command: Command): OptionValues =>
   Object.fromEntries(command.options.map((option) => [option.name(), command.getOptionValue(option.attributeName())]));
 
-/** What `options` read from `args`, as `wpp` parses a command line, without running a command. */
-export function readOptions(options: readonly Option[], args: string[]): OptionValues {
-  const command = new Command().action(() => undefined);
-  for (const option of options) command.addOption(option);
-  strictOptions(command).parse(args, { from: 'user' });
-  return optionValues(command);
-}
-
 /** One line per zod issue, named by its option: `--anchor-day: ...`. */
 export const optionProblems = (error: z.ZodError): string[] => error.issues.map((issue) => `--${issue.path.join('.')}: ${issue.message}`);
 
@@ -65,10 +57,6 @@ export function validateOptions<S extends z.ZodObject>(schema: S, values: Option
   if (!result.success) throw new UsageError(optionProblems(result.error).join('\n'));
   return result.data;
 }
-
-/** Parses `args` with the schema's keys as options (`flags` take no value), then validates them: a command line in one call. */
-export const parseOptions = <S extends z.ZodObject>(schema: S, args: string[], flags: string[] = []): z.output<S> =>
-  validateOptions(schema, readOptions(Object.keys(schema.shape).map((name) => new Option(flags.includes(name) ? `--${name}` : `--${name} <value>`)), args));
 
 const printWarnings = <C extends StandaloneConfig>(config: C): C => {
   for (const warning of config.warnings) console.error(`wpp: warning: ${warning}`);

@@ -10,7 +10,7 @@ import { openPluginDatabase } from '../db/plugin-database.js';
 import { startPlugin, type RunningPlugin } from '../main.js';
 import { accountNameSchema } from '../panel/events.js';
 import { normalizeDomain } from '../provider/spec.js';
-import { abortOnSignal, configFromEnv, optionProblems, optionValues, readOptions, StoppedBySignal, UsageError, validateOptions, type OptionValues } from './shared.js';
+import { abortOnSignal, configFromEnv, optionProblems, optionValues, StoppedBySignal, UsageError, validateOptions, type OptionValues } from './shared.js';
 
 /**
  * Exit codes of `wpp sync-stats` and `wpp enforce` (README, "Exit codes"). Stopped by a signal
@@ -173,14 +173,14 @@ export interface LimitsChange {
   changes: LimitLayer;
 }
 
-type IsKnown = (scope: Exclude<LimitScope, 'global'>, subject: string) => boolean;
+export type IsKnown = (scope: Exclude<LimitScope, 'global'>, subject: string) => boolean;
 
 /**
  * Reads `wpp limits` option values into one change, or null when none is asked for (show the
  * table). Every problem lands in one UsageError, so nothing is stored unless all of it is right.
  * `isKnown` is asked about a valid subject unless `--allow-unknown` is given.
  */
-function limitsChange(raw: OptionValues, isKnown: IsKnown): LimitsChange | null {
+export function limitsChange(raw: OptionValues, isKnown: IsKnown): LimitsChange | null {
   const parsed = limitsArgs.safeParse(raw);
   const problems = parsed.success ? [] : optionProblems(parsed.error);
   const given = (Object.keys(valueOptions) as (keyof typeof valueOptions)[]).filter((name) => raw[name] !== undefined);
@@ -222,8 +222,6 @@ function limitsChange(raw: OptionValues, isKnown: IsKnown): LimitsChange | null 
   return { scope, subject: normalized, changes };
 }
 
-/** `wpp limits <args>` up to the change it asks for, without a process: what the unit tests try value by value. */
-export const parseLimitsArgs = (args: string[], isKnown: IsKnown): LimitsChange | null => limitsChange(readOptions(limitsCommand().options, args), isKnown);
 
 /**
  * Shows the limits table, or changes one row: only the options given change (`none` clears

@@ -2,13 +2,21 @@
  * What `wpp limits` accepts, value by value, without a process per case: every way a number
  * can be mistyped is refused, and a subject is stored as enforcement looks it up.
  */
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { parseOptions, UsageError } from '../../src/cli/shared.js';
-import { parseLimitsArgs } from '../../src/cli/stats.command.js';
-import { z } from 'zod';
+import { optionValues, strictOptions, UsageError } from '../../src/cli/shared.js';
+import { limitsChange, limitsCommand, type IsKnown } from '../../src/cli/stats.command.js';
+
+/** The options `wpp limits` reads from `args`: its real command's options, parsed the way every wpp command is. */
+function readLimitsOptions(args: string[]) {
+  const command = new Command().action(() => undefined);
+  for (const option of limitsCommand().options) command.addOption(option);
+  strictOptions(command).parse(args, { from: 'user' });
+  return optionValues(command);
+}
 
 const known = () => true;
-const parse = (args: string[], isKnown: (scope: string, subject: string) => boolean = known) => parseLimitsArgs(args, isKnown);
+const parse = (args: string[], isKnown: IsKnown = known) => limitsChange(readLimitsOptions(args), isKnown);
 const usageMessage = (fn: () => unknown): string => {
   try {
     fn();
@@ -95,13 +103,12 @@ describe('scope and subject', () => {
   });
 });
 
-describe('parseOptions (every command)', () => {
-  const schema = z.object({ a: z.string().optional(), b: z.string().optional(), f: z.boolean().optional() });
+describe('options given twice (every command is strict the same way)', () => {
   it('refuses a repeated option instead of keeping the last', () => {
-    expect(usageMessage(() => parseOptions(schema, ['--a', 'x', '--b', 'y', '--a', 'z']))).toMatch(/--a given 2 times/);
-    expect(usageMessage(() => parseOptions(schema, ['--a=x', '--a', 'x']))).toMatch(/--a given 2 times/);
-    expect(usageMessage(() => parseOptions(schema, ['--f', '--f'], ['f']))).toMatch(/--f given 2 times/);
-    expect(parseOptions(schema, ['--a', 'x', '--b', 'y'])).toEqual({ a: 'x', b: 'y' });
+    expect(usageMessage(() => readLimitsOptions(['--scope', 'global', '--website-hits', '5', '--account-hits', '9', '--website-hits', '6']))).toMatch(/--website-hits given 2 times/);
+    expect(usageMessage(() => readLimitsOptions(['--scope=global', '--scope', 'global']))).toMatch(/--scope given 2 times/);
+    expect(usageMessage(() => readLimitsOptions(['--allow-unknown', '--allow-unknown']))).toMatch(/--allow-unknown given 2 times/);
+    expect(readLimitsOptions(['--scope', 'global', '--website-hits', '5'])).toMatchObject({ scope: 'global', 'website-hits': '5' });
   });
 });
 
