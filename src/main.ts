@@ -15,7 +15,7 @@ import type { SyncOptions, SyncResult } from './core/statistics.js';
 import { createJobsRepo, type JobsRepo } from './db/jobs.repo.js';
 import type { Db } from './db/open.js';
 import { openPluginDatabase, SERVER_BUSY_TIMEOUT_MS } from './db/plugin-database.js';
-import { createProvisioningRepo, type ProvisioningRepo, type Website } from './db/provisioning.repo.js';
+import { createProvisioningRepo, type ProvisioningRepo, type Website } from './db/accounts.repo.js';
 import { createStatisticsRepo, type StatisticsRepo } from './db/statistics.repo.js';
 import { startBackground } from './jobs/background.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';

@@ -5,7 +5,7 @@
  */
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import type { ProvisioningRepo, Website } from '../db/provisioning.repo.js';
+import type { ProvisioningRepo, Website } from '../db/accounts.repo.js';
 import type { EnforcementAction, StatisticsRepo } from '../db/statistics.repo.js';
 import { AppError, describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';

@@ -2,7 +2,7 @@
  * Which limits apply to an account or a website: website -> account -> plan -> global, read
  * once per pass (the limits table is small) so 100,000 websites resolve without a query each.
  */
-import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { ProvisioningRepo } from '../db/accounts.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import { DEFAULT_PLAN } from './provisioning.js';
 import { periodAt, resolveLimits, type EffectiveLimits, type Period } from './quota.js';

@@ -4,7 +4,7 @@
  * or after a crash half-way, leaves the same single user and website.
  */
 import type { Logger } from 'pino';
-import type { Account, DesiredStatus, PausedBy, ProvisioningRepo, Website } from '../db/provisioning.repo.js';
+import type { Account, DesiredStatus, PausedBy, ProvisioningRepo, Website } from '../db/accounts.repo.js';
 import type { PanelEvent } from '../panel/events.js';
 import { isProviderError, type ProviderClient } from '../provider/index.js';
 import { AppError } from '../errors.js';

@@ -2,7 +2,7 @@
  * Reconciliation: callbacks can be lost (the plugin was down, a proxy dropped them), so
  * websites still in a non-final state are looked up again on a schedule.
  */
-import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { ProvisioningRepo } from '../db/accounts.repo.js';
 
 export interface ReconcileOptions {
   /** Look again at websites not read for this long. Default one minute. */

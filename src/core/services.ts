@@ -4,7 +4,7 @@
  * stops them and waits for them before the database closes.
  */
 import type { Logger } from 'pino';
-import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { ProvisioningRepo } from '../db/accounts.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { ProviderClient } from '../provider/index.js';
 import { createEnforcement } from './enforcement.js';

@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { retryWhileBusy } from '../db/busy.js';
-import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { ProvisioningRepo } from '../db/accounts.repo.js';
 import type { LockHolder, StatisticsRepo, StatsRead } from '../db/statistics.repo.js';
 import { describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';

@@ -12,7 +12,7 @@ import { reconcileWebsites } from '../core/reconcile.js';
 import type { Services } from '../core/services.js';
 import { SYNC_LOCK } from '../core/statistics.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
-import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { ProvisioningRepo } from '../db/accounts.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { startPluginSchedule } from './plugin-schedule.js';

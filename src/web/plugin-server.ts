@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
-import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { ProvisioningRepo } from '../db/accounts.repo.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { clientProblemBody, createApp } from './app.js';
 import { listen } from './listen.js';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createJobsRepo } from '../../src/db/jobs.repo.js';
-import { createProvisioningRepo } from '../../src/db/provisioning.repo.js';
+import { createProvisioningRepo } from '../../src/db/accounts.repo.js';
 import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { runWpp } from '../helpers/cli.js';
 import { testEnv, withPlugin } from '../helpers/plugin.js';

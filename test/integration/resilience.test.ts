@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ingestEvents } from '../../src/core/ingest.js';
 import { createJobsRepo } from '../../src/db/jobs.repo.js';
-import { createProvisioningRepo } from '../../src/db/provisioning.repo.js';
+import { createProvisioningRepo } from '../../src/db/accounts.repo.js';
 import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { finishEvent, type PanelEvent } from '../../src/panel/events.js';
 import { startTestPlugin, testConfig, testEnv } from '../helpers/plugin.js';

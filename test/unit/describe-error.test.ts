@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { syncStatistics } from '../../src/core/statistics.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openDatabase } from '../../src/db/open.js';
-import { createProvisioningRepo } from '../../src/db/provisioning.repo.js';
+import { createProvisioningRepo } from '../../src/db/accounts.repo.js';
 import { createStatisticsRepo } from '../../src/db/statistics.repo.js';
 import { describeError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
