@@ -15,7 +15,7 @@ import type { SyncOptions, SyncResult } from './core/statistics.js';
 import { createJobsRepo, type JobsRepo } from './db/jobs.repo.js';
 import type { Db } from './db/open.js';
 import { openPluginDatabase, SERVER_BUSY_TIMEOUT_MS } from './db/plugin-database.js';
-import { createProvisioningRepo, type ProvisioningRepo, type Website } from './db/accounts.repo.js';
+import { createAccountsRepo, type AccountsRepo, type Website } from './db/accounts.repo.js';
 import { createStatisticsRepo, type StatisticsRepo } from './db/statistics.repo.js';
 import { startBackground } from './jobs/background.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
@@ -61,7 +61,7 @@ export interface RunningPlugin {
   url: string;
   db: Db;
   jobs: JobsRepo;
-  repo: ProvisioningRepo;
+  accounts: AccountsRepo;
   provider: ProviderClient;
   sandbox: RunningSandbox | undefined;
   stats: StatisticsRepo;
@@ -93,7 +93,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   life.onClose(() => void db.close());
   try {
     const jobs = createJobsRepo(db);
-    const repo = createProvisioningRepo(db);
+    const accounts = createAccountsRepo(db);
     const stats = createStatisticsRepo(db, now);
     if (role.serves) holdServeLock(config, stats, logger, life);
     const { provider, sandbox, url: providerUrl } = await connectProvider(config, { startsSandbox: role.serves, logger, life, client: options.providerOptions });
@@ -102,11 +102,11 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
     let wakeWorker = () => {};
     const queue = createJobQueue({ jobs, maxAttempts: config.worker.maxAttempts, onQueued: () => wakeWorker() });
     const url = role.serves
-      ? await startPluginServer({ config, panelSecret, queue, repo, logger, life, timeouts: options.serverTimeouts })
+      ? await startPluginServer({ config, panelSecret, queue, accounts, logger, life, timeouts: options.serverTimeouts })
       : httpUrl(config.host, config.port);
 
     const services = createServices({
-      repo,
+      accounts,
       stats,
       provider,
       logger,
@@ -118,7 +118,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       track: life.track,
     });
     const worker = startBackground(
-      { config, jobs, stats, repo, queue, services, panelSecret, logger, now, life },
+      { config, jobs, stats, accounts, queue, services, panelSecret, logger, now, life },
       // Registration belongs to the long-running server; other roles need not queue it.
       { runWorker: options.worker ?? role.runsWorker, runSchedule: options.scheduler ?? role.runsSchedule, registerServer: role.serves, workerOverrides: options.workerOptions },
     );
@@ -130,14 +130,14 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       url,
       db,
       jobs,
-      repo,
+      accounts,
       provider,
       sandbox,
       stats,
       syncStatistics: services.syncStatistics,
       enforceLimits: services.enforceLimits,
       adminResume: services.adminResume,
-      reconcile: (at) => reconcileWebsites(repo, queue.refreshWebsites, at === undefined ? {} : { now: at }),
+      reconcile: (at) => reconcileWebsites(accounts, queue.refreshWebsites, at === undefined ? {} : { now: at }),
       drain: worker.drain,
       close: life.close,
     };

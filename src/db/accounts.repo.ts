@@ -1,6 +1,6 @@
 /**
- * Accounts, websites, plans and the small key-value facts of the plugin: every SQL
- * statement provisioning needs, prepared once per database.
+ * Accounts and their websites, plans and the small key-value facts of the plugin: the SQL
+ * of provisioning, enforcement and the statistics views about them, prepared once per database.
  */
 import type { SettingsPatch } from '../provider/spec.js';
 import type { Db } from './open.js';
@@ -103,7 +103,7 @@ const toWebsite = (row: WebsiteRow): Website => ({
   updatedAt: row.updated_at,
 });
 
-export function createProvisioningRepo(db: Db, now: () => number = Date.now) {
+export function createAccountsRepo(db: Db, now: () => number = Date.now) {
   const s = {
     account: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account = ?'),
     upsertAccount: db.prepare(
@@ -227,4 +227,4 @@ export function createProvisioningRepo(db: Db, now: () => number = Date.now) {
   };
 }
 
-export type ProvisioningRepo = ReturnType<typeof createProvisioningRepo>;
+export type AccountsRepo = ReturnType<typeof createAccountsRepo>;
