@@ -5,13 +5,14 @@
  */
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import type { AccountsRepo, Website } from '../db/accounts.repo.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { EnforcementAction, StatisticsRepo } from '../db/statistics.repo.js';
 import { AppError, describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
 import { runExclusive } from './job-lock.js';
 import { createLimitResolver } from './limits.js';
 import { decide, type Decision, type Period } from './quota.js';
+import type { Website } from './types.js';
 
 /** The lock an enforcement pass holds (one at a time across processes), and the name of its job_runs rows. */
 export const ENFORCE_LOCK = 'enforce';

@@ -4,11 +4,12 @@
  * or after a crash half-way, leaves the same single user and website.
  */
 import type { Logger } from 'pino';
-import type { Account, DesiredStatus, PausedBy, AccountsRepo, Website } from '../db/accounts.repo.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { PanelEvent } from '../panel/events.js';
 import { isProviderError, type ProviderClient } from '../provider/index.js';
 import { AppError } from '../errors.js';
 import { callbackTokenFor, hashToken, providerUserIdFor } from './identity.js';
+import type { Account, DesiredStatus, PausedBy, Website } from './types.js';
 
 export interface ProvisioningSettings {
   accountDomain: string;
