@@ -1,6 +1,7 @@
 /**
  * The plugin's own records of accounts, their websites and plans: what core works with.
- * The repository (db/accounts.repo.ts) maps rows to these.
+ * The repository (db/accounts.repo.ts) maps rows to these. The provider's record of a
+ * website is another thing: `ProviderWebsite` (provider/schemas.ts).
  */
 import type { SettingsPatch } from '../provider/spec.js';
 
