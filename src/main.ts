@@ -48,7 +48,7 @@ export interface PluginOptions {
   worker?: boolean;
   /** Run the schedule (default: the serve role). For tests. */
   scheduler?: boolean;
-  /** The clock of statistics, enforcement and the schedule, for tests. Default Date.now. */
+  /** The clock of everything that reads time (jobs, provisioning, statistics, enforcement, the schedule), for tests. Default Date.now. */
   now?: () => number;
   /** Provider client tuning (timeouts, retries), for tests and benchmarks. */
   providerOptions?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'>;
@@ -93,8 +93,8 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   const life = createLifecycle();
   life.onClose(() => void db.close());
   try {
-    const jobs = createJobsRepo(db);
-    const accounts = createAccountsRepo(db);
+    const jobs = createJobsRepo(db, now);
+    const accounts = createAccountsRepo(db, now);
     const stats = createStatisticsRepo(db, now);
     if (role.serves) holdServeLock(config, stats, logger, life);
     const { provider, sandbox, url: providerUrl } = await connectProvider(config, { startsSandbox: role.serves, logger, life, client: options.providerOptions });
@@ -138,7 +138,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       syncStatistics: services.syncStatistics,
       enforceLimits: services.enforceLimits,
       adminResume: services.adminResume,
-      reconcile: (at) => reconcileWebsites(accounts, queue.refreshWebsites, at === undefined ? {} : { now: at }),
+      reconcile: (at) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at ?? now() }),
       drain: worker.drain,
       close: life.close,
     };

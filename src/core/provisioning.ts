@@ -26,12 +26,14 @@ export interface ProvisioningDeps {
   logger: Logger;
   /** How many websites the account may protect (limits); null or absent: no limit. */
   domainLimitFor?: (account: string) => number | null;
+  /** The clock of provider reads and facts recorded. Default Date.now. */
+  now?: () => number;
 }
 
 /** The plan every website falls back to when its account names none, or an unknown one. */
 export const DEFAULT_PLAN = 'default';
 
-export function createProvisioning({ accounts, provider, settings, logger, domainLimitFor }: ProvisioningDeps) {
+export function createProvisioning({ accounts, provider, settings, logger, domainLimitFor, now = Date.now }: ProvisioningDeps) {
   const planFor = (name: string | null | undefined) =>
     accounts.getPlan(name ?? DEFAULT_PLAN) ?? accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'] };
 
@@ -71,7 +73,7 @@ export function createProvisioning({ accounts, provider, settings, logger, domai
         providerStatus = null;
       }
     }
-    accounts.saveWebsite({ ...website, desiredStatus, pausedBy, state, providerStatus, providerCheckedAt: Date.now() });
+    accounts.saveWebsite({ ...website, desiredStatus, pausedBy, state, providerStatus, providerCheckedAt: now() });
   }
 
   async function domainAdded(event: PanelEvent & { domain: string }): Promise<void> {
@@ -133,7 +135,7 @@ export function createProvisioning({ accounts, provider, settings, logger, domai
       desiredStatus,
       pausedBy,
       providerStatus: created.status ?? null,
-      providerCheckedAt: Date.now(),
+      providerCheckedAt: now(),
       callbackTokenHash: hashToken(callbackTokenFor(settings.panelSecret, event.domain)),
       enforcementPausedPeriod: keepsPause && existing ? existing.enforcementPausedPeriod : null,
       adminOverrideUntil: existing && !movedFrom ? existing.adminOverrideUntil : null,
@@ -255,7 +257,7 @@ export function createProvisioning({ accounts, provider, settings, logger, domai
       } catch (error) {
         if (!isProviderError(error, 'PROVIDER_CONFLICT')) throw error;
       }
-      accounts.setFact(fact, new Date().toISOString());
+      accounts.setFact(fact, new Date(now()).toISOString());
       logger.info({ ip, name }, 'panel server registered with the provider');
       return 'registered';
     },

@@ -9,7 +9,8 @@ export interface ReconcileOptions {
   staleAfterMs?: number;
   /** At most this many per run. Default 500. */
   limit?: number;
-  now?: number;
+  /** The time now (epoch ms), from the plugin's clock. */
+  now: number;
 }
 
 /** Queues a provider re-read for every active website whose status is unsettled and stale. */
@@ -17,10 +18,9 @@ export function reconcileWebsites(
   accounts: AccountsRepo,
   /** Queues re-reads; one already waiting for a website is not doubled. */
   enqueueRefreshes: (refreshes: { domain: string; account: string }[]) => void,
-  options: ReconcileOptions = {},
+  options: ReconcileOptions,
 ): { enqueued: number } {
-  const now = options.now ?? Date.now();
-  const stale = accounts.unsettledWebsites(now - (options.staleAfterMs ?? 60_000), options.limit ?? 500);
+  const stale = accounts.unsettledWebsites(options.now - (options.staleAfterMs ?? 60_000), options.limit ?? 500);
   enqueueRefreshes(stale.map((website) => ({ domain: website.domain, account: website.account })));
   return { enqueued: stale.length };
 }

@@ -38,6 +38,7 @@ export function createServices(deps: ServicesDeps) {
     logger,
     settings: deps.settings,
     domainLimitFor: (account) => accountLimitsOf(stats, accounts, account).domainLimit,
+    now,
   });
   const enforcement = createEnforcement({
     stats,

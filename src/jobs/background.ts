@@ -58,6 +58,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
     concurrency: config.worker.concurrency,
     leaseMs: config.worker.leaseMs,
     isPermanent: isPermanentProvisioningError,
+    now: deps.now,
     ...options.workerOverrides,
   });
   life.onClose(() => worker.stop());
@@ -69,7 +70,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
       now: deps.now,
       syncEveryMinutes: config.sync.intervalMinutes,
       lastSuccessfulSync: deps.stats.lastSuccessfulRun(SYNC_LOCK),
-      reconcile: () => reconcileWebsites(deps.accounts, queue.refreshWebsites),
+      reconcile: () => reconcileWebsites(deps.accounts, queue.refreshWebsites, { now: deps.now() }),
       syncStatistics: () => services.syncStatistics(),
       enforceLimits: () => services.enforceLimits(),
     });

@@ -358,6 +358,9 @@ describe('notifications', () => {
         await traffic(sb, 'l2.example', 90);
         await syncAndEnforce(plugin);
         await plugin.enforceLimits();
+        // The receiver fails the first delivery: its retry comes due once the plugin's clock passes the backoff.
+        await waitFor(() => plugin.jobs.list({ state: 'pending' }).some((job) => job.attempts > 0), 5000, 'the failed delivery to be rescheduled');
+        clock.set('2026-11-22T12:00:01Z');
         await plugin.idle();
         const delivered = receiver.received.filter((r) => r.answeredWith === 200);
         expect(delivered.map((r) => (JSON.parse(r.body) as { action: { action: string; domain: string } }).action).map((a) => `${a.action} ${a.domain}`).sort()).toEqual([

@@ -200,6 +200,40 @@ describe('provisioning from panel events', () => {
   });
 });
 
+describe('the plugin clock', () => {
+  it('times jobs, their retries and provisioning records by the injected clock, not the machine clock', async () => {
+    let time = Date.parse('2031-03-04T05:06:07Z');
+    await withPlugin(
+      async (plugin, sb) => {
+        // The server registration queued at start, out of the way first.
+        expect(await plugin.drain()).toEqual({ done: 1, failed: 0, dead: 0 });
+        await sb.control('POST', '/_sandbox/faults', { mode: 'error' });
+        await plugin.postEvents([event('account.created', { email: 'alice@example.net' }), event('domain.added', { domain: 'clock.example', ip: '198.51.100.20' })]);
+        const created = plugin.jobs.list({ state: 'pending' }).find((job) => (job.payload as PanelEvent).type === 'account.created')!;
+        expect(created).toMatchObject({ createdAt: time, runAt: time });
+
+        expect(await plugin.drain()).toEqual({ done: 0, failed: 1, dead: 0 });
+        const retry = plugin.jobs.get(created.id)!;
+        expect(retry).toMatchObject({ state: 'pending', attempts: 1 });
+        // The test plugin's backoff: base 20 ms, jitter in the upper half.
+        expect(retry.runAt - time).toBeGreaterThanOrEqual(10);
+        expect(retry.runAt - time).toBeLessThanOrEqual(20);
+        // However long the machine waited, the retry is not due until the plugin's clock says so.
+        await sb.control('POST', '/_sandbox/faults', { mode: 'none' });
+        expect(await plugin.drain()).toEqual({ done: 0, failed: 0, dead: 0 });
+
+        time = retry.runAt;
+        // Both events run now (a status callback's re-read may run along: not counted here).
+        expect(await plugin.drain()).toMatchObject({ failed: 0, dead: 0 });
+        expect(plugin.jobs.get(created.id)).toMatchObject({ state: 'done', finishedAt: time });
+        expect(plugin.accounts.getAccount('alice')).toMatchObject({ createdAt: time });
+        expect(plugin.accounts.getWebsite('clock.example')).toMatchObject({ createdAt: time, providerCheckedAt: time });
+      },
+      { worker: false, now: () => time },
+    );
+  });
+});
+
 describe('the hooks endpoint refuses bad input and writes nothing', () => {
   it('answers 401 without a valid signature and 400 for bad bodies, leaving the queue untouched', async () => {
     await withPlugin(async (plugin) => {
