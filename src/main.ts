@@ -12,10 +12,11 @@ import { createJobQueue } from './core/job-queue.js';
 import { reconcileWebsites } from './core/reconcile.js';
 import { createServices } from './core/services.js';
 import type { SyncOptions, SyncResult } from './core/statistics.js';
+import type { Website } from './core/types.js';
 import { createJobsRepo, type JobsRepo } from './db/jobs.repo.js';
 import type { Db } from './db/open.js';
 import { openPluginDatabase, SERVER_BUSY_TIMEOUT_MS } from './db/plugin-database.js';
-import { createProvisioningRepo, type ProvisioningRepo, type Website } from './db/provisioning.repo.js';
+import { createAccountsRepo, type AccountsRepo } from './db/accounts.repo.js';
 import { createStatisticsRepo, type StatisticsRepo } from './db/statistics.repo.js';
 import { startBackground } from './jobs/background.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
@@ -47,7 +48,7 @@ export interface PluginOptions {
   worker?: boolean;
   /** Run the schedule (default: the serve role). For tests. */
   scheduler?: boolean;
-  /** The clock of statistics, enforcement and the schedule, for tests. Default Date.now. */
+  /** The clock of everything that reads time (jobs, provisioning, statistics, enforcement, the schedule), for tests. Default Date.now. */
   now?: () => number;
   /** Provider client tuning (timeouts, retries), for tests and benchmarks. */
   providerOptions?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'>;
@@ -61,7 +62,7 @@ export interface RunningPlugin {
   url: string;
   db: Db;
   jobs: JobsRepo;
-  repo: ProvisioningRepo;
+  accounts: AccountsRepo;
   provider: ProviderClient;
   sandbox: RunningSandbox | undefined;
   stats: StatisticsRepo;
@@ -92,8 +93,8 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   const life = createLifecycle();
   life.onClose(() => void db.close());
   try {
-    const jobs = createJobsRepo(db);
-    const repo = createProvisioningRepo(db);
+    const jobs = createJobsRepo(db, now);
+    const accounts = createAccountsRepo(db, now);
     const stats = createStatisticsRepo(db, now);
     if (role.serves) holdServeLock(config, stats, logger, life);
     const { provider, sandbox, url: providerUrl } = await connectProvider(config, { startsSandbox: role.serves, logger, life, client: options.providerOptions });
@@ -102,11 +103,11 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
     let wakeWorker = () => {};
     const queue = createJobQueue({ jobs, maxAttempts: config.worker.maxAttempts, onQueued: () => wakeWorker() });
     const url = role.serves
-      ? await startPluginServer({ config, panelSecret, queue, repo, logger, life, timeouts: options.serverTimeouts })
+      ? await startPluginServer({ config, panelSecret, queue, accounts, logger, life, timeouts: options.serverTimeouts })
       : httpUrl(config.host, config.port);
 
     const services = createServices({
-      repo,
+      accounts,
       stats,
       provider,
       logger,
@@ -118,7 +119,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       track: life.track,
     });
     const worker = startBackground(
-      { config, jobs, stats, repo, queue, services, panelSecret, logger, now, life },
+      { config, jobs, stats, accounts, queue, services, panelSecret, logger, now, life },
       // Registration belongs to the long-running server; other roles need not queue it.
       { runWorker: options.worker ?? role.runsWorker, runSchedule: options.scheduler ?? role.runsSchedule, registerServer: role.serves, workerOverrides: options.workerOptions },
     );
@@ -130,14 +131,14 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       url,
       db,
       jobs,
-      repo,
+      accounts,
       provider,
       sandbox,
       stats,
       syncStatistics: services.syncStatistics,
       enforceLimits: services.enforceLimits,
       adminResume: services.adminResume,
-      reconcile: (at) => reconcileWebsites(repo, queue.refreshWebsites, at === undefined ? {} : { now: at }),
+      reconcile: (at) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at ?? now() }),
       drain: worker.drain,
       close: life.close,
     };

@@ -5,20 +5,21 @@
  */
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import type { ProvisioningRepo, Website } from '../db/provisioning.repo.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { EnforcementAction, StatisticsRepo } from '../db/statistics.repo.js';
 import { AppError, describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
 import { runExclusive } from './job-lock.js';
 import { createLimitResolver } from './limits.js';
 import { decide, type Decision, type Period } from './quota.js';
+import type { Website } from './types.js';
 
 /** The lock an enforcement pass holds (one at a time across processes), and the name of its job_runs rows. */
 export const ENFORCE_LOCK = 'enforce';
 
 export interface EnforcementDeps {
   stats: StatisticsRepo;
-  provisioning: ProvisioningRepo;
+  accounts: AccountsRepo;
   provider: ProviderClient;
   logger: Logger;
   now: () => number;
@@ -43,7 +44,7 @@ export interface EnforceResult {
 type Recorded = Omit<EnforcementAction, 'id'>;
 
 export function createEnforcement(deps: EnforcementDeps) {
-  const { stats, provisioning, logger, now } = deps;
+  const { stats, accounts, logger, now } = deps;
   // Every provider call of enforcement keeps to the request budget, however many accounts run at once.
   const budget = new PQueue(deps.requestsPerSecond ? { intervalCap: deps.requestsPerSecond, interval: 1000 } : {});
   const provider = {
@@ -92,13 +93,13 @@ export function createEnforcement(deps: EnforcementDeps) {
         const remote = await statusAtProvider(website);
         if (remote === 'paused') {
           // Paused outside the plugin: that pause is not enforcement's to claim, nor later to undo.
-          provisioning.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'external', providerStatus: remote, providerCheckedAt: at });
+          accounts.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'external', providerStatus: remote, providerCheckedAt: at });
           logger.info({ domain: website.domain }, 'website already paused outside the plugin: enforcement leaves it alone');
           return 'left_alone';
         }
         record({ ...base, action: 'pause', reason: decision.reason, statusBefore: website.desiredStatus, statusAfter: 'paused', actionKey: `pause:${website.domain}:${period.start}:${decision.reason}:${decision.limit}` });
         const providerStatus = await setStatus(website, 'paused');
-        provisioning.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'enforcement', enforcementPausedPeriod: period.start, providerStatus, providerCheckedAt: at });
+        accounts.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'enforcement', enforcementPausedPeriod: period.start, providerStatus, providerCheckedAt: at });
         logger.info({ domain: website.domain, reason: decision.reason, usage: decision.usage, limit: decision.limit }, 'website paused by enforcement');
         return 'done';
       }
@@ -107,13 +108,13 @@ export function createEnforcement(deps: EnforcementDeps) {
         const remote = await statusAtProvider(website);
         if (remote === 'online') {
           // Resumed outside the plugin already: nothing to send, and no resume of enforcement's to record.
-          provisioning.saveWebsite({ ...website, desiredStatus: 'online', pausedBy: null, enforcementPausedPeriod: null, providerStatus: remote, providerCheckedAt: at });
+          accounts.saveWebsite({ ...website, desiredStatus: 'online', pausedBy: null, enforcementPausedPeriod: null, providerStatus: remote, providerCheckedAt: at });
           logger.info({ domain: website.domain }, 'website already resumed outside the plugin');
           return 'left_alone';
         }
         record({ ...base, action: 'resume', reason: decision.reason, statusBefore: website.desiredStatus, statusAfter: 'online', actionKey: `resume:${website.domain}:${website.enforcementPausedPeriod ?? 0}:${period.start}:${decision.limit ?? 'none'}` });
         const providerStatus = await setStatus(website, 'online');
-        provisioning.saveWebsite({ ...website, desiredStatus: 'online', pausedBy: null, enforcementPausedPeriod: null, providerStatus, providerCheckedAt: at });
+        accounts.saveWebsite({ ...website, desiredStatus: 'online', pausedBy: null, enforcementPausedPeriod: null, providerStatus, providerCheckedAt: at });
         logger.info({ domain: website.domain, reason: decision.reason }, 'website resumed by enforcement');
         return 'done';
       }
@@ -122,14 +123,14 @@ export function createEnforcement(deps: EnforcementDeps) {
 
   async function enforcePass(): Promise<EnforceResult> {
     const runId = stats.startRun(ENFORCE_LOCK, now());
-    const limits = createLimitResolver(stats, provisioning);
+    const limits = createLimitResolver(stats, accounts);
     const result: EnforceResult = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, runId };
     const enforceAccount = async (account: string) => {
       const at = now();
       const accountLimits = limits.forAccount(account);
       const period = limits.periodOf(account, at);
       const usage = new Map(stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
-      const websites = provisioning.websitesOf(account).filter((website) => website.state === 'active');
+      const websites = accounts.websitesOf(account).filter((website) => website.state === 'active');
       const byDomain = new Map(websites.map((website) => [website.domain, website]));
       const decisions = decide(
         {
@@ -163,14 +164,14 @@ export function createEnforcement(deps: EnforcementDeps) {
       }
     };
     // Accounts are independent (each has its own limits and period); one account's decisions run in order.
-    const accounts = new PQueue({ concurrency: deps.concurrency ?? 1 });
+    const accountQueue = new PQueue({ concurrency: deps.concurrency ?? 1 });
     try {
       try {
-        await accounts.addAll(provisioning.accountsWithWebsites().map((account) => () => enforceAccount(account)));
+        await accountQueue.addAll(accounts.accountsWithWebsites().map((account) => () => enforceAccount(account)));
       } catch (error) {
         // Nothing more starts; what runs finishes before the run is recorded failed.
-        accounts.clear();
-        await accounts.onIdle();
+        accountQueue.clear();
+        await accountQueue.onIdle();
         throw error;
       }
       stats.finishRun(runId, now(), { status: 'ok', details: result });
@@ -194,10 +195,10 @@ export function createEnforcement(deps: EnforcementDeps) {
      * period whatever its usage; enforcement takes over again in the next period.
      */
     async adminResume(domain: string, admin: string): Promise<Website> {
-      const website = provisioning.getWebsite(domain);
+      const website = accounts.getWebsite(domain);
       if (!website || website.state !== 'active') throw new AppError('NOT_FOUND', `${domain} is not a website the plugin protects`);
       const at = now();
-      const period = createLimitResolver(stats, provisioning).periodOf(website.account, at);
+      const period = createLimitResolver(stats, accounts).periodOf(website.account, at);
       record({
         at,
         account: website.account,
@@ -215,7 +216,7 @@ export function createEnforcement(deps: EnforcementDeps) {
       });
       const providerStatus = await setStatus(website, 'online');
       const next = { ...website, desiredStatus: 'online' as const, pausedBy: null, enforcementPausedPeriod: null, adminOverrideUntil: period.end, providerStatus, providerCheckedAt: at };
-      provisioning.saveWebsite(next);
+      accounts.saveWebsite(next);
       return { ...next, updatedAt: at };
     },
   };

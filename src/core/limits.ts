@@ -2,18 +2,18 @@
  * Which limits apply to an account or a website: website -> account -> plan -> global, read
  * once per pass (the limits table is small) so 100,000 websites resolve without a query each.
  */
-import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import { DEFAULT_PLAN } from './provisioning.js';
 import { periodAt, resolveLimits, type EffectiveLimits, type Period } from './quota.js';
 
-export function createLimitResolver(stats: StatisticsRepo, provisioning: ProvisioningRepo) {
+export function createLimitResolver(stats: StatisticsRepo, accounts: AccountsRepo) {
   const layers = stats.limitLayers();
   const planOf = new Map<string, string | null>();
   const accountLimits = new Map<string, EffectiveLimits>();
 
   const plan = (account: string) => {
-    if (!planOf.has(account)) planOf.set(account, planOfAccount(provisioning, account));
+    if (!planOf.has(account)) planOf.set(account, planOfAccount(accounts, account));
     return planOf.get(account) as string;
   };
   const common = (account: string) => [layers.get(`account:${account}`), layers.get(`plan:${plan(account)}`), layers.get('global:')];
@@ -50,9 +50,9 @@ export type LimitResolver = ReturnType<typeof createLimitResolver>;
  * One account's limits from three point lookups, for a single question asked often (the
  * domain limit on every domain.added) where reading the whole limits table would be waste.
  */
-export function accountLimitsOf(stats: StatisticsRepo, provisioning: ProvisioningRepo, account: string): EffectiveLimits {
-  return resolveLimits([stats.limitLayer('account', account), stats.limitLayer('plan', planOfAccount(provisioning, account)), stats.limitLayer('global', '')]);
+export function accountLimitsOf(stats: StatisticsRepo, accounts: AccountsRepo, account: string): EffectiveLimits {
+  return resolveLimits([stats.limitLayer('account', account), stats.limitLayer('plan', planOfAccount(accounts, account)), stats.limitLayer('global', '')]);
 }
 
 /** An account the panel names no plan for is on the default plan, for limits as for provisioning. */
-const planOfAccount = (provisioning: ProvisioningRepo, account: string) => provisioning.getAccount(account)?.plan ?? DEFAULT_PLAN;
+const planOfAccount = (accounts: AccountsRepo, account: string) => accounts.getAccount(account)?.plan ?? DEFAULT_PLAN;

@@ -4,11 +4,12 @@
  * or after a crash half-way, leaves the same single user and website.
  */
 import type { Logger } from 'pino';
-import type { Account, DesiredStatus, PausedBy, ProvisioningRepo, Website } from '../db/provisioning.repo.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { PanelEvent } from '../panel/events.js';
 import { isProviderError, type ProviderClient } from '../provider/index.js';
 import { AppError } from '../errors.js';
 import { callbackTokenFor, hashToken, providerUserIdFor } from './identity.js';
+import type { Account, DesiredStatus, PausedBy, Website } from './types.js';
 
 export interface ProvisioningSettings {
   accountDomain: string;
@@ -19,20 +20,22 @@ export interface ProvisioningSettings {
 }
 
 export interface ProvisioningDeps {
-  repo: ProvisioningRepo;
+  accounts: AccountsRepo;
   provider: ProviderClient;
   settings: ProvisioningSettings;
   logger: Logger;
   /** How many websites the account may protect (limits); null or absent: no limit. */
   domainLimitFor?: (account: string) => number | null;
+  /** The clock of provider reads and facts recorded. Default Date.now. */
+  now?: () => number;
 }
 
 /** The plan every website falls back to when its account names none, or an unknown one. */
 export const DEFAULT_PLAN = 'default';
 
-export function createProvisioning({ repo, provider, settings, logger, domainLimitFor }: ProvisioningDeps) {
+export function createProvisioning({ accounts, provider, settings, logger, domainLimitFor, now = Date.now }: ProvisioningDeps) {
   const planFor = (name: string | null | undefined) =>
-    repo.getPlan(name ?? DEFAULT_PLAN) ?? repo.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'] };
+    accounts.getPlan(name ?? DEFAULT_PLAN) ?? accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'] };
 
   const tagsFor = (plan: string) => [`plan:${plan}`, `server:${settings.server.name}`, ...(settings.server.tag ? [settings.server.tag] : [])];
 
@@ -40,13 +43,13 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
 
   /** Creates the provider user of an account (or finds it) and stores it with its key. */
   async function ensureAccount(account: string, details: { email?: string | undefined; plan?: string | undefined }, verify: boolean): Promise<Account> {
-    const existing = repo.getAccount(account);
+    const existing = accounts.getAccount(account);
     if (existing?.providerApiKey && !verify) return existing;
     const providerUserId = existing?.providerUserId ?? providerUserIdFor(account, settings.accountDomain);
     const user = await provider.ensureUser(providerUserId);
     // A created user answers with its key; an existing one is read with it.
     const apiKey = user.api_key ?? (await provider.getUser(providerUserId)).api_key ?? null;
-    repo.saveAccount({
+    accounts.saveAccount({
       account,
       email: details.email ?? null,
       plan: details.plan ?? null,
@@ -55,7 +58,7 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
       state: existing && existing.state !== 'deleted' ? existing.state : 'active',
     });
     logger.info({ account, providerUserId, created: !existing }, 'provider user ensured');
-    return repo.getAccount(account) as Account;
+    return accounts.getAccount(account) as Account;
   }
 
   /** Sends a status and records who paused, keeping the local record and the provider in step. */
@@ -70,13 +73,13 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
         providerStatus = null;
       }
     }
-    repo.saveWebsite({ ...website, desiredStatus, pausedBy, state, providerStatus, providerCheckedAt: Date.now() });
+    accounts.saveWebsite({ ...website, desiredStatus, pausedBy, state, providerStatus, providerCheckedAt: now() });
   }
 
   async function domainAdded(event: PanelEvent & { domain: string }): Promise<void> {
-    let account = repo.getAccount(event.account);
+    let account = accounts.getAccount(event.account);
     if (!account?.providerApiKey) account = await ensureAccount(event.account, { email: event.email, plan: event.plan }, false);
-    const existing = repo.getWebsite(event.domain);
+    const existing = accounts.getWebsite(event.domain);
     if (existing && existing.account !== event.account && existing.state === 'active') {
       throw new AppError('CONFLICT', `${event.domain} is already protected for panel account ${existing.account}`);
     }
@@ -84,7 +87,7 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
     const plan = planFor(planName);
     const alreadyProtected = existing?.state === 'active' && existing.account === event.account;
     const domainLimit = domainLimitFor?.(event.account) ?? null;
-    if (!alreadyProtected && domainLimit !== null && repo.activeWebsiteCount(event.account, event.domain) >= domainLimit) {
+    if (!alreadyProtected && domainLimit !== null && accounts.activeWebsiteCount(event.account, event.domain) >= domainLimit) {
       throw new AppError(
         'LIMIT_REACHED',
         `Account ${event.account} may protect at most ${domainLimit} domain${domainLimit === 1 ? '' : 's'}: ${event.domain} was not protected (domain limit reached)`,
@@ -123,7 +126,7 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
         })
       : await provider.ensureWebsite({ domain: event.domain, ...website });
     if (movedFrom) logger.info({ domain: event.domain, from: movedFrom, to: event.account }, 'website moved to another account');
-    repo.saveWebsite({
+    accounts.saveWebsite({
       domain: event.domain,
       account: event.account,
       subdomains,
@@ -132,7 +135,7 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
       desiredStatus,
       pausedBy,
       providerStatus: created.status ?? null,
-      providerCheckedAt: Date.now(),
+      providerCheckedAt: now(),
       callbackTokenHash: hashToken(callbackTokenFor(settings.panelSecret, event.domain)),
       enforcementPausedPeriod: keepsPause && existing ? existing.enforcementPausedPeriod : null,
       adminOverrideUntil: existing && !movedFrom ? existing.adminOverrideUntil : null,
@@ -142,7 +145,7 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
 
   /** The local website of an event, or null (with a note) when the plugin does not manage it. */
   function managedWebsite(event: PanelEvent): Website | null {
-    const website = event.domain ? repo.getWebsite(event.domain) : null;
+    const website = event.domain ? accounts.getWebsite(event.domain) : null;
     if (!website || website.state !== 'active' || website.account !== event.account) {
       logger.info({ type: event.type, account: event.account, domain: event.domain }, 'event for a website the plugin does not protect: nothing to do');
       return null;
@@ -158,11 +161,11 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
       : website.subdomains.filter((label) => label !== event.subdomain);
     // The spec adds a subdomain by sending the whole array; sent even when unchanged, so a replay re-converges.
     await provider.updateWebsite(website.domain, { subdomain: subdomains });
-    repo.saveWebsite({ ...website, subdomains });
+    accounts.saveWebsite({ ...website, subdomains });
   }
 
   async function forEachWebsite(account: string, fn: (website: Website) => Promise<void>): Promise<void> {
-    for (const website of repo.websitesOf(account)) await fn(website);
+    for (const website of accounts.websitesOf(account)) await fn(website);
   }
 
   return {
@@ -183,41 +186,41 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
         case 'subdomain.removed':
           return changeSubdomains(event as PanelEvent & { subdomain: string }, event.type === 'subdomain.added');
         case 'account.suspended': {
-          if (!repo.getAccount(event.account)) return;
-          repo.setAccountState(event.account, 'suspended');
+          if (!accounts.getAccount(event.account)) return;
+          accounts.setAccountState(event.account, 'suspended');
           await forEachWebsite(event.account, async (website) => {
             // Only what nobody paused: the customer's and the admin's own pauses survive the suspension.
             if (website.state === 'active' && website.desiredStatus !== 'paused' && website.pausedBy === null) {
               await applyStatus(website, 'paused', 'suspension');
             } else if (website.state === 'active' && website.pausedBy === 'enforcement') {
               // Still paused, but now because of the suspension too; the suspension is the stronger reason.
-              repo.saveWebsite({ ...website, pausedBy: 'suspension' });
+              accounts.saveWebsite({ ...website, pausedBy: 'suspension' });
             }
           });
           return;
         }
         case 'account.unsuspended': {
-          if (!repo.getAccount(event.account)) return;
-          repo.setAccountState(event.account, 'active');
+          if (!accounts.getAccount(event.account)) return;
+          accounts.setAccountState(event.account, 'active');
           await forEachWebsite(event.account, async (website) => {
             if (website.state === 'active' && website.pausedBy === 'suspension') await applyStatus(website, 'online', null);
           });
           return;
         }
         case 'account.deleted': {
-          if (!repo.getAccount(event.account)) return;
-          repo.setAccountState(event.account, 'deleted');
+          if (!accounts.getAccount(event.account)) return;
+          accounts.setAccountState(event.account, 'deleted');
           await forEachWebsite(event.account, async (website) => {
             if (website.state === 'active') await applyStatus(website, 'paused', 'account_deleted', 'removed');
           });
           return;
         }
         case 'plan.changed': {
-          const account = repo.getAccount(event.account);
+          const account = accounts.getAccount(event.account);
           if (!account) return;
           const planName = event.plan ?? DEFAULT_PLAN;
           const plan = planFor(planName);
-          repo.setAccountPlan(event.account, planName);
+          accounts.setAccountPlan(event.account, planName);
           await forEachWebsite(event.account, async (website) => {
             if (website.state !== 'active') return;
             await provider.updateWebsite(website.domain, { settings: plan.settings, tag: tagsFor(planName) });
@@ -229,14 +232,14 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
 
     /** Reads the website's real status from the provider: callbacks and reconciliation never trust a payload. */
     async refreshWebsite(domain: string): Promise<void> {
-      const website = repo.getWebsite(domain);
+      const website = accounts.getWebsite(domain);
       if (!website) return;
       try {
         const remote = await provider.lookupWebsite(domain);
-        repo.setProviderStatus(domain, remote.status ?? 'unknown');
+        accounts.setProviderStatus(domain, remote.status ?? 'unknown');
       } catch (error) {
         if (!isProviderError(error, 'PROVIDER_NOT_FOUND')) throw error;
-        repo.setProviderStatus(domain, 'missing');
+        accounts.setProviderStatus(domain, 'missing');
       }
     },
 
@@ -248,13 +251,13 @@ export function createProvisioning({ repo, provider, settings, logger, domainLim
         return 'skipped';
       }
       const fact = `server_registered:${ip}`;
-      if (repo.getFact(fact)) return 'already';
+      if (accounts.getFact(fact)) return 'already';
       try {
         await provider.addServer({ ip, name, ...(zone ? { zone } : {}), ...(tag ? { tag } : {}) });
       } catch (error) {
         if (!isProviderError(error, 'PROVIDER_CONFLICT')) throw error;
       }
-      repo.setFact(fact, new Date().toISOString());
+      accounts.setFact(fact, new Date(now()).toISOString());
       logger.info({ ip, name }, 'panel server registered with the provider');
       return 'registered';
     },

@@ -4,9 +4,26 @@
  * every rule is tested with plain values and an injected clock.
  */
 
-import type { Counters, LimitLayer, PeriodKind } from '../db/statistics.repo.js';
+/** Cumulative (or delta) hit counters of a website. */
+export interface Counters {
+  total: number;
+  permitted: number;
+  blocked: number;
+  mitigated: number;
+}
 
-export type { Counters, LimitLayer, PeriodKind };
+export type PeriodKind = 'monthly' | 'daily';
+
+/** One limits row; null inherits from the next, less specific, scope. */
+export interface LimitLayer {
+  period?: PeriodKind | null;
+  anchorDay?: number | null;
+  websiteHits?: number | null;
+  accountHits?: number | null;
+  domainLimit?: number | null;
+  warningPercent?: number | null;
+  exempt?: boolean | null;
+}
 
 /** One limit period: [start, end) in epoch ms, UTC. `start` names the period. */
 export interface Period {

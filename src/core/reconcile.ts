@@ -2,25 +2,25 @@
  * Reconciliation: callbacks can be lost (the plugin was down, a proxy dropped them), so
  * websites still in a non-final state are looked up again on a schedule.
  */
-import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
 
 export interface ReconcileOptions {
   /** Look again at websites not read for this long. Default one minute. */
   staleAfterMs?: number;
   /** At most this many per run. Default 500. */
   limit?: number;
-  now?: number;
+  /** The time now (epoch ms), from the plugin's clock. */
+  now: number;
 }
 
 /** Queues a provider re-read for every active website whose status is unsettled and stale. */
 export function reconcileWebsites(
-  repo: ProvisioningRepo,
+  accounts: AccountsRepo,
   /** Queues re-reads; one already waiting for a website is not doubled. */
   enqueueRefreshes: (refreshes: { domain: string; account: string }[]) => void,
-  options: ReconcileOptions = {},
+  options: ReconcileOptions,
 ): { enqueued: number } {
-  const now = options.now ?? Date.now();
-  const stale = repo.unsettledWebsites(now - (options.staleAfterMs ?? 60_000), options.limit ?? 500);
+  const stale = accounts.unsettledWebsites(options.now - (options.staleAfterMs ?? 60_000), options.limit ?? 500);
   enqueueRefreshes(stale.map((website) => ({ domain: website.domain, account: website.account })));
   return { enqueued: stale.length };
 }

@@ -4,7 +4,7 @@
  * stops them and waits for them before the database closes.
  */
 import type { Logger } from 'pino';
-import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { ProviderClient } from '../provider/index.js';
 import { createEnforcement } from './enforcement.js';
@@ -14,7 +14,7 @@ import { createProvisioning, type ProvisioningSettings } from './provisioning.js
 import { syncStatistics, type SyncOptions } from './statistics.js';
 
 export interface ServicesDeps {
-  repo: ProvisioningRepo;
+  accounts: AccountsRepo;
   stats: StatisticsRepo;
   provider: ProviderClient;
   logger: Logger;
@@ -31,17 +31,18 @@ export interface ServicesDeps {
 }
 
 export function createServices(deps: ServicesDeps) {
-  const { repo, stats, provider, logger, now, sync } = deps;
+  const { accounts, stats, provider, logger, now, sync } = deps;
   const provisioning = createProvisioning({
-    repo,
+    accounts,
     provider,
     logger,
     settings: deps.settings,
-    domainLimitFor: (account) => accountLimitsOf(stats, repo, account).domainLimit,
+    domainLimitFor: (account) => accountLimitsOf(stats, accounts, account).domainLimit,
+    now,
   });
   const enforcement = createEnforcement({
     stats,
-    provisioning: repo,
+    accounts,
     provider,
     logger: logger.child({ component: 'enforcement' }),
     now,
@@ -49,7 +50,7 @@ export function createServices(deps: ServicesDeps) {
     requestsPerSecond: sync.ratePerSecond,
     notify: deps.notify,
   });
-  const syncDeps = { stats, provisioning: repo, provider, logger: logger.child({ component: 'sync' }), now };
+  const syncDeps = { stats, accounts, provider, logger: logger.child({ component: 'sync' }), now };
   return {
     provisioning,
     /** One statistics sync; stopped by the plugin's close and by the caller's own signal (a one-shot command's SIGTERM). */

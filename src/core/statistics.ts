@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { retryWhileBusy } from '../db/busy.js';
-import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { LockHolder, StatisticsRepo, StatsRead } from '../db/statistics.repo.js';
 import { describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
@@ -56,7 +56,7 @@ export interface SyncResult {
 
 export interface StatisticsDeps {
   stats: StatisticsRepo;
-  provisioning: ProvisioningRepo;
+  accounts: AccountsRepo;
   provider: ProviderClient;
   logger: Logger;
   now: () => number;
@@ -65,7 +65,7 @@ export interface StatisticsDeps {
 type PageResult = { reads: StatsRead[]; failures: { domain: string; error: string }[] };
 
 export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions): Promise<SyncResult> {
-  const { stats, provisioning, provider, logger, now } = deps;
+  const { stats, accounts, provider, logger, now } = deps;
   const started = now();
   const pageSize = options.pageSize ?? 1000;
   const lock = acquireJobLock(stats, SYNC_LOCK, logger);
@@ -75,7 +75,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     return { skipped: true, holder: lock.holder, stopped: false, total: 0, read: 0, failed: 0, firstError: null, seconds: 0, runId };
   }
   const runId = stats.startRun(SYNC_LOCK, started);
-  const limits = createLimitResolver(stats, provisioning);
+  const limits = createLimitResolver(stats, accounts);
   const queue = new PQueue({ concurrency: options.concurrency, ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}) });
   // One listener on the caller's signal. At the stop, reads not started yet are dropped from
   // the queue and the pages in flight settle at once; the reads in flight see the signal.
@@ -209,11 +209,11 @@ export function hitsOverTime(stats: StatisticsRepo, subject: { domain: string } 
 }
 
 /** Usage against limits in the current period: per website of the account, and the account total. */
-export function usageReport(deps: Pick<StatisticsDeps, 'stats' | 'provisioning'>, account: string, now: number) {
-  const limits = createLimitResolver(deps.stats, deps.provisioning);
+export function usageReport(deps: Pick<StatisticsDeps, 'stats' | 'accounts'>, account: string, now: number) {
+  const limits = createLimitResolver(deps.stats, deps.accounts);
   const period = limits.periodOf(account, now);
   const usage = new Map(deps.stats.accountUsage(account, period.start).map((row) => [row.domain, row]));
-  const websites = deps.provisioning.websitesOf(account).filter((w) => w.state === 'active').map((website) => {
+  const websites = deps.accounts.websitesOf(account).filter((w) => w.state === 'active').map((website) => {
     const own = limits.forWebsite(website.domain, account);
     const row = usage.get(website.domain);
     return {

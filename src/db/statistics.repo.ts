@@ -4,28 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Counters, LimitLayer, PeriodKind } from '../core/quota.js';
 import type { Db } from './open.js';
-
-/** Cumulative (or delta) hit counters of a website. */
-export interface Counters {
-  total: number;
-  permitted: number;
-  blocked: number;
-  mitigated: number;
-}
-
-export type PeriodKind = 'monthly' | 'daily';
-
-/** One limits row; null inherits from the next, less specific, scope. */
-export interface LimitLayer {
-  period?: PeriodKind | null;
-  anchorDay?: number | null;
-  websiteHits?: number | null;
-  accountHits?: number | null;
-  domainLimit?: number | null;
-  warningPercent?: number | null;
-  exempt?: boolean | null;
-}
 
 export type LimitScope = 'global' | 'plan' | 'account' | 'website';
 

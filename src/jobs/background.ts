@@ -12,7 +12,7 @@ import { reconcileWebsites } from '../core/reconcile.js';
 import type { Services } from '../core/services.js';
 import { SYNC_LOCK } from '../core/statistics.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
-import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { startPluginSchedule } from './plugin-schedule.js';
@@ -22,7 +22,7 @@ export interface BackgroundDeps {
   config: Config;
   jobs: JobsRepo;
   stats: StatisticsRepo;
-  repo: ProvisioningRepo;
+  accounts: AccountsRepo;
   queue: JobQueue;
   services: Services;
   panelSecret: string;
@@ -58,6 +58,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
     concurrency: config.worker.concurrency,
     leaseMs: config.worker.leaseMs,
     isPermanent: isPermanentProvisioningError,
+    now: deps.now,
     ...options.workerOverrides,
   });
   life.onClose(() => worker.stop());
@@ -69,7 +70,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
       now: deps.now,
       syncEveryMinutes: config.sync.intervalMinutes,
       lastSuccessfulSync: deps.stats.lastSuccessfulRun(SYNC_LOCK),
-      reconcile: () => reconcileWebsites(deps.repo, queue.refreshWebsites),
+      reconcile: () => reconcileWebsites(deps.accounts, queue.refreshWebsites, { now: deps.now() }),
       syncStatistics: () => services.syncStatistics(),
       enforceLimits: () => services.enforceLimits(),
     });

@@ -40,12 +40,12 @@ import {
   type AddDevice,
   type AddServer,
   type Device,
+  type ProviderWebsite,
   type Server,
   type StatisticsQuery,
   type UpdateUser,
   type User,
   type UserStatistics,
-  type Website,
   type WebsiteCreate,
   type WebsiteCreateForm,
   type WebsitePatch,
@@ -349,19 +349,19 @@ function createCalls(options: ProviderClientOptions) {
     return request({ method: 'GET', path: userPath(userId) }, userSchema);
   }
 
-  async function createWebsiteCall(input: WebsiteCreate, idempotent: boolean): Promise<Website> {
+  async function createWebsiteCall(input: WebsiteCreate, idempotent: boolean): Promise<ProviderWebsite> {
     const path = `/${API_VERSION}/website`;
     const body = validate(websiteCreateSchema, input, 'POST', path);
     return request({ method: 'POST', path, json: body, idempotent }, websiteSchema);
   }
 
-  async function updateWebsite(domain: string, patch: WebsitePatch): Promise<Website> {
+  async function updateWebsite(domain: string, patch: WebsitePatch): Promise<ProviderWebsite> {
     const template = `/${API_VERSION}/website/{domain}`;
     const body = validate(websiteUpdateSchema, { ...patch, domain }, 'PUT', template);
     return request({ method: 'PUT', path: websitePath(body.domain), json: body }, websiteSchema);
   }
 
-  async function lookupWebsite(domain: string): Promise<Website> {
+  async function lookupWebsite(domain: string): Promise<ProviderWebsite> {
     const path = `/${API_VERSION}/website`;
     const name = validDomain(domain, 'GET', path);
     const answer = await send({ method: 'GET', path, searchParams: { domain: name } });
@@ -421,12 +421,12 @@ function createCalls(options: ProviderClientOptions) {
     },
 
     /** POST /v1.0/website with the full JSON schema (API-first integration). */
-    async createWebsite(input: WebsiteCreate): Promise<Website> {
+    async createWebsite(input: WebsiteCreate): Promise<ProviderWebsite> {
       return createWebsiteCall(input, false);
     },
 
     /** POST /v1.0/website form-encoded (simple integration): arrays are comma-joined. */
-    async createWebsiteForm(input: WebsiteCreateForm): Promise<Website> {
+    async createWebsiteForm(input: WebsiteCreateForm): Promise<ProviderWebsite> {
       const path = `/${API_VERSION}/website`;
       const body = validate(websiteCreateFormSchema, input, 'POST', path);
       const form: Record<string, string> = {
@@ -445,7 +445,7 @@ function createCalls(options: ProviderClientOptions) {
     updateWebsite,
 
     /** PUT /v1.0/website/{domain} form-encoded `status=...`: pause or resume protection. */
-    async setWebsiteStatus(domain: string, status: RequestableStatus): Promise<Website> {
+    async setWebsiteStatus(domain: string, status: RequestableStatus): Promise<ProviderWebsite> {
       const template = `/${API_VERSION}/website/{domain}`;
       const name = validDomain(domain, 'PUT', template);
       const body = validate(websiteStatusUpdateSchema, { status }, 'PUT', template);
@@ -496,7 +496,7 @@ function createCalls(options: ProviderClientOptions) {
      * as a JSON PUT (fields left out keep their current value), then the record is re-read.
      * A website that belongs to another user is not taken over: that stays a conflict.
      */
-    async ensureWebsite(input: WebsiteCreate): Promise<Website> {
+    async ensureWebsite(input: WebsiteCreate): Promise<ProviderWebsite> {
       const path = `/${API_VERSION}/website`;
       const body = validate(websiteCreateSchema, input, 'POST', path);
       try {

@@ -278,7 +278,8 @@ export const websiteSchema = z.object({
   created_at: looseOptionalString,
   updated_at: looseOptionalString,
 });
-export type Website = z.output<typeof websiteSchema>;
+/** A website as the provider reports it; the plugin's own record of one is `Website` (core/types.ts). */
+export type ProviderWebsite = z.output<typeof websiteSchema>;
 
 export const userSchema = z.object({
   id: requiredString,

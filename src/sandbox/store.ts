@@ -42,13 +42,14 @@ export interface StoredWebsite {
   updatedAt: number;
 }
 
-export interface Counters {
+/** A website's traffic as the sandbox stores it; its API answers derive `permitted` and `mitigated` from these. */
+export interface TrafficCounters {
   total: number;
   blocked: number;
   captcha: number;
 }
 
-export interface TrafficTotals extends Counters {
+export interface TrafficTotals extends TrafficCounters {
   byCategory: Record<string, number>;
 }
 
@@ -233,7 +234,7 @@ export function createSandboxStore(db: Db) {
     dueCerts: db.prepare<[number, number], { domain: string }>(
       'SELECT domain FROM websites WHERE cert_ready_at IS NOT NULL AND cert_ready_at <= ? ORDER BY cert_ready_at LIMIT ?',
     ),
-    counters: db.prepare<[string], Counters>('SELECT total, blocked, captcha FROM websites WHERE domain = ?'),
+    counters: db.prepare<[string], TrafficCounters>('SELECT total, blocked, captcha FROM websites WHERE domain = ?'),
     addCounters: db.prepare(
       'UPDATE websites SET total = total + @hits, blocked = blocked + @blocked, captcha = captcha + @captcha WHERE domain = @domain',
     ),
@@ -247,12 +248,12 @@ export function createSandboxStore(db: Db) {
       `SELECT category, SUM(blocked + captcha) AS n FROM traffic_hourly
        WHERE domain = ? AND hour >= ? AND hour < ? AND category != '' GROUP BY category`,
     ),
-    rangeTotals: db.prepare<[string, number, number], Counters>(
+    rangeTotals: db.prepare<[string, number, number], TrafficCounters>(
       `SELECT COALESCE(SUM(total), 0) AS total, COALESCE(SUM(blocked), 0) AS blocked, COALESCE(SUM(captcha), 0) AS captcha
        FROM traffic_hourly WHERE domain = ? AND hour >= ? AND hour < ?`,
     ),
     resetAt: db.prepare<[string], { at: number | null }>('SELECT counters_reset_at AS at FROM websites WHERE domain = ?'),
-    userTotals: db.prepare<[string], Counters & { websites: number }>(
+    userTotals: db.prepare<[string], TrafficCounters & { websites: number }>(
       `SELECT COALESCE(SUM(total), 0) AS total, COALESCE(SUM(blocked), 0) AS blocked, COALESCE(SUM(captcha), 0) AS captcha,
          COUNT(*) AS websites FROM websites WHERE user_id = ?`,
     ),
@@ -363,7 +364,7 @@ export function createSandboxStore(db: Db) {
     dueDnsVerifications: (now: number, limit: number) => s.dueDns.all(now, limit).map((row) => row.domain),
     dueCertificates: (now: number, limit: number) => s.dueCerts.all(now, limit).map((row) => row.domain),
 
-    counters: (domain: string): Counters | null => s.counters.get(domain) ?? null,
+    counters: (domain: string): TrafficCounters | null => s.counters.get(domain) ?? null,
     addTraffic: (domain: string, at: number, hits: number, blocked: number, captcha: number, category = '') =>
       addTraffic(domain, at, hits, blocked, captcha, category),
     resetCounters: (domain: string, at: number) => s.resetCounters.run(at, domain).changes > 0,

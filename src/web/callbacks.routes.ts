@@ -1,6 +1,6 @@
 import express from 'express';
 import { hashToken } from '../core/identity.js';
-import type { Website } from '../db/provisioning.repo.js';
+import type { Website } from '../core/types.js';
 import { AppError } from '../errors.js';
 import { verifySignature } from '../core/signature.js';
 

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
-import type { ProvisioningRepo } from '../db/provisioning.repo.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { clientProblemBody, createApp } from './app.js';
 import { listen } from './listen.js';
@@ -16,7 +16,7 @@ export interface PluginServerDeps {
   config: Config;
   panelSecret: string;
   queue: Pick<JobQueue, 'ingestEvents' | 'refreshWebsites'>;
-  repo: Pick<ProvisioningRepo, 'getWebsiteByTokenHash' | 'getAccount'>;
+  accounts: Pick<AccountsRepo, 'getWebsiteByTokenHash' | 'getAccount'>;
   logger: Logger;
   life: Lifecycle;
   /** HTTP server timeouts, for tests (see listen.ts for the defaults). */
@@ -24,13 +24,13 @@ export interface PluginServerDeps {
 }
 
 /** Listens, and closes with the plugin; returns the URL with the port actually bound. */
-export async function startPluginServer({ config, panelSecret, queue, repo, logger, life, timeouts }: PluginServerDeps): Promise<string> {
+export async function startPluginServer({ config, panelSecret, queue, accounts, logger, life, timeouts }: PluginServerDeps): Promise<string> {
   const app = createApp({
     logger,
     hooks: { panelSecret, ingest: (events) => retryWhileBusy(() => queue.ingestEvents(events), REQUEST_BUSY_RETRY) },
     callbacks: {
-      findWebsiteByTokenHash: (hash) => repo.getWebsiteByTokenHash(hash),
-      signingKeyFor: (website) => repo.getAccount(website.account)?.providerApiKey ?? null,
+      findWebsiteByTokenHash: (hash) => accounts.getWebsiteByTokenHash(hash),
+      signingKeyFor: (website) => accounts.getAccount(website.account)?.providerApiKey ?? null,
       enqueueRefresh: ({ domain, account }) => retryWhileBusy(() => queue.refreshWebsites([{ domain, account }]), REQUEST_BUSY_RETRY),
     },
   });

@@ -54,7 +54,7 @@ describe('website hit limit', () => {
       expect(await requested(sb, 'a1.example')).toBe('paused');
       expect(await requested(sb, 'a2.example')).toBe('online');
       expect(await requested(sb, 'b1.example')).toBe('online');
-      expect(plugin.repo.getWebsite('a1.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'enforcement' });
+      expect(plugin.accounts.getWebsite('a1.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'enforcement' });
       const pause = actions(plugin).find((a) => a.action === 'pause');
       expect(pause).toMatchObject({
         account: 'alice',
@@ -84,7 +84,7 @@ describe('the default plan', () => {
   it('limits an account the panel names no plan for, as provisioning puts it on that plan', async () => {
     await withPlugin(async (plugin, sb) => {
       await provision(plugin, [['noplan', 'np1.example']]);
-      expect(plugin.repo.getAccount('noplan')?.plan).toBeNull();
+      expect(plugin.accounts.getAccount('noplan')?.plan).toBeNull();
       plugin.stats.setLimits('plan', 'default', { websiteHits: 100 });
       await traffic(sb, 'np1.example', 150);
       expect((await syncAndEnforce(plugin)).enforce.paused).toBe(1);
@@ -98,9 +98,9 @@ describe('account aggregate limit', () => {
     const clock = manualClock('2026-11-22T12:00:00Z');
     await withPlugin(async (plugin, sb) => {
       await provision(plugin, [['bob', 'b1.example'], ['bob', 'b2.example'], ['bob', 'b3.example'], ['carol', 'c1.example']]);
-      const own = plugin.repo.getWebsite('b3.example');
+      const own = plugin.accounts.getWebsite('b3.example');
       await plugin.provider.setWebsiteStatus('b3.example', 'paused');
-      plugin.repo.saveWebsite({ ...own!, desiredStatus: 'paused', pausedBy: 'customer' });
+      plugin.accounts.saveWebsite({ ...own!, desiredStatus: 'paused', pausedBy: 'customer' });
       plugin.stats.setLimits('account', 'bob', { accountHits: 500 });
       await traffic(sb, 'b1.example', 300);
       await traffic(sb, 'b2.example', 250);
@@ -110,12 +110,12 @@ describe('account aggregate limit', () => {
       expect(await requested(sb, 'b1.example')).toBe('paused');
       expect(await requested(sb, 'b2.example')).toBe('paused');
       expect(await requested(sb, 'c1.example')).toBe('online');
-      expect(plugin.repo.getWebsite('b3.example')?.pausedBy).toBe('customer');
+      expect(plugin.accounts.getWebsite('b3.example')?.pausedBy).toBe('customer');
       expect(actions(plugin).filter((a) => a.action === 'pause').map((a) => [a.domain, a.reason, a.usage, a.limitValue])).toEqual([
         ['b1.example', 'account_limit', 550, 500],
         ['b2.example', 'account_limit', 550, 500],
       ]);
-      expect(usageReport({ stats: plugin.stats, provisioning: plugin.repo }, 'bob', clock.now())).toMatchObject({ hits: 550, limit: 500, domains: { used: 3 } });
+      expect(usageReport({ stats: plugin.stats, accounts: plugin.accounts }, 'bob', clock.now())).toMatchObject({ hits: 550, limit: 500, domains: { used: 3 } });
     }, { now: clock.now });
   });
 });
@@ -155,22 +155,22 @@ describe('rollover and raised limits', () => {
       plugin.stats.setLimits('global', '', { websiteHits: 100 });
       for (const domain of ['e1.example', 'e2.example', 'f1.example', 'f2.example']) await traffic(sb, domain, 500);
       // e2 paused by its customer beforehand; frank is suspended (f1, f2 paused by the suspension).
-      const e2 = plugin.repo.getWebsite('e2.example');
+      const e2 = plugin.accounts.getWebsite('e2.example');
       await plugin.provider.setWebsiteStatus('e2.example', 'paused');
-      plugin.repo.saveWebsite({ ...e2!, desiredStatus: 'paused', pausedBy: 'customer' });
+      plugin.accounts.saveWebsite({ ...e2!, desiredStatus: 'paused', pausedBy: 'customer' });
       await plugin.postEvents({ type: 'account.suspended', account: 'frank' });
       await plugin.idle();
 
       expect((await syncAndEnforce(plugin)).enforce.paused).toBe(1);
-      expect(plugin.repo.getWebsite('e1.example')?.pausedBy).toBe('enforcement');
+      expect(plugin.accounts.getWebsite('e1.example')?.pausedBy).toBe('enforcement');
 
       clock.set('2026-12-01T00:05:00Z');
       const { enforce } = await syncAndEnforce(plugin);
       expect(enforce.resumed).toBe(1);
       expect(await requested(sb, 'e1.example')).toBe('online');
-      expect(plugin.repo.getWebsite('e1.example')).toMatchObject({ pausedBy: null, desiredStatus: 'online' });
-      expect(plugin.repo.getWebsite('e2.example')?.pausedBy).toBe('customer');
-      expect(plugin.repo.getWebsite('f1.example')?.pausedBy).toBe('suspension');
+      expect(plugin.accounts.getWebsite('e1.example')).toMatchObject({ pausedBy: null, desiredStatus: 'online' });
+      expect(plugin.accounts.getWebsite('e2.example')?.pausedBy).toBe('customer');
+      expect(plugin.accounts.getWebsite('f1.example')?.pausedBy).toBe('suspension');
       expect(await requested(sb, 'e2.example')).toBe('paused');
       expect(await requested(sb, 'f1.example')).toBe('paused');
       expect(actions(plugin).find((a) => a.action === 'resume')).toMatchObject({ domain: 'e1.example', reason: 'period_rollover', statusBefore: 'paused', statusAfter: 'online' });
@@ -225,7 +225,7 @@ describe('counters and failures', () => {
       await plugin.syncStatistics();
       const period = at('2026-11-01T00:00:00Z');
       expect(plugin.stats.websiteUsage('h1.example', period)).toBe(700);
-      const report = usageReport({ stats: plugin.stats, provisioning: plugin.repo }, 'hal', clock.now());
+      const report = usageReport({ stats: plugin.stats, accounts: plugin.accounts }, 'hal', clock.now());
       expect(report.websites[0]).toMatchObject({ domain: 'h1.example', hits: 700, permitted: 630, blocked: 70 });
       expect(hitsOverTime(plugin.stats, { domain: 'h1.example' }, { from: at('2026-11-22T00:00:00Z'), to: at('2026-11-23T00:00:00Z') }, 'hour')).toEqual([
         { start: '2026-11-22T12:00:00.000Z', total: 600, permitted: 540, blocked: 60, mitigated: 60 },
@@ -359,6 +359,9 @@ describe('notifications', () => {
         await traffic(sb, 'l2.example', 90);
         await syncAndEnforce(plugin);
         await plugin.enforceLimits();
+        // The receiver fails the first delivery: its retry comes due once the plugin's clock passes the backoff.
+        await waitFor(() => plugin.jobs.list({ state: 'pending' }).some((job) => job.attempts > 0), 5000, 'the failed delivery to be rescheduled');
+        clock.set('2026-11-22T12:00:01Z');
         await plugin.idle();
         const delivered = receiver.received.filter((r) => r.answeredWith === 200);
         expect(delivered.map((r) => (JSON.parse(r.body) as { action: { action: string; domain: string } }).action).map((a) => `${a.action} ${a.domain}`).sort()).toEqual([
@@ -419,20 +422,20 @@ describe('a website paused or resumed outside the plugin, its callbacks lost', (
         await provision(plugin, [['gina', 'g1.example'], ['gina', 'g2.example']]);
         for (const domain of ['g1.example', 'g2.example']) await sb.control('POST', `/_sandbox/websites/${domain}/dns-verified`);
         // The customer pauses g1 in the provider's own dashboard, with their own key.
-        const key = plugin.repo.getAccount('gina')?.providerApiKey as string;
+        const key = plugin.accounts.getAccount('gina')?.providerApiKey as string;
         const setByCustomer = (domain: string, status: string) =>
           fetch(`${sb.url}/v1.0/website/${domain}`, { method: 'PUT', headers: { authorization: `Bearer ${key}` }, body: new URLSearchParams({ status }) }).then((r) => r.status);
         expect(await setByCustomer('g1.example', 'paused')).toBe(200);
         // Its callback never reaches the plugin (WPP_PUBLIC_URL points nowhere): the row is stale.
         await waitFor(async () => (await sb.control<{ domain: string; attempts: number }[]>('GET', '/_sandbox/callbacks')).some((c) => c.domain === 'g1.example' && c.attempts > 0));
-        expect(plugin.repo.getWebsite('g1.example')).toMatchObject({ desiredStatus: 'online', pausedBy: null });
+        expect(plugin.accounts.getWebsite('g1.example')).toMatchObject({ desiredStatus: 'online', pausedBy: null });
 
         plugin.stats.setLimits('global', '', { websiteHits: 1000 });
         await traffic(sb, 'g1.example', 1500);
         await traffic(sb, 'g2.example', 1500);
         expect((await syncAndEnforce(plugin)).enforce).toMatchObject({ paused: 1, leftAlone: 1, failed: 0 });
-        expect(plugin.repo.getWebsite('g1.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'external' });
-        expect(plugin.repo.getWebsite('g2.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'enforcement' });
+        expect(plugin.accounts.getWebsite('g1.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'external' });
+        expect(plugin.accounts.getWebsite('g2.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'enforcement' });
         expect(actions(plugin).filter((a) => a.action === 'pause').map((a) => a.domain)).toEqual(['g2.example']);
 
         // A raised limit undoes enforcement's own pause only.
@@ -454,8 +457,8 @@ describe('a website paused or resumed outside the plugin, its callbacks lost', (
         expect(putsAfter).toBe(putsBefore);
         expect(await requested(sb, 'g1.example')).toBe('paused');
         expect(await requested(sb, 'g2.example')).toBe('online');
-        expect(plugin.repo.getWebsite('g1.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'external' });
-        expect(plugin.repo.getWebsite('g2.example')).toMatchObject({ desiredStatus: 'online', pausedBy: null });
+        expect(plugin.accounts.getWebsite('g1.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'external' });
+        expect(plugin.accounts.getWebsite('g2.example')).toMatchObject({ desiredStatus: 'online', pausedBy: null });
       },
       { now: clock.now, env: { WPP_PUBLIC_URL: 'http://127.0.0.1:9' } },
     );
@@ -466,14 +469,14 @@ describe('a website paused or resumed outside the plugin, its callbacks lost', (
       await provision(plugin, [['hugo', 'h1.example']]);
       await sb.control('POST', '/_sandbox/websites/h1.example/dns-verified');
       await plugin.idle();
-      const key = plugin.repo.getAccount('hugo')?.providerApiKey as string;
+      const key = plugin.accounts.getAccount('hugo')?.providerApiKey as string;
       const setByCustomer = (status: string) => fetch(`${sb.url}/v1.0/website/h1.example`, { method: 'PUT', headers: { authorization: `Bearer ${key}` }, body: new URLSearchParams({ status }) });
       await setByCustomer('paused');
-      await waitFor(() => plugin.repo.getWebsite('h1.example')?.pausedBy === 'external', 5000, 'the callback to record the outside pause');
-      expect(plugin.repo.getWebsite('h1.example')).toMatchObject({ desiredStatus: 'paused', providerStatus: 'paused' });
+      await waitFor(() => plugin.accounts.getWebsite('h1.example')?.pausedBy === 'external', 5000, 'the callback to record the outside pause');
+      expect(plugin.accounts.getWebsite('h1.example')).toMatchObject({ desiredStatus: 'paused', providerStatus: 'paused' });
       await setByCustomer('online');
-      await waitFor(() => plugin.repo.getWebsite('h1.example')?.pausedBy === null, 5000, 'the callback to record the end of the outside pause');
-      expect(plugin.repo.getWebsite('h1.example')).toMatchObject({ desiredStatus: 'online', providerStatus: 'online' });
+      await waitFor(() => plugin.accounts.getWebsite('h1.example')?.pausedBy === null, 5000, 'the callback to record the end of the outside pause');
+      expect(plugin.accounts.getWebsite('h1.example')).toMatchObject({ desiredStatus: 'online', providerStatus: 'online' });
     });
   });
 });

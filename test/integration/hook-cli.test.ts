@@ -130,8 +130,8 @@ describe('hooks that cannot open the database', () => {
       };
       expect((await deliverEvents({ ...plugin.config, hook: { ...plugin.config.hook, url: plugin.url } }, [second.data], opensReadOnly))[0]?.created).toBe(true);
       await plugin.idle();
-      expect(plugin.repo.getWebsite('carol.example')?.account).toBe('carol');
-      expect(plugin.repo.getWebsite('carol2.example')?.account).toBe('carol');
+      expect(plugin.accounts.getWebsite('carol.example')?.account).toBe('carol');
+      expect(plugin.accounts.getWebsite('carol2.example')?.account).toBe('carol');
     });
   });
 });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createJobsRepo } from '../../src/db/jobs.repo.js';
-import { createProvisioningRepo } from '../../src/db/provisioning.repo.js';
+import { createAccountsRepo } from '../../src/db/accounts.repo.js';
 import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { runWpp } from '../helpers/cli.js';
 import { testEnv, withPlugin } from '../helpers/plugin.js';
@@ -41,9 +41,9 @@ beforeAll(() => {
   dataDir = createTempDir('wpp-limits-cli-');
   // What the plugin knows: account alice on plan Gold with website one.example.
   withDb((db) => {
-    const repo = createProvisioningRepo(db);
-    repo.saveAccount({ account: 'alice', email: null, plan: 'Gold', providerUserId: 'alice@panel.example', providerApiKey: null, state: 'active' });
-    repo.saveWebsite({
+    const accounts = createAccountsRepo(db);
+    accounts.saveAccount({ account: 'alice', email: null, plan: 'Gold', providerUserId: 'alice@panel.example', providerApiKey: null, state: 'active' });
+    accounts.saveWebsite({
       domain: 'one.example',
       account: 'alice',
       subdomains: [],

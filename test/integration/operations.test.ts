@@ -28,12 +28,12 @@ describe('reconciliation', () => {
       await plugin.postEvents({ type: 'domain.added', account: 'alice', domain: 'lost.example' });
       await plugin.idle();
       await sb.control('POST', '/_sandbox/websites/lost.example/dns-verified');
-      expect(plugin.repo.getWebsite('lost.example')?.providerStatus).toBe('pending_dns');
+      expect(plugin.accounts.getWebsite('lost.example')?.providerStatus).toBe('pending_dns');
 
       expect(plugin.reconcile(Date.now())).toEqual({ enqueued: 0 }); // read moments ago: not stale yet
       expect(plugin.reconcile(Date.now() + 120_000)).toEqual({ enqueued: 1 });
       await plugin.idle();
-      expect(plugin.repo.getWebsite('lost.example')?.providerStatus).toBe('online');
+      expect(plugin.accounts.getWebsite('lost.example')?.providerStatus).toBe('online');
       expect(plugin.reconcile(Date.now() + 240_000)).toEqual({ enqueued: 0 }); // settled now
     }, { env: { WPP_PUBLIC_URL: 'http://127.0.0.1:9' } });
   });

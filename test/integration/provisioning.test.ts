@@ -44,7 +44,7 @@ const event = (type: string, fields: Record<string, string>) => ({ type, account
 describe('provisioning from panel events', () => {
   it('creates the provider user and the website with the plan defaults, www, tags, origin IP and a callback token', async () => {
     await withPlugin(async (plugin, sb) => {
-      plugin.repo.savePlan({ name: 'gold', settings: { rules: { humans: 'captcha' }, rulesets: { wordpress: true }, loadbalancer: { cache_dynamic_pages: true } }, subdomains: ['www'] });
+      plugin.accounts.savePlan({ name: 'gold', settings: { rules: { humans: 'captcha' }, rulesets: { wordpress: true }, loadbalancer: { cache_dynamic_pages: true } }, subdomains: ['www'] });
       const answer = await plugin.postEvents([
         event('account.created', { email: 'Alice@Example.net', plan: 'gold' }),
         event('domain.added', { domain: 'Alice-Shop.example', ip: '198.51.100.20' }),
@@ -66,7 +66,7 @@ describe('provisioning from panel events', () => {
       expect(website?.settings.loadbalancer.cache_dynamic_pages).toBe(true);
       expect(website?.callbackUrl).toBe(`${plugin.url}/callbacks/website/${callbackTokenFor(TEST_PANEL_SECRET, 'alice-shop.example')}`);
 
-      const account = plugin.repo.getAccount('alice');
+      const account = plugin.accounts.getAccount('alice');
       const stored = await sb.control<{ api_key: string }>('GET', '/v1.0/user/alice@panel.example');
       expect(account).toMatchObject({ email: 'alice@example.net', plan: 'gold', providerUserId: 'alice@panel.example', state: 'active' });
       expect(account?.providerApiKey).toBe(stored.api_key);
@@ -92,7 +92,7 @@ describe('provisioning from panel events', () => {
 
   it('replaying every event twice (and again under a new id) leaves exactly one user and one website', async () => {
     await withPlugin(async (plugin, sb) => {
-      plugin.repo.savePlan({ name: 'gold', settings: { rules: { humans: 'captcha' } }, subdomains: ['www'] });
+      plugin.accounts.savePlan({ name: 'gold', settings: { rules: { humans: 'captcha' } }, subdomains: ['www'] });
       const steps: [Record<string, string>, (w: SandboxWebsite) => void][] = [
         [event('account.created', { email: 'alice@example.net' }), () => {}],
         [event('domain.added', { domain: 'replay.example' }), (w) => expect(w.requested_status).toBe('online')],
@@ -124,8 +124,8 @@ describe('provisioning from panel events', () => {
         expect((await sandboxUsers(sb)).map((u) => u.id)).toEqual(['alice@panel.example']);
       }
       expect(plugin.jobs.counts().dead).toBe(0);
-      expect(plugin.repo.getAccount('alice')?.state).toBe('deleted');
-      expect(plugin.repo.getWebsite('replay.example')).toMatchObject({ state: 'removed', pausedBy: 'account_deleted' });
+      expect(plugin.accounts.getAccount('alice')?.state).toBe('deleted');
+      expect(plugin.accounts.getWebsite('replay.example')).toMatchObject({ state: 'removed', pausedBy: 'account_deleted' });
     });
   });
 
@@ -138,21 +138,21 @@ describe('provisioning from panel events', () => {
       ]);
       await plugin.idle();
       // The customer paused one website themselves (the panel view does this through the provider).
-      const own = plugin.repo.getWebsite('customer-paused.example');
+      const own = plugin.accounts.getWebsite('customer-paused.example');
       await plugin.provider.setWebsiteStatus('customer-paused.example', 'paused');
-      plugin.repo.saveWebsite({ ...own!, desiredStatus: 'paused', pausedBy: 'customer' });
+      plugin.accounts.saveWebsite({ ...own!, desiredStatus: 'paused', pausedBy: 'customer' });
 
       await plugin.postEvents(event('account.suspended', {}));
       await plugin.idle();
       expect((await sandboxWebsite(sb, 'mine.example'))?.requested_status).toBe('paused');
-      expect(plugin.repo.getWebsite('mine.example')?.pausedBy).toBe('suspension');
-      expect(plugin.repo.getWebsite('customer-paused.example')?.pausedBy).toBe('customer');
+      expect(plugin.accounts.getWebsite('mine.example')?.pausedBy).toBe('suspension');
+      expect(plugin.accounts.getWebsite('customer-paused.example')?.pausedBy).toBe('customer');
 
       await plugin.postEvents(event('account.unsuspended', {}));
       await plugin.idle();
       expect((await sandboxWebsite(sb, 'mine.example'))?.requested_status).toBe('online');
       expect((await sandboxWebsite(sb, 'customer-paused.example'))?.requested_status).toBe('paused');
-      expect(plugin.repo.getWebsite('customer-paused.example')?.pausedBy).toBe('customer');
+      expect(plugin.accounts.getWebsite('customer-paused.example')?.pausedBy).toBe('customer');
     });
   });
 
@@ -177,7 +177,7 @@ describe('provisioning from panel events', () => {
       await plugin.postEvents({ type: 'domain.added', account: 'bob', domain: 'moving.example' });
       await plugin.idle();
       expect(await sandboxWebsite(sb, 'moving.example')).toMatchObject({ user_id: 'bob@panel.example', requested_status: 'online' });
-      expect(plugin.repo.getWebsite('moving.example')).toMatchObject({ account: 'bob', state: 'active', pausedBy: null });
+      expect(plugin.accounts.getWebsite('moving.example')).toMatchObject({ account: 'bob', state: 'active', pausedBy: null });
       expect(plugin.jobs.counts().dead).toBe(0);
 
       await plugin.postEvents({ type: 'domain.added', account: 'carol', domain: 'moving.example' });
@@ -191,12 +191,46 @@ describe('provisioning from panel events', () => {
   it('registers the panel server with the provider once', async () => {
     await withPlugin(async (plugin, sb) => {
       await plugin.idle();
-      expect(plugin.repo.getFact('server_registered:192.0.2.5')).not.toBeNull();
+      expect(plugin.accounts.getFact('server_registered:192.0.2.5')).not.toBeNull();
       const partner = await sb.control<{ server: string[] }>('GET', `/v1.0/user/${encodeURIComponent('partner@sandbox.local')}`);
       expect(partner.server).toEqual(['192.0.2.5']);
       const registrations = (await sb.control<{ method: string; path: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter((r) => r.method === 'POST' && r.path === '/v1.0/server');
       expect(registrations).toHaveLength(1);
     });
+  });
+});
+
+describe('the plugin clock', () => {
+  it('times jobs, their retries and provisioning records by the injected clock, not the machine clock', async () => {
+    let time = Date.parse('2031-03-04T05:06:07Z');
+    await withPlugin(
+      async (plugin, sb) => {
+        // The server registration queued at start, out of the way first.
+        expect(await plugin.drain()).toEqual({ done: 1, failed: 0, dead: 0 });
+        await sb.control('POST', '/_sandbox/faults', { mode: 'error' });
+        await plugin.postEvents([event('account.created', { email: 'alice@example.net' }), event('domain.added', { domain: 'clock.example', ip: '198.51.100.20' })]);
+        const created = plugin.jobs.list({ state: 'pending' }).find((job) => (job.payload as PanelEvent).type === 'account.created')!;
+        expect(created).toMatchObject({ createdAt: time, runAt: time });
+
+        expect(await plugin.drain()).toEqual({ done: 0, failed: 1, dead: 0 });
+        const retry = plugin.jobs.get(created.id)!;
+        expect(retry).toMatchObject({ state: 'pending', attempts: 1 });
+        // The test plugin's backoff: base 20 ms, jitter in the upper half.
+        expect(retry.runAt - time).toBeGreaterThanOrEqual(10);
+        expect(retry.runAt - time).toBeLessThanOrEqual(20);
+        // However long the machine waited, the retry is not due until the plugin's clock says so.
+        await sb.control('POST', '/_sandbox/faults', { mode: 'none' });
+        expect(await plugin.drain()).toEqual({ done: 0, failed: 0, dead: 0 });
+
+        time = retry.runAt;
+        // Both events run now (a status callback's re-read may run along: not counted here).
+        expect(await plugin.drain()).toMatchObject({ failed: 0, dead: 0 });
+        expect(plugin.jobs.get(created.id)).toMatchObject({ state: 'done', finishedAt: time });
+        expect(plugin.accounts.getAccount('alice')).toMatchObject({ createdAt: time });
+        expect(plugin.accounts.getWebsite('clock.example')).toMatchObject({ createdAt: time, providerCheckedAt: time });
+      },
+      { worker: false, now: () => time },
+    );
   });
 });
 
@@ -253,9 +287,9 @@ describe('callbacks', () => {
     await withPlugin(async (plugin, sb) => {
       await plugin.postEvents(event('domain.added', { domain: 'cb.example' }));
       await plugin.idle();
-      expect(plugin.repo.getWebsite('cb.example')?.providerStatus).toBe('pending_dns');
+      expect(plugin.accounts.getWebsite('cb.example')?.providerStatus).toBe('pending_dns');
       await sb.control('POST', '/_sandbox/websites/cb.example/dns-verified');
-      await waitFor(() => plugin.repo.getWebsite('cb.example')?.providerStatus === 'online', 5000, 'the callback to be applied');
+      await waitFor(() => plugin.accounts.getWebsite('cb.example')?.providerStatus === 'online', 5000, 'the callback to be applied');
     });
   });
 
@@ -264,9 +298,9 @@ describe('callbacks', () => {
       await plugin.postEvents(event('domain.added', { domain: 'forged.example' }));
       await plugin.idle();
       await sb.control('POST', '/_sandbox/websites/forged.example/dns-verified');
-      await waitFor(() => plugin.repo.getWebsite('forged.example')?.providerStatus === 'online', 5000, 'online');
+      await waitFor(() => plugin.accounts.getWebsite('forged.example')?.providerStatus === 'online', 5000, 'online');
       await plugin.provider.setWebsiteStatus('forged.example', 'paused');
-      await waitFor(() => plugin.repo.getWebsite('forged.example')?.providerStatus === 'paused', 5000, 'paused');
+      await waitFor(() => plugin.accounts.getWebsite('forged.example')?.providerStatus === 'paused', 5000, 'paused');
       const jobsBefore = plugin.jobs.counts();
       const post = (token: string, body: unknown, headers: Record<string, string> = {}) =>
         fetch(`${plugin.url}/callbacks/website/${token}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -282,7 +316,7 @@ describe('callbacks', () => {
       const lying = await post(tokenOf(await sandboxWebsite(sb, 'forged.example')), lie);
       expect(lying.status).toBe(202);
       await plugin.idle();
-      expect(plugin.repo.getWebsite('forged.example')).toMatchObject({ providerStatus: 'paused' });
+      expect(plugin.accounts.getWebsite('forged.example')).toMatchObject({ providerStatus: 'paused' });
     });
   });
 });

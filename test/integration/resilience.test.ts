@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ingestEvents } from '../../src/core/ingest.js';
 import { createJobsRepo } from '../../src/db/jobs.repo.js';
-import { createProvisioningRepo } from '../../src/db/provisioning.repo.js';
+import { createAccountsRepo } from '../../src/db/accounts.repo.js';
 import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { finishEvent, type PanelEvent } from '../../src/panel/events.js';
 import { startTestPlugin, testConfig, testEnv } from '../helpers/plugin.js';
@@ -97,8 +97,8 @@ describe('plugin killed mid-drain', () => {
       expect(domains).toHaveLength(1000);
       expect(new Set(domains).size).toBe(1000);
       expect(jobs.counts().dead).toBe(0);
-      const repo = createProvisioningRepo(db);
-      expect(Array.from({ length: 1000 }, (_, i) => repo.getWebsite(`site-${i}.example`)).every((w) => w?.state === 'active')).toBe(true);
+      const accounts = createAccountsRepo(db);
+      expect(Array.from({ length: 1000 }, (_, i) => accounts.getWebsite(`site-${i}.example`)).every((w) => w?.state === 'active')).toBe(true);
       expect(sandbox.store.listUsers()).toHaveLength(10);
 
       const exit = new Promise<number | null>((resolve) => second.once('exit', (code) => resolve(code)));

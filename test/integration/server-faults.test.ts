@@ -62,7 +62,7 @@ describe('while another process holds the database write lock', () => {
       expect(plugin.jobs.counts()).toEqual(jobsBefore);
       expect((await plugin.postEvents(event)).status).toBe(202);
       await plugin.idle();
-      expect(plugin.repo.getWebsite('locked.example')).not.toBeNull();
+      expect(plugin.accounts.getWebsite('locked.example')).not.toBeNull();
     });
   });
 
@@ -77,7 +77,7 @@ describe('while another process holds the database write lock', () => {
       lock.release();
       await plugin.idle(5000);
       expect(plugin.jobs.counts()).toMatchObject({ pending: 0, running: 0, dead: 0 });
-      expect(plugin.repo.getAccount('slowpoke')?.providerApiKey).toBeTruthy();
+      expect(plugin.accounts.getAccount('slowpoke')?.providerApiKey).toBeTruthy();
     });
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { syncStatistics } from '../../src/core/statistics.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openDatabase } from '../../src/db/open.js';
-import { createProvisioningRepo } from '../../src/db/provisioning.repo.js';
+import { createAccountsRepo } from '../../src/db/accounts.repo.js';
 import { createStatisticsRepo } from '../../src/db/statistics.repo.js';
 import { describeError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
@@ -48,7 +48,7 @@ describe('errors recorded in job_runs', () => {
         };
         const deps = {
           stats: failing,
-          provisioning: createProvisioningRepo(db),
+          accounts: createAccountsRepo(db),
           provider: {} as ProviderClient,
           logger: pino({ level: 'silent' }),
           now: Date.now,

@@ -1,51 +1,10 @@
 /**
- * Accounts, websites, plans and the small key-value facts of the plugin: every SQL
- * statement provisioning needs, prepared once per database.
+ * Accounts and their websites, plans and the small key-value facts of the plugin: the SQL
+ * of provisioning, enforcement and the statistics views about them, prepared once per database.
  */
+import type { Account, AccountState, DesiredStatus, PausedBy, Plan, Website } from '../core/types.js';
 import type { SettingsPatch } from '../provider/spec.js';
 import type { Db } from './open.js';
-
-export type AccountState = 'active' | 'suspended' | 'deleted';
-export type DesiredStatus = 'online' | 'paused' | 'setup';
-/** Who paused a website. `external`: someone outside the plugin (the provider's own dashboard). */
-export type PausedBy = 'customer' | 'admin' | 'enforcement' | 'suspension' | 'domain_removed' | 'account_deleted' | 'external';
-
-export interface Account {
-  account: string;
-  email: string | null;
-  plan: string | null;
-  providerUserId: string;
-  /** The provider user's key, for the customer's own frames only. Never log an Account whole. */
-  providerApiKey: string | null;
-  state: AccountState;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface Website {
-  domain: string;
-  account: string;
-  subdomains: string[];
-  originIps: string[];
-  state: 'active' | 'removed';
-  desiredStatus: DesiredStatus;
-  pausedBy: PausedBy | null;
-  providerStatus: string | null;
-  providerCheckedAt: number | null;
-  callbackTokenHash: string;
-  /** The period (start) in which enforcement paused it, when it did. */
-  enforcementPausedPeriod: number | null;
-  /** An admin resumed it: enforcement leaves it alone until this time. */
-  adminOverrideUntil: number | null;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface Plan {
-  name: string;
-  settings: SettingsPatch;
-  subdomains: string[];
-}
 
 interface AccountRow {
   account: string;
@@ -103,7 +62,7 @@ const toWebsite = (row: WebsiteRow): Website => ({
   updatedAt: row.updated_at,
 });
 
-export function createProvisioningRepo(db: Db, now: () => number = Date.now) {
+export function createAccountsRepo(db: Db, now: () => number = Date.now) {
   const s = {
     account: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account = ?'),
     upsertAccount: db.prepare(
@@ -227,4 +186,4 @@ export function createProvisioningRepo(db: Db, now: () => number = Date.now) {
   };
 }
 
-export type ProvisioningRepo = ReturnType<typeof createProvisioningRepo>;
+export type AccountsRepo = ReturnType<typeof createAccountsRepo>;

@@ -1,0 +1,48 @@
+/**
+ * The plugin's own records of accounts, their websites and plans: what core works with.
+ * The repository (db/accounts.repo.ts) maps rows to these. The provider's record of a
+ * website is another thing: `ProviderWebsite` (provider/schemas.ts).
+ */
+import type { SettingsPatch } from '../provider/spec.js';
+
+export type AccountState = 'active' | 'suspended' | 'deleted';
+export type DesiredStatus = 'online' | 'paused' | 'setup';
+/** Who paused a website. `external`: someone outside the plugin (the provider's own dashboard). */
+export type PausedBy = 'customer' | 'admin' | 'enforcement' | 'suspension' | 'domain_removed' | 'account_deleted' | 'external';
+
+export interface Account {
+  account: string;
+  email: string | null;
+  plan: string | null;
+  providerUserId: string;
+  /** The provider user's key, for the customer's own frames only. Never log an Account whole. */
+  providerApiKey: string | null;
+  state: AccountState;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Website {
+  domain: string;
+  account: string;
+  subdomains: string[];
+  originIps: string[];
+  state: 'active' | 'removed';
+  desiredStatus: DesiredStatus;
+  pausedBy: PausedBy | null;
+  providerStatus: string | null;
+  providerCheckedAt: number | null;
+  callbackTokenHash: string;
+  /** The period (start) in which enforcement paused it, when it did. */
+  enforcementPausedPeriod: number | null;
+  /** An admin resumed it: enforcement leaves it alone until this time. */
+  adminOverrideUntil: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Plan {
+  name: string;
+  settings: SettingsPatch;
+  subdomains: string[];
+}
