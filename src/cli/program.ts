@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { hookCommand } from './hook.command.js';
 import { jobsCommand } from './jobs.command.js';
+import { plansCommand } from './plans.command.js';
 import { sandboxCommand } from './sandbox.command.js';
 import { serveCommand } from './serve.command.js';
 import { enforceCommand, limitsCommand, resumeCommand, syncStatsCommand } from './stats.command.js';
@@ -15,7 +16,7 @@ export function createProgram(): Command {
     .addHelpText('after', '\nConfiguration comes from WPP_* environment variables (see README).')
     // Options after a subcommand are the subcommand's (`jobs retry --limit 5` is refused, not a list option).
     .enablePositionalOptions();
-  for (const command of [serveCommand(), workerCommand(), hookCommand(), jobsCommand(), syncStatsCommand(), enforceCommand(), limitsCommand(), resumeCommand(), sandboxCommand()]) {
+  for (const command of [serveCommand(), workerCommand(), hookCommand(), jobsCommand(), syncStatsCommand(), enforceCommand(), limitsCommand(), plansCommand(), resumeCommand(), sandboxCommand()]) {
     program.addCommand(command);
   }
   const strict = (command: Command): void => {

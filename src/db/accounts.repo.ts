@@ -62,6 +62,12 @@ const toWebsite = (row: WebsiteRow): Website => ({
   updatedAt: row.updated_at,
 });
 
+const toPlan = (row: { name: string; settings: string; subdomains: string }): Plan => ({
+  name: row.name,
+  settings: JSON.parse(row.settings) as SettingsPatch,
+  subdomains: JSON.parse(row.subdomains) as string[],
+});
+
 export function createAccountsRepo(db: Db, now: () => number = Date.now) {
   const s = {
     account: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account = ?'),
@@ -116,6 +122,7 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now) {
        ORDER BY provider_checked_at LIMIT ?`,
     ),
     plan: db.prepare<[string], { name: string; settings: string; subdomains: string }>('SELECT * FROM plans WHERE name = ?'),
+    plans: db.prepare<[], { name: string; settings: string; subdomains: string }>('SELECT * FROM plans ORDER BY name'),
     upsertPlan: db.prepare(
       `INSERT INTO plans (name, settings, subdomains, created_at, updated_at) VALUES (@name, @settings, @subdomains, @at, @at)
        ON CONFLICT (name) DO UPDATE SET settings = excluded.settings, subdomains = excluded.subdomains, updated_at = excluded.updated_at`,
@@ -127,10 +134,6 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now) {
   };
 
   return {
-    transaction<T>(fn: () => T): T {
-      return db.transaction(fn)();
-    },
-
     getAccount: (account: string) => {
       const row = s.account.get(account);
       return row ? toAccount(row) : null;
@@ -175,8 +178,9 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now) {
 
     getPlan(name: string): Plan | null {
       const row = s.plan.get(name);
-      return row ? { name: row.name, settings: JSON.parse(row.settings) as SettingsPatch, subdomains: JSON.parse(row.subdomains) as string[] } : null;
+      return row ? toPlan(row) : null;
     },
+    listPlans: (): Plan[] => s.plans.all().map(toPlan),
     savePlan(plan: Plan): void {
       s.upsertPlan.run({ name: plan.name, settings: JSON.stringify(plan.settings), subdomains: JSON.stringify(plan.subdomains), at: now() });
     },

@@ -1,5 +1,5 @@
 /**
- * The one panel event schema every adapter translates into (DESIGN.md, "Panel events").
+ * The one panel event schema every adapter translates into (README, "Panel events").
  * Adapters only translate; everything after this schema is panel-independent.
  */
 import { createHash } from 'node:crypto';

@@ -1,0 +1,91 @@
+/**
+ * `wpp plans`: the provider settings and subdomains each hosting plan gives its websites.
+ * A website gets its plan's settings when it is created, and again when its account changes
+ * plan (plan.changed); an account without a plan, or on a plan with no row, gets `default`.
+ */
+import { Command } from 'commander';
+import { z } from 'zod';
+import { DEFAULT_PLAN } from '../core/provisioning.js';
+import type { Plan } from '../core/types.js';
+import { createAccountsRepo } from '../db/accounts.repo.js';
+import { openPluginDatabase } from '../db/plugin-database.js';
+import { settingsPatchSchema, subdomainListSchema } from '../provider/spec.js';
+import { configFromEnv, optionProblems, optionValues, UsageError } from './shared.js';
+
+/** What a plan gets before anyone sets it: the provider's defaults and the `www` subdomain (as provisioning falls back). */
+const BUILT_IN: Omit<Plan, 'name'> = { settings: {}, subdomains: ['www'] };
+
+const planNameSchema = z.string().trim().min(1, 'the plan name is empty').max(100, 'the plan name is at most 100 characters');
+
+const jsonSettings = z.string().transform((text, ctx) => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `is not JSON (${error instanceof Error ? error.message : String(error)})` });
+    return z.NEVER;
+  }
+});
+
+const setOptions = z.object({
+  settings: jsonSettings.pipe(settingsPatchSchema).optional(),
+  subdomains: z
+    .string()
+    .transform((text) => (text.trim() === 'none' ? [] : text.split(',').map((label) => label.trim())))
+    .pipe(subdomainListSchema)
+    .optional(),
+});
+
+const describePlan = (plan: Plan, note = '') =>
+  `${plan.name}${note}\tsubdomains=${plan.subdomains.join(',') || '(none)'}\tsettings=${JSON.stringify(plan.settings)}`;
+
+function withAccounts<T>(fn: (accounts: ReturnType<typeof createAccountsRepo>) => T): T {
+  const db = openPluginDatabase(configFromEnv());
+  try {
+    return fn(createAccountsRepo(db));
+  } finally {
+    db.close();
+  }
+}
+
+function runPlans(): void {
+  withAccounts((accounts) => {
+    const plans = accounts.listPlans();
+    if (!plans.some((plan) => plan.name === DEFAULT_PLAN)) console.log(describePlan({ name: DEFAULT_PLAN, ...BUILT_IN }, ' (built in)'));
+    for (const plan of plans) console.log(describePlan(plan));
+  });
+}
+
+/** Checks every option first (one message names each problem, nothing changes), then saves the plan. */
+function runPlansSet(name: string, raw: Record<string, unknown>): void {
+  const problems: string[] = [];
+  const planName = planNameSchema.safeParse(name);
+  if (!planName.success) problems.push(...planName.error.issues.map((issue) => `<name>: ${issue.message}`));
+  const options = setOptions.safeParse(raw);
+  if (!options.success) problems.push(...optionProblems(options.error));
+  if (options.success && options.data.settings === undefined && options.data.subdomains === undefined) {
+    problems.push('give --settings, --subdomains or both: options not given keep their value');
+  }
+  if (problems.length > 0 || !planName.success || !options.success) throw new UsageError(problems.join('\n'));
+  withAccounts((accounts) => {
+    const current = accounts.getPlan(planName.data) ?? { name: planName.data, ...BUILT_IN };
+    const saved: Plan = { ...current, ...(options.data.settings ? { settings: options.data.settings } : {}), ...(options.data.subdomains ? { subdomains: options.data.subdomains } : {}) };
+    accounts.savePlan(saved);
+    console.log(describePlan(saved));
+    console.log('Applies to websites added from now on, and to every website of an account when it changes plan.');
+  });
+}
+
+export const plansCommand = () => {
+  const plans = new Command('plans')
+    .description('list the hosting plans: the provider settings and subdomains each gives new websites')
+    .enablePositionalOptions()
+    .action(() => runPlans());
+  plans
+    .command('set')
+    .description('create a plan or change it; options not given keep their value')
+    .argument('<name>', 'the plan as the panel names it (default: accounts without a plan)')
+    .option('--settings <json>', 'provider settings the websites get, replacing the plan\'s: {"rules":{...},"rulesets":{...},"loadbalancer":{...}}, checked against the API')
+    .option('--subdomains <list>', 'subdomains a new website gets, comma-separated (www,shop), or none')
+    .action((name: string, _options, command: Command) => runPlansSet(name, optionValues(command)));
+  return plans;
+};
