@@ -39,7 +39,13 @@ interface RoundResult {
   cpu: string;
 }
 
-async function runRound(round: number, n: number, accounts: number, concurrency: number, cpuProf: string | undefined): Promise<RoundResult> {
+async function runRound(
+  round: number,
+  n: number,
+  accounts: number,
+  concurrency: number,
+  cpuProf: string | undefined,
+): Promise<RoundResult> {
   const dir = createTempDir('wpp-bench-drain-');
   const sandboxDir = join(dir, 'sandbox');
   const pluginDir = join(dir, 'plugin');
@@ -104,21 +110,37 @@ async function runRound(round: number, n: number, accounts: number, concurrency:
     try {
       // Besides the events, the plugin may queue its own jobs (server.register with WPP_SERVER_IP).
       const counts = createJobsRepo(check).counts();
-      const { events } = check.prepare("SELECT COUNT(*) AS events FROM jobs WHERE kind = 'panel.event' AND state = 'done'").get() as { events: number };
+      const { events } = check.prepare("SELECT COUNT(*) AS events FROM jobs WHERE kind = 'panel.event' AND state = 'done'").get() as {
+        events: number;
+      };
       if (events !== n || counts.dead !== 0 || counts.pending + counts.running !== 0) {
-        const errors = check.prepare("SELECT last_error AS e, COUNT(*) AS c FROM jobs WHERE last_error IS NOT NULL GROUP BY e LIMIT 5").all();
-        throw new Error(`expected ${n} done panel.event jobs, got ${events} (${JSON.stringify(counts)}); errors: ${JSON.stringify(errors)}`);
+        const errors = check
+          .prepare('SELECT last_error AS e, COUNT(*) AS c FROM jobs WHERE last_error IS NOT NULL GROUP BY e LIMIT 5')
+          .all();
+        throw new Error(
+          `expected ${n} done panel.event jobs, got ${events} (${JSON.stringify(counts)}); errors: ${JSON.stringify(errors)}`,
+        );
       }
-      durations = (check.prepare("SELECT j.finished_at - c.claimed_at AS ms FROM jobs j JOIN bench_claims c ON c.job_id = j.id WHERE j.kind = 'panel.event'").all() as { ms: number }[]).map((row) => row.ms);
+      durations = (
+        check
+          .prepare(
+            "SELECT j.finished_at - c.claimed_at AS ms FROM jobs j JOIN bench_claims c ON c.job_id = j.id WHERE j.kind = 'panel.event'",
+          )
+          .all() as { ms: number }[]
+      ).map((row) => row.ms);
       if (durations.length !== n) throw new Error(`claim times recorded for ${durations.length} of ${n} jobs`);
     } finally {
       check.close();
     }
 
-    const response = await fetch(`${sandbox.ready.url}/v1.0/website`, { headers: { authorization: `Bearer ${sandbox.ready.partnerKey}`, accept: 'application/json' } });
+    const response = await fetch(`${sandbox.ready.url}/v1.0/website`, {
+      headers: { authorization: `Bearer ${sandbox.ready.partnerKey}`, accept: 'application/json' },
+    });
     const websites = (await response.json()) as unknown[];
     if (!response.ok || !Array.isArray(websites) || websites.length !== n) {
-      throw new Error(`the sandbox holds ${Array.isArray(websites) ? websites.length : '?'} websites (HTTP ${response.status}), expected ${n}`);
+      throw new Error(
+        `the sandbox holds ${Array.isArray(websites) ? websites.length : '?'} websites (HTTP ${response.status}), expected ${n}`,
+      );
     }
     const sandboxPeakRss = peakRssMb(sandbox.pid);
     return {

@@ -107,7 +107,10 @@ export async function run(args: string[]) {
       };
       console.error(`  cpu during healthz: ${share(cpu0, cpu1, healthz.seconds)}; during ingest: ${share(cpu1, cpu2, ingest.seconds)}`);
       const failures = n - (ingest.statuses[202] ?? 0);
-      if (failures > 0) throw new Error(`${failures} of ${n} events were not answered 202 (${JSON.stringify(ingest.statuses)}); first: ${ingest.firstFailure}`);
+      if (failures > 0)
+        throw new Error(
+          `${failures} of ${n} events were not answered 202 (${JSON.stringify(ingest.statuses)}); first: ${ingest.firstFailure}`,
+        );
       const stored = (countEvents.get() as { n: number }).n - before;
       if (stored !== n) throw new Error(`the jobs table holds ${stored} new panel.event jobs, expected ${n}`);
 

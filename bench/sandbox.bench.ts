@@ -26,7 +26,12 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 export async function run(args: string[]) {
   const { values } = parseArgs({
     args,
-    options: { websites: { type: 'string', default: '1000' }, requests: { type: 'string', default: '20000' }, concurrency: { type: 'string', default: '32' }, rounds: { type: 'string', default: '3' } },
+    options: {
+      websites: { type: 'string', default: '1000' },
+      requests: { type: 'string', default: '20000' },
+      concurrency: { type: 'string', default: '32' },
+      rounds: { type: 'string', default: '3' },
+    },
   });
   const websites = Number(values.websites);
   const total = Number(values.requests);

@@ -86,9 +86,13 @@ export async function run(args: string[]) {
   if (!(n > 0 && users <= n && limit > 0 && rawN > 0 && rawRounds > 0 && concurrency > 0)) throw new Error('bad options');
 
   const dir = createTempDir('wpp-bench-sync-');
-  const sandbox = await startChild<{ url: string; partnerKey: string }>(CHILD, ['sandbox', JSON.stringify({ dataDir: join(dir, 'sandbox') })], {
-    stderr: join(dir, 'sandbox.log'),
-  });
+  const sandbox = await startChild<{ url: string; partnerKey: string }>(
+    CHILD,
+    ['sandbox', JSON.stringify({ dataDir: join(dir, 'sandbox') })],
+    {
+      stderr: join(dir, 'sandbox.log'),
+    },
+  );
   let plugin: ChildServer<{ pid: number; rss_mb: number }> | undefined;
   const agent = createAgent(concurrency);
   try {
@@ -133,11 +137,13 @@ export async function run(args: string[]) {
     const headers = { authorization: `Bearer ${partnerKey}`, accept: 'application/json' };
     // A stride that is coprime with n walks the seeded domains evenly.
     const stride = [7919, 7907, 7901].find((p) => n % p !== 0) ?? 1;
-    const statistics = (offset: number) => (i: number): PreparedRequest => ({
-      method: 'GET',
-      path: `/v1.0/website/${domainOf((offset + i * stride) % n)}/statistics`,
-      headers,
-    });
+    const statistics =
+      (offset: number) =>
+      (i: number): PreparedRequest => ({
+        method: 'GET',
+        path: `/v1.0/website/${domainOf((offset + i * stride) % n)}/statistics`,
+        headers,
+      });
     await runLoad({ agent, url, concurrency, requests: statistics(0), n: Math.min(2000, rawN), expect: 200 });
     const raw: number[] = [];
     const rawP99: number[] = [];
@@ -183,9 +189,12 @@ export async function run(args: string[]) {
       problems.push(`read ${report.sync.read} and failed ${report.sync.failed} of ${n}${report.sync.skipped ? ' (skipped)' : ''}`);
     }
     if (report.check.latest_ok !== n) problems.push(`stats_latest holds ${report.check.latest_ok} good reads, expected ${n}`);
-    if (report.check.usage_hits !== expected.totalHits) problems.push(`usage adds up to ${report.check.usage_hits} hits, seeded ${expected.totalHits}`);
+    if (report.check.usage_hits !== expected.totalHits)
+      problems.push(`usage adds up to ${report.check.usage_hits} hits, seeded ${expected.totalHits}`);
     if (report.enforce.paused !== expected.over || report.check.paused_by_enforcement !== expected.over) {
-      problems.push(`enforcement paused ${report.enforce.paused} (${report.check.paused_by_enforcement} in the database), expected ${expected.over}`);
+      problems.push(
+        `enforcement paused ${report.enforce.paused} (${report.check.paused_by_enforcement} in the database), expected ${expected.over}`,
+      );
     }
     if (problems.length > 0) throw new Error(`the sync bench's checks failed: ${problems.join('; ')}`);
     if (report.enforce.warnings !== expected.warning) {

@@ -21,9 +21,7 @@ const envBoolean = z
   .transform((value) => ['true', '1', 'yes', 'on'].includes(value));
 
 const port = z.coerce.number().int().min(0).max(65_535);
-const httpUrl = z
-  .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
-  .transform((value) => value.replace(/\/+$/, ''));
+const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).transform((value) => value.replace(/\/+$/, ''));
 
 /** Facts about this machine that defaults come from; tests pass their own. */
 export interface MachineFacts {
@@ -90,7 +88,11 @@ const envSchema = z.object({
   WPP_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(1440).default(5),
   /** Statistics requests in flight at once; also the accounts an enforcement pass works on at once. Default 16. */
   WPP_SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  /** Provider requests per second of a statistics sync and of an enforcement pass; 0 for no limit. Default 40 (under the provider's usual per-key rate). Whole: the rate limiter (p-queue) refuses a fraction below 1 and rounds others up. */
+  /**
+   * Provider requests per second of a statistics sync and of an enforcement pass; 0 for no limit.
+   * Default 40 (under the provider's usual per-key rate). Whole: the rate limiter (p-queue)
+   * refuses a fraction below 1 and rounds others up.
+   */
   WPP_SYNC_RATE: z.coerce.number().int().min(0).max(100_000).default(40),
   /** Receives every enforcement action and warning as signed JSON (X-WPP-Signature, the panel secret). Default: none, nothing is sent. */
   WPP_NOTIFY_URL: httpUrl.optional(),
@@ -213,11 +215,19 @@ export type StandaloneConfig = Omit<Config, 'provider'>;
  */
 export function loadConfig(env: Env, machine?: MachineFacts, scope?: 'plugin'): Config;
 export function loadConfig(env: Env, machine: MachineFacts | undefined, scope: 'standalone'): StandaloneConfig;
-export function loadConfig(env: Env, machine: MachineFacts = readMachineFacts(), scope: 'plugin' | 'standalone' = 'plugin'): Config | StandaloneConfig {
+export function loadConfig(
+  env: Env,
+  machine: MachineFacts = readMachineFacts(),
+  scope: 'plugin' | 'standalone' = 'plugin',
+): Config | StandaloneConfig {
   // An empty variable means "not set", as shells and panels often export them empty.
-  const present = Object.fromEntries(Object.entries(env).filter(([key, value]) => key.startsWith('WPP_') && value !== undefined && value !== ''));
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([key, value]) => key.startsWith('WPP_') && value !== undefined && value !== ''),
+  );
   const result = envSchema.safeParse(present);
-  const problems = result.success ? [] : result.error.issues.map((issue) => ({ path: String(issue.path[0] ?? ''), message: issue.message }));
+  const problems = result.success
+    ? []
+    : result.error.issues.map((issue) => ({ path: String(issue.path[0] ?? ''), message: issue.message }));
   if (scope === 'plugin' && result.success && result.data.WPP_PROVIDER_URL && !result.data.WPP_PROVIDER_API_KEY) {
     problems.push({ path: 'WPP_PROVIDER_API_KEY', message: 'is required when WPP_PROVIDER_URL is set' });
   }
@@ -243,7 +253,10 @@ export function loadConfig(env: Env, machine: MachineFacts = readMachineFacts(),
     server: {
       // With the embedded sandbox nothing is really protected, so loopback is a fine demo origin.
       ip: e.WPP_SERVER_IP ?? machine.primaryIp ?? (e.WPP_PROVIDER_URL ? undefined : '127.0.0.1'),
-      name: e.WPP_SERVER_NAME ?? machine.hostname, zone: e.WPP_SERVER_ZONE, tag: e.WPP_SERVER_TAG },
+      name: e.WPP_SERVER_NAME ?? machine.hostname,
+      zone: e.WPP_SERVER_ZONE,
+      tag: e.WPP_SERVER_TAG,
+    },
     accountDomain: e.WPP_ACCOUNT_DOMAIN ?? defaultAccountDomain(machine),
     autoProtect: e.WPP_AUTO_PROTECT,
     worker: { concurrency: e.WPP_WORKER_CONCURRENCY, maxAttempts: e.WPP_JOB_MAX_ATTEMPTS, leaseMs: e.WPP_JOB_LEASE_SECONDS * 1000 },

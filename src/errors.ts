@@ -57,7 +57,13 @@ const HTTP_STATUS: Record<AppErrorCode, number> = {
 export const MAX_ERROR_DETAILS = 50;
 
 /** The JSON body of every error answer of the plugin. */
-export function errorBody(error: AppError): { status: 'error'; code: AppErrorCode; message: string; details: ErrorDetail[]; details_omitted: number } {
+export function errorBody(error: AppError): {
+  status: 'error';
+  code: AppErrorCode;
+  message: string;
+  details: ErrorDetail[];
+  details_omitted: number;
+} {
   return {
     status: 'error',
     code: error.code,

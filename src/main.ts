@@ -89,7 +89,10 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   const logger = options.logger ?? createLogger(config);
   const now = options.now ?? Date.now;
   const panelSecret = ensurePanelSecret(config);
-  const db = openPluginDatabase(config, { notice: (message) => logger.warn(message), ...(role.serves ? { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS } : {}) });
+  const db = openPluginDatabase(config, {
+    notice: (message) => logger.warn(message),
+    ...(role.serves ? { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS } : {}),
+  });
   const life = createLifecycle();
   life.onClose(() => void db.close());
   try {
@@ -97,7 +100,11 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
     const accounts = createAccountsRepo(db, now);
     const stats = createStatisticsRepo(db, now);
     if (role.serves) holdServeLock(config, stats, logger, life);
-    const { provider, sandbox, url: providerUrl } = await connectProvider(config, { startsSandbox: role.serves, logger, life, client: options.providerOptions });
+    const {
+      provider,
+      sandbox,
+      url: providerUrl,
+    } = await connectProvider(config, { startsSandbox: role.serves, logger, life, client: options.providerOptions });
 
     // The worker is created once the server has its port (callback URLs need it); queueing wakes it.
     let wakeWorker = () => {};
@@ -112,7 +119,13 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
       provider,
       logger,
       now,
-      settings: { accountDomain: config.accountDomain, publicUrl: config.publicUrl ?? url, panelSecret, autoProtect: config.autoProtect, server: config.server },
+      settings: {
+        accountDomain: config.accountDomain,
+        publicUrl: config.publicUrl ?? url,
+        panelSecret,
+        autoProtect: config.autoProtect,
+        server: config.server,
+      },
       sync: config.sync,
       notify: config.notifyUrl ? (action) => queue.notify(action) : undefined,
       signal: life.signal,
@@ -121,7 +134,12 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
     const worker = startBackground(
       { config, jobs, stats, accounts, queue, services, panelSecret, logger, now, life },
       // Registration belongs to the long-running server; other roles need not queue it.
-      { runWorker: options.worker ?? role.runsWorker, runSchedule: options.scheduler ?? role.runsSchedule, registerServer: role.serves, workerOverrides: options.workerOptions },
+      {
+        runWorker: options.worker ?? role.runsWorker,
+        runSchedule: options.scheduler ?? role.runsSchedule,
+        registerServer: role.serves,
+        workerOverrides: options.workerOptions,
+      },
     );
     wakeWorker = worker.wake;
 

@@ -10,9 +10,7 @@ export const manifestSchema = z.strictObject({
   version: z.string().regex(/^\d+\.\d+\.\d+/),
   description: z.string().min(1),
   entryPoints: z.record(z.string(), z.string().min(1)),
-  hooks: z.array(
-    z.strictObject({ panel: z.string(), event: z.string(), command: z.string(), stage: z.enum(['pre', 'post']).optional() }),
-  ),
+  hooks: z.array(z.strictObject({ panel: z.string(), event: z.string(), command: z.string(), stage: z.enum(['pre', 'post']).optional() })),
   cron: z.array(z.strictObject({ name: z.string(), schedule: z.string(), command: z.string() })),
   menu: z.array(z.strictObject({ id: z.string(), title: z.string(), audience: z.enum(['customer', 'admin']), path: z.string() })),
   settings: z.array(

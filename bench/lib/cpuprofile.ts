@@ -39,7 +39,8 @@ export function summarize(profile: Profile, top = 25): string {
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
 
-  const label = (node: ProfileNode) => `${node.callFrame.functionName || '(anonymous)'} ${moduleOf(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
+  const label = (node: ProfileNode) =>
+    `${node.callFrame.functionName || '(anonymous)'} ${moduleOf(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
   const idle = (node: ProfileNode) => ['(idle)', '(program)', '(garbage collector)'].includes(node.callFrame.functionName);
   let total = 0;
   let idleUs = 0;

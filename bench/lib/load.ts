@@ -61,7 +61,10 @@ export async function runLoad(options: {
 }): Promise<LoadResult> {
   const { agent, concurrency, n, expect } = options;
   const base = new URL(options.url);
-  const at = typeof options.requests === 'function' ? options.requests : (i: number) => (options.requests as PreparedRequest[])[i] as PreparedRequest;
+  const at =
+    typeof options.requests === 'function'
+      ? options.requests
+      : (i: number) => (options.requests as PreparedRequest[])[i] as PreparedRequest;
   const latencies = new Float64Array(n);
   const statuses: Record<number, number> = {};
   let firstFailure: string | null = null;

@@ -44,10 +44,14 @@ export interface ChildOptions {
  */
 export async function startChild<T>(script: string, args: string[], options: ChildOptions = {}): Promise<ChildServer<T>> {
   const stderrFd = options.stderr && options.stderr !== 'inherit' ? openSync(options.stderr, 'a') : 'inherit';
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), ...(script.endsWith('.mjs') ? [] : ['--import', 'tsx']), script, ...args], {
-    stdio: ['pipe', 'pipe', stderrFd],
-    env: { ...process.env, ...options.env },
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...(options.nodeFlags ?? []), ...(script.endsWith('.mjs') ? [] : ['--import', 'tsx']), script, ...args],
+    {
+      stdio: ['pipe', 'pipe', stderrFd],
+      env: { ...process.env, ...options.env },
+    },
+  );
   if (typeof stderrFd === 'number') closeSync(stderrFd);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const lines: string[] = [];

@@ -42,7 +42,11 @@ export function trafficOf(i: number, limit: number): SeededTraffic {
   const band = bandOf(i);
   const u = unit(i, 1);
   const hits =
-    band === 'over' ? limit + Math.floor(u * limit) : band === 'warning' ? Math.floor(limit * (0.85 + 0.14 * u)) : 1 + Math.floor(u * (limit / 2 - 1));
+    band === 'over'
+      ? limit + Math.floor(u * limit)
+      : band === 'warning'
+        ? Math.floor(limit * (0.85 + 0.14 * u))
+        : 1 + Math.floor(u * (limit / 2 - 1));
   const blocked = Math.floor(hits * 0.1 * unit(i, 2));
   const mitigated = Math.floor(hits * 0.05 * unit(i, 3));
   return { hits, blocked, mitigated };
@@ -93,7 +97,13 @@ async function inParallel(count: number, concurrency: number, fn: (i: number) =>
  * The provider side: `users` users through /v1.0/user, then every user's websites through
  * POST /_sandbox/websites/bulk, then every website's hits through POST /_sandbox/traffic.
  */
-export async function seedSandbox(options: { url: string; partnerKey: string; n: number; users: number; limit: number }): Promise<SeededUser[]> {
+export async function seedSandbox(options: {
+  url: string;
+  partnerKey: string;
+  n: number;
+  users: number;
+  limit: number;
+}): Promise<SeededUser[]> {
   const { url, partnerKey, n, users, limit } = options;
   const seeded: SeededUser[] = new Array<SeededUser>(users);
   await inParallel(users, 16, async (u) => {
@@ -105,7 +115,11 @@ export async function seedSandbox(options: { url: string; partnerKey: string; n:
     const domains: string[] = [];
     for (let i = u; i < n; i += users) domains.push(domainOf(i));
     if (domains.length === 0) return;
-    const answer = (await call(url, partnerKey, 'POST', '/_sandbox/websites/bulk', { user_id: userIdOf(`customer${u}`), domains, ip: [ORIGIN_IP] })) as { created: number };
+    const answer = (await call(url, partnerKey, 'POST', '/_sandbox/websites/bulk', {
+      user_id: userIdOf(`customer${u}`),
+      domains,
+      ip: [ORIGIN_IP],
+    })) as { created: number };
     if (answer.created !== domains.length) throw new Error(`bulk created ${answer.created} of ${domains.length} websites`);
   });
   for (let start = 0; start < n; start += 20_000) {

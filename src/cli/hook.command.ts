@@ -27,7 +27,9 @@ import { configFromEnv, standaloneConfigFromEnv } from './shared.js';
  */
 const mayNotWrite = (error: unknown) => {
   const code = (error as { code?: string }).code ?? '';
-  return ['EACCES', 'EPERM', 'EROFS', 'SQLITE_CANTOPEN', 'SQLITE_PERM', 'DATA_INSECURE'].includes(code) || code.startsWith('SQLITE_READONLY');
+  return (
+    ['EACCES', 'EPERM', 'EROFS', 'SQLITE_CANTOPEN', 'SQLITE_PERM', 'DATA_INSECURE'].includes(code) || code.startsWith('SQLITE_READONLY')
+  );
 };
 
 async function postEvents(config: Config, events: PanelEvent[]): Promise<IngestResult[]> {
@@ -38,13 +40,20 @@ async function postEvents(config: Config, events: PanelEvent[]): Promise<IngestR
     body,
     signal: AbortSignal.timeout(10_000),
   });
-  const answer = (await response.json().catch(() => ({}))) as { message?: string; events?: { id: string; type: PanelEvent['type']; job: number; created: boolean }[] };
+  const answer = (await response.json().catch(() => ({}))) as {
+    message?: string;
+    events?: { id: string; type: PanelEvent['type']; job: number; created: boolean }[];
+  };
   if (!response.ok || !answer.events) throw new Error(`the plugin answered ${response.status}: ${answer.message ?? 'no message'}`);
   return answer.events.map((e) => ({ eventId: e.id, type: e.type, jobId: e.job, created: e.created }));
 }
 
 /** Writes the events into the jobs table, or posts them when this process cannot open it. */
-export async function deliverEvents(config: Config, events: PanelEvent[], open: (config: Config) => Db = openPluginDatabase): Promise<IngestResult[]> {
+export async function deliverEvents(
+  config: Config,
+  events: PanelEvent[],
+  open: (config: Config) => Db = openPluginDatabase,
+): Promise<IngestResult[]> {
   if (events.length === 0) return [];
   let db: Db | undefined;
   try {
@@ -69,12 +78,16 @@ async function readStdin(): Promise<string> {
 }
 
 /** A hook as commander read it: cPanel's --describe, the Plesk event or DirectAdmin hook name, emit's command line. */
-type HookCall = { panel: 'cpanel'; describe: boolean } | { panel: 'plesk' | 'directadmin'; name: string } | { panel: 'emit'; args: string[] };
+type HookCall =
+  { panel: 'cpanel'; describe: boolean } | { panel: 'plesk' | 'directadmin'; name: string } | { panel: 'emit'; args: string[] };
 
 /** Runs one hook; returns the process exit code. Output is one line, as panels expect. */
 async function runHook(call: HookCall): Promise<number> {
   const { panel } = call;
-  const print = panel === 'cpanel' ? (ok: boolean, message: string) => console.log(`${ok ? 1 : 0} ${message}`) : (ok: boolean, message: string) => (ok ? console.log(message) : console.error(`wpp hook ${panel}: ${message}`));
+  const print =
+    panel === 'cpanel'
+      ? (ok: boolean, message: string) => console.log(`${ok ? 1 : 0} ${message}`)
+      : (ok: boolean, message: string) => (ok ? console.log(message) : console.error(`wpp hook ${panel}: ${message}`));
 
   let result: AdapterResult;
   switch (call.panel) {

@@ -5,7 +5,10 @@ import type { Db } from '../db/open.js';
 import { openPluginDatabase } from '../db/plugin-database.js';
 import { configFromEnv, optionValues, UsageError, validateOptions } from './shared.js';
 
-const listOptions = z.object({ state: z.enum(JOB_STATES as [string, ...string[]]).optional(), limit: z.coerce.number().int().min(1).max(10_000) });
+const listOptions = z.object({
+  state: z.enum(JOB_STATES as [string, ...string[]]).optional(),
+  limit: z.coerce.number().int().min(1).max(10_000),
+});
 
 function withDatabase<T>(fn: (db: Db) => T): T {
   const db = openPluginDatabase(configFromEnv());
@@ -20,10 +23,15 @@ function runJobs(options: z.output<typeof listOptions>): void {
   withDatabase((db) => {
     const jobs = createJobsRepo(db);
     console.log(JSON.stringify(jobs.counts()));
-    for (const job of jobs.list({ ...(options.state ? { state: options.state as (typeof JOB_STATES)[number] } : {}), limit: options.limit })) {
+    for (const job of jobs.list({
+      ...(options.state ? { state: options.state as (typeof JOB_STATES)[number] } : {}),
+      limit: options.limit,
+    })) {
       // domain.added jobs are account-wide for ordering; their domain is in the event.
       const domain = job.domain ?? (job.payload as { domain?: string } | null)?.domain ?? '-';
-      console.log(`${job.id}\t${job.state}\t${job.kind}\t${job.account ?? '-'}\t${domain}\tattempts=${job.attempts}\t${job.lastError ?? ''}`);
+      console.log(
+        `${job.id}\t${job.state}\t${job.kind}\t${job.account ?? '-'}\t${domain}\tattempts=${job.attempts}\t${job.lastError ?? ''}`,
+      );
     }
   });
 }

@@ -68,7 +68,11 @@ function runPlansSet(name: string, raw: Record<string, unknown>): void {
   if (problems.length > 0 || !planName.success || !options.success) throw new UsageError(problems.join('\n'));
   withAccounts((accounts) => {
     const current = accounts.getPlan(planName.data) ?? { name: planName.data, ...BUILT_IN };
-    const saved: Plan = { ...current, ...(options.data.settings ? { settings: options.data.settings } : {}), ...(options.data.subdomains ? { subdomains: options.data.subdomains } : {}) };
+    const saved: Plan = {
+      ...current,
+      ...(options.data.settings ? { settings: options.data.settings } : {}),
+      ...(options.data.subdomains ? { subdomains: options.data.subdomains } : {}),
+    };
     accounts.savePlan(saved);
     console.log(describePlan(saved));
     console.log('Applies to websites added from now on, and to every website of an account when it changes plan.');
@@ -84,7 +88,10 @@ export const plansCommand = () => {
     .command('set')
     .description('create a plan or change it; options not given keep their value')
     .argument('<name>', 'the plan as the panel names it (default: accounts without a plan)')
-    .option('--settings <json>', 'provider settings the websites get, replacing the plan\'s: {"rules":{...},"rulesets":{...},"loadbalancer":{...}}, checked against the API')
+    .option(
+      '--settings <json>',
+      'provider settings the websites get, replacing the plan\'s: {"rules":{...},"rulesets":{...},"loadbalancer":{...}}, checked against the API',
+    )
     .option('--subdomains <list>', 'subdomains a new website gets, comma-separated (www,shop), or none')
     .action((name: string, _options, command: Command) => runPlansSet(name, optionValues(command)));
   return plans;

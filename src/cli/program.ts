@@ -16,7 +16,18 @@ export function createProgram(): Command {
     .addHelpText('after', '\nConfiguration comes from WPP_* environment variables (see README).')
     // Options after a subcommand are the subcommand's (`jobs retry --limit 5` is refused, not a list option).
     .enablePositionalOptions();
-  for (const command of [serveCommand(), workerCommand(), hookCommand(), jobsCommand(), syncStatsCommand(), enforceCommand(), limitsCommand(), plansCommand(), resumeCommand(), sandboxCommand()]) {
+  for (const command of [
+    serveCommand(),
+    workerCommand(),
+    hookCommand(),
+    jobsCommand(),
+    syncStatsCommand(),
+    enforceCommand(),
+    limitsCommand(),
+    plansCommand(),
+    resumeCommand(),
+    sandboxCommand(),
+  ]) {
     program.addCommand(command);
   }
   const strict = (command: Command): void => {

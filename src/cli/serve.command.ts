@@ -16,5 +16,7 @@ async function runServe(): Promise<void> {
 
 export const serveCommand = () =>
   new Command('serve')
-    .description('run the plugin: HTTP server (hooks, callbacks), job worker and scheduler; with the embedded provider sandbox when WPP_PROVIDER_URL is unset')
+    .description(
+      'run the plugin: HTTP server (hooks, callbacks), job worker and scheduler; with the embedded provider sandbox when WPP_PROVIDER_URL is unset',
+    )
     .action(runServe);

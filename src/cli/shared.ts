@@ -32,7 +32,10 @@ export function strictOptions(command: Command): Command {
     throw new UsageError(
       repeated
         // A flag's occurrences carry no value.
-        .map(([name, values]) => `--${name} given ${values.length} times${values[0] === undefined ? '' : ` (${values.map((v) => JSON.stringify(v)).join(', ')})`}: give each option once`)
+        .map(
+          ([name, values]) =>
+            `--${name} given ${values.length} times${values[0] === undefined ? '' : ` (${values.map((v) => JSON.stringify(v)).join(', ')})`}: give each option once`,
+        )
         .join('\n'),
     );
   });

@@ -10,7 +10,16 @@ import { openPluginDatabase } from '../db/plugin-database.js';
 import { startPlugin, type RunningPlugin } from '../main.js';
 import { accountNameSchema } from '../panel/events.js';
 import { normalizeDomain } from '../provider/spec.js';
-import { abortOnSignal, configFromEnv, optionProblems, optionValues, StoppedBySignal, UsageError, validateOptions, type OptionValues } from './shared.js';
+import {
+  abortOnSignal,
+  configFromEnv,
+  optionProblems,
+  optionValues,
+  StoppedBySignal,
+  UsageError,
+  validateOptions,
+  type OptionValues,
+} from './shared.js';
 
 /**
  * Exit codes of `wpp sync-stats` and `wpp enforce` (README, "Exit codes"). Stopped by a signal
@@ -41,7 +50,8 @@ async function withPlugin<T>(fn: (plugin: RunningPlugin, signal: AbortSignal) =>
   }
 }
 
-const stoppedBy = (signal: AbortSignal): StoppedBySignal => (signal.reason instanceof StoppedBySignal ? signal.reason : new StoppedBySignal('SIGTERM'));
+const stoppedBy = (signal: AbortSignal): StoppedBySignal =>
+  signal.reason instanceof StoppedBySignal ? signal.reason : new StoppedBySignal('SIGTERM');
 
 /** One line that rewrites itself on a terminal, or a line per 10% elsewhere (logs, cron mail). */
 function progressPrinter() {
@@ -61,7 +71,9 @@ async function runSyncStats(options: { enforce: boolean }): Promise<number> {
   return withPlugin(async (plugin, signal) => {
     const sync = await plugin.syncStatistics({ onProgress: progressPrinter(), signal });
     if (sync.skipped) {
-      console.log(`another statistics sync is running (${sync.holder ? describeHolder(sync.holder) : 'unknown holder'}): this one did nothing (run ${sync.runId})`);
+      console.log(
+        `another statistics sync is running (${sync.holder ? describeHolder(sync.holder) : 'unknown holder'}): this one did nothing (run ${sync.runId})`,
+      );
       return EXIT.locked;
     }
     if (sync.stopped) {
@@ -75,7 +87,10 @@ async function runSyncStats(options: { enforce: boolean }): Promise<number> {
     }
     console.log(`statistics: ${sync.read} websites read, ${sync.failed} failed, in ${sync.seconds.toFixed(1)} s (run ${sync.runId})`);
     const allFailed = sync.failed > 0 && sync.read === 0;
-    if (allFailed) console.error(`wpp: every statistics read failed (${sync.failed} of ${sync.total} websites), e.g. ${sync.firstError ?? 'unknown error'}`);
+    if (allFailed)
+      console.error(
+        `wpp: every statistics read failed (${sync.failed} of ${sync.total} websites), e.g. ${sync.firstError ?? 'unknown error'}`,
+      );
     if (options.enforce) {
       if (signal.aborted) {
         const stop = stoppedBy(signal);
@@ -122,11 +137,17 @@ const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
     if (value === 'none') return null;
     const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `${min} to ${max}`;
     const number = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
-    if (Number.isNaN(number)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(value)} is not a whole number: give plain decimal digits (${range}), or none to clear` });
-    else if (number < min || number > max) ctx.addIssue({ code: 'custom', message: `${value} is out of range: give ${range}, or none to clear` });
+    if (Number.isNaN(number))
+      ctx.addIssue({
+        code: 'custom',
+        message: `${JSON.stringify(value)} is not a whole number: give plain decimal digits (${range}), or none to clear`,
+      });
+    else if (number < min || number > max)
+      ctx.addIssue({ code: 'custom', message: `${value} is out of range: give ${range}, or none to clear` });
     return number;
   });
-const word = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: (issue) => `${JSON.stringify(issue.input)} is not one of ${values.join(', ')}` });
+const word = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: (issue) => `${JSON.stringify(issue.input)} is not one of ${values.join(', ')}` });
 
 /** The options that change a value of the row; everything else says which row. */
 const valueOptions = {
@@ -150,9 +171,7 @@ const layerKey = {
 /** A website row is read for its own hit limit, warning threshold and exemption only (core/limits.ts). */
 const accountWide = ['period', 'anchor-day', 'account-hits', 'domain-limit'] as const;
 
-const limitsArgs = z
-  .object({ scope: word(LIMIT_SCOPES), subject: z.string(), 'allow-unknown': z.boolean(), ...valueOptions })
-  .partial();
+const limitsArgs = z.object({ scope: word(LIMIT_SCOPES), subject: z.string(), 'allow-unknown': z.boolean(), ...valueOptions }).partial();
 
 /** Subjects as enforcement looks them up: domains like panel events (lower case, punycode), accounts like panel events, plans trimmed. */
 const subjectSchemas = {
@@ -190,13 +209,20 @@ export function limitsChange(raw: OptionValues, isKnown: IsKnown): LimitsChange 
 
   if (raw.scope === undefined) {
     if (given.length === 0 && subject === undefined && !allowUnknown) return null;
-    problems.push('--scope is required to change a limit (global, plan, account or website); without options, wpp limits only shows the table');
+    problems.push(
+      '--scope is required to change a limit (global, plan, account or website); without options, wpp limits only shows the table',
+    );
   } else if (given.length === 0) {
-    problems.push(`nothing to change: give at least one of ${Object.keys(valueOptions).map((name) => `--${name}`).join(', ')}`);
+    problems.push(
+      `nothing to change: give at least one of ${Object.keys(valueOptions)
+        .map((name) => `--${name}`)
+        .join(', ')}`,
+    );
   }
   let normalized = '';
   if (scope === 'global') {
-    if (subject !== undefined) problems.push('--subject does not apply to --scope global (the global row applies to every account and website)');
+    if (subject !== undefined)
+      problems.push('--subject does not apply to --scope global (the global row applies to every account and website)');
     if (allowUnknown) problems.push('--allow-unknown does not apply to --scope global');
   } else if (scope !== undefined) {
     if (subject === undefined) problems.push(`--scope ${scope} needs --subject (the ${scope} it applies to)`);
@@ -207,7 +233,9 @@ export function limitsChange(raw: OptionValues, isKnown: IsKnown): LimitsChange 
         normalized = result.data;
         const spelled = normalized === subject ? `"${subject}"` : `"${subject}" (${normalized})`;
         if (!allowUnknown && !isKnown(scope, normalized)) {
-          problems.push(`--subject: the plugin knows no ${scope} ${spelled}; check the spelling, or give --allow-unknown to set it before the ${scope} exists`);
+          problems.push(
+            `--subject: the plugin knows no ${scope} ${spelled}; check the spelling, or give --allow-unknown to set it before the ${scope} exists`,
+          );
         }
       }
     }
@@ -222,7 +250,6 @@ export function limitsChange(raw: OptionValues, isKnown: IsKnown): LimitsChange 
   return { scope, subject: normalized, changes };
 }
 
-
 /**
  * Shows the limits table, or changes one row: only the options given change (`none` clears
  * one), the rest of the row stays. Needs only the database, not the provider.
@@ -234,13 +261,16 @@ async function runLimits(options: OptionValues): Promise<number> {
     const change = limitsChange(
       options,
       // The default plan is every plan-less account's, so it is always known.
-      (scope, subject) => (scope === 'plan' && subject === DEFAULT_PLAN) || createStatisticsRepo(database()).limitSubjectExists(scope, subject),
+      (scope, subject) =>
+        (scope === 'plan' && subject === DEFAULT_PLAN) || createStatisticsRepo(database()).limitSubjectExists(scope, subject),
     );
     const db = database();
     const stats = createStatisticsRepo(db);
     if (change) {
       // Read and write under the write lock: two admins changing different values of one row both count.
-      db.transaction(() => stats.setLimits(change.scope, change.subject, { ...stats.limitLayer(change.scope, change.subject), ...change.changes })).immediate();
+      db.transaction(() =>
+        stats.setLimits(change.scope, change.subject, { ...stats.limitLayer(change.scope, change.subject), ...change.changes }),
+      ).immediate();
     }
     for (const [key, layer] of stats.limitLayers()) console.log(`${key}\t${JSON.stringify(layer)}`);
     return 0;
@@ -292,8 +322,14 @@ export const limitsCommand = () =>
     .option('--account-hits <n>', `hits per period of all an account's websites together (${notForWebsites}); ${none}`)
     .option('--domain-limit <n>', `websites an account may protect (${notForWebsites}); ${none}`)
     .option('--period <period>', `monthly or daily (${notForWebsites}; ${DEFAULT_LIMITS.period} where no row sets it); ${none}`)
-    .option('--anchor-day <day>', `day a monthly period starts, 1-28 (${notForWebsites}; ${DEFAULT_LIMITS.anchorDay} where no row sets it); ${none}`)
-    .option('--warning-percent <p>', `warn at this share of a limit, 1-100 (${DEFAULT_LIMITS.warningPercent} where no row sets it); ${none}`)
+    .option(
+      '--anchor-day <day>',
+      `day a monthly period starts, 1-28 (${notForWebsites}; ${DEFAULT_LIMITS.anchorDay} where no row sets it); ${none}`,
+    )
+    .option(
+      '--warning-percent <p>',
+      `warn at this share of a limit, 1-100 (${DEFAULT_LIMITS.warningPercent} where no row sets it); ${none}`,
+    )
     .option('--exempt <bool>', `true: never paused by enforcement, or false; ${none}`)
     .addHelpText('after', '\nNumbers are plain decimal digits. Every bad option is refused (exit 2) and nothing changes.')
     .action(async (_options, command: Command) => {

@@ -13,11 +13,16 @@ async function runWorker(options: { once?: boolean }): Promise<void> {
   }
   try {
     const result = await plugin.drain();
-    console.log(`drained: ${result.done} done, ${result.failed} retried later, ${result.dead} dead; ${JSON.stringify(plugin.jobs.counts())}`);
+    console.log(
+      `drained: ${result.done} done, ${result.failed} retried later, ${result.dead} dead; ${JSON.stringify(plugin.jobs.counts())}`,
+    );
   } finally {
     await plugin.close();
   }
 }
 
 export const workerCommand = () =>
-  new Command('worker').description('run the job worker alone, until SIGTERM').option('--once', 'drain the due jobs, then exit').action(runWorker);
+  new Command('worker')
+    .description('run the job worker alone, until SIGTERM')
+    .option('--once', 'drain the due jobs, then exit')
+    .action(runWorker);

@@ -75,8 +75,23 @@ export function createEnforcement(deps: EnforcementDeps) {
   }
 
   /** Carries out one decision: `left_alone` when the provider showed someone else had already acted. */
-  async function apply(decision: Decision, website: Website | null, account: string, period: Period, at: number): Promise<'done' | 'left_alone' | 'none'> {
-    const base = { at, account, domain: decision.domain, actor: 'enforcement', usage: decision.usage, limitValue: decision.limit, periodStart: period.start, periodEnd: period.end };
+  async function apply(
+    decision: Decision,
+    website: Website | null,
+    account: string,
+    period: Period,
+    at: number,
+  ): Promise<'done' | 'left_alone' | 'none'> {
+    const base = {
+      at,
+      account,
+      domain: decision.domain,
+      actor: 'enforcement',
+      usage: decision.usage,
+      limitValue: decision.limit,
+      periodStart: period.start,
+      periodEnd: period.end,
+    };
     switch (decision.kind) {
       case 'warning':
         record({
@@ -93,14 +108,37 @@ export function createEnforcement(deps: EnforcementDeps) {
         const remote = await statusAtProvider(website);
         if (remote === 'paused') {
           // Paused outside the plugin: that pause is not enforcement's to claim, nor later to undo.
-          accounts.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'external', providerStatus: remote, providerCheckedAt: at });
+          accounts.saveWebsite({
+            ...website,
+            desiredStatus: 'paused',
+            pausedBy: 'external',
+            providerStatus: remote,
+            providerCheckedAt: at,
+          });
           logger.info({ domain: website.domain }, 'website already paused outside the plugin: enforcement leaves it alone');
           return 'left_alone';
         }
-        record({ ...base, action: 'pause', reason: decision.reason, statusBefore: website.desiredStatus, statusAfter: 'paused', actionKey: `pause:${website.domain}:${period.start}:${decision.reason}:${decision.limit}` });
+        record({
+          ...base,
+          action: 'pause',
+          reason: decision.reason,
+          statusBefore: website.desiredStatus,
+          statusAfter: 'paused',
+          actionKey: `pause:${website.domain}:${period.start}:${decision.reason}:${decision.limit}`,
+        });
         const providerStatus = await setStatus(website, 'paused');
-        accounts.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'enforcement', enforcementPausedPeriod: period.start, providerStatus, providerCheckedAt: at });
-        logger.info({ domain: website.domain, reason: decision.reason, usage: decision.usage, limit: decision.limit }, 'website paused by enforcement');
+        accounts.saveWebsite({
+          ...website,
+          desiredStatus: 'paused',
+          pausedBy: 'enforcement',
+          enforcementPausedPeriod: period.start,
+          providerStatus,
+          providerCheckedAt: at,
+        });
+        logger.info(
+          { domain: website.domain, reason: decision.reason, usage: decision.usage, limit: decision.limit },
+          'website paused by enforcement',
+        );
         return 'done';
       }
       case 'resume': {
@@ -108,13 +146,34 @@ export function createEnforcement(deps: EnforcementDeps) {
         const remote = await statusAtProvider(website);
         if (remote === 'online') {
           // Resumed outside the plugin already: nothing to send, and no resume of enforcement's to record.
-          accounts.saveWebsite({ ...website, desiredStatus: 'online', pausedBy: null, enforcementPausedPeriod: null, providerStatus: remote, providerCheckedAt: at });
+          accounts.saveWebsite({
+            ...website,
+            desiredStatus: 'online',
+            pausedBy: null,
+            enforcementPausedPeriod: null,
+            providerStatus: remote,
+            providerCheckedAt: at,
+          });
           logger.info({ domain: website.domain }, 'website already resumed outside the plugin');
           return 'left_alone';
         }
-        record({ ...base, action: 'resume', reason: decision.reason, statusBefore: website.desiredStatus, statusAfter: 'online', actionKey: `resume:${website.domain}:${website.enforcementPausedPeriod ?? 0}:${period.start}:${decision.limit ?? 'none'}` });
+        record({
+          ...base,
+          action: 'resume',
+          reason: decision.reason,
+          statusBefore: website.desiredStatus,
+          statusAfter: 'online',
+          actionKey: `resume:${website.domain}:${website.enforcementPausedPeriod ?? 0}:${period.start}:${decision.limit ?? 'none'}`,
+        });
         const providerStatus = await setStatus(website, 'online');
-        accounts.saveWebsite({ ...website, desiredStatus: 'online', pausedBy: null, enforcementPausedPeriod: null, providerStatus, providerCheckedAt: at });
+        accounts.saveWebsite({
+          ...website,
+          desiredStatus: 'online',
+          pausedBy: null,
+          enforcementPausedPeriod: null,
+          providerStatus,
+          providerCheckedAt: at,
+        });
         logger.info({ domain: website.domain, reason: decision.reason }, 'website resumed by enforcement');
         return 'done';
       }
@@ -159,7 +218,10 @@ export function createEnforcement(deps: EnforcementDeps) {
           else result.warnings++;
         } catch (error) {
           result.failed++;
-          logger.warn({ account, domain: decision.domain, decision: decision.kind, error: describeError(error) }, 'enforcement action failed; tried again next pass');
+          logger.warn(
+            { account, domain: decision.domain, decision: decision.kind, error: describeError(error) },
+            'enforcement action failed; tried again next pass',
+          );
         }
       }
     };
@@ -215,7 +277,15 @@ export function createEnforcement(deps: EnforcementDeps) {
         actionKey: `admin_resume:${domain}:${period.start}:${at}`,
       });
       const providerStatus = await setStatus(website, 'online');
-      const next = { ...website, desiredStatus: 'online' as const, pausedBy: null, enforcementPausedPeriod: null, adminOverrideUntil: period.end, providerStatus, providerCheckedAt: at };
+      const next = {
+        ...website,
+        desiredStatus: 'online' as const,
+        pausedBy: null,
+        enforcementPausedPeriod: null,
+        adminOverrideUntil: period.end,
+        providerStatus,
+        providerCheckedAt: at,
+      };
       accounts.saveWebsite(next);
       return { ...next, updatedAt: at };
     },

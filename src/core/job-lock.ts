@@ -43,16 +43,19 @@ export function acquireJobLock(stats: StatisticsRepo, name: string, logger: Logg
   const crashed = stats.markCrashedRuns(name);
   if (crashed > 0) logger.warn({ job: name, runs: crashed }, 'runs left running by a process that ended are marked crashed');
   let lost = false;
-  const renewal = setInterval(() => {
-    try {
-      if (!attempt.lock.renew() && !lost) {
-        lost = true;
-        logger.warn({ job: name }, 'the job lock expired and was taken by another run');
+  const renewal = setInterval(
+    () => {
+      try {
+        if (!attempt.lock.renew() && !lost) {
+          lost = true;
+          logger.warn({ job: name }, 'the job lock expired and was taken by another run');
+        }
+      } catch (error) {
+        logger.warn({ job: name, error: describeError(error) }, 'could not renew the job lock');
       }
-    } catch (error) {
-      logger.warn({ job: name, error: describeError(error) }, 'could not renew the job lock');
-    }
-  }, Math.max(1000, Math.floor(ttlMs / 4)));
+    },
+    Math.max(1000, Math.floor(ttlMs / 4)),
+  );
   renewal.unref();
   return {
     taken: true,
@@ -67,7 +70,13 @@ export function acquireJobLock(stats: StatisticsRepo, name: string, logger: Logg
  * Runs `fn` holding the job's lock. When another run holds it, records a `skipped` run and
  * throws LockHeldError naming the holder.
  */
-export async function runExclusive<T>(stats: StatisticsRepo, name: string, logger: Logger, now: () => number, fn: () => Promise<T>): Promise<T> {
+export async function runExclusive<T>(
+  stats: StatisticsRepo,
+  name: string,
+  logger: Logger,
+  now: () => number,
+  fn: () => Promise<T>,
+): Promise<T> {
   const lock = acquireJobLock(stats, name, logger);
   if (!lock.taken) {
     recordSkipped(stats, name, now(), lock.holder);

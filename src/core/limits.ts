@@ -51,7 +51,11 @@ export type LimitResolver = ReturnType<typeof createLimitResolver>;
  * domain limit on every domain.added) where reading the whole limits table would be waste.
  */
 export function accountLimitsOf(stats: StatisticsRepo, accounts: AccountsRepo, account: string): EffectiveLimits {
-  return resolveLimits([stats.limitLayer('account', account), stats.limitLayer('plan', planOfAccount(accounts, account)), stats.limitLayer('global', '')]);
+  return resolveLimits([
+    stats.limitLayer('account', account),
+    stats.limitLayer('plan', planOfAccount(accounts, account)),
+    stats.limitLayer('global', ''),
+  ]);
 }
 
 /** An account the panel names no plan for is on the default plan, for limits as for provisioning. */

@@ -37,12 +37,20 @@ export function createProvisioning({ accounts, provider, settings, logger, domai
   const planFor = (name: string | null | undefined) =>
     accounts.getPlan(name ?? DEFAULT_PLAN) ?? accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'] };
 
-  const tagsFor = (plan: string) => [`plan:${plan}`, `server:${settings.server.name}`, ...(settings.server.tag ? [settings.server.tag] : [])];
+  const tagsFor = (plan: string) => [
+    `plan:${plan}`,
+    `server:${settings.server.name}`,
+    ...(settings.server.tag ? [settings.server.tag] : []),
+  ];
 
   const callbackUrlFor = (domain: string) => `${settings.publicUrl}/callbacks/website/${callbackTokenFor(settings.panelSecret, domain)}`;
 
   /** Creates the provider user of an account (or finds it) and stores it with its key. */
-  async function ensureAccount(account: string, details: { email?: string | undefined; plan?: string | undefined }, verify: boolean): Promise<Account> {
+  async function ensureAccount(
+    account: string,
+    details: { email?: string | undefined; plan?: string | undefined },
+    verify: boolean,
+  ): Promise<Account> {
     const existing = accounts.getAccount(account);
     if (existing?.providerApiKey && !verify) return existing;
     const providerUserId = existing?.providerUserId ?? providerUserIdFor(account, settings.accountDomain);
@@ -93,7 +101,13 @@ export function createProvisioning({ accounts, provider, settings, logger, domai
         `Account ${event.account} may protect at most ${domainLimit} domain${domainLimit === 1 ? '' : 's'}: ${event.domain} was not protected (domain limit reached)`,
       );
     }
-    const originIps = event.ip ? [event.ip] : existing?.originIps.length ? existing.originIps : settings.server.ip ? [settings.server.ip] : [];
+    const originIps = event.ip
+      ? [event.ip]
+      : existing?.originIps.length
+        ? existing.originIps
+        : settings.server.ip
+          ? [settings.server.ip]
+          : [];
     if (originIps.length === 0) {
       throw new AppError('VALIDATION_FAILED', `No origin IP for ${event.domain}: the event names none and WPP_SERVER_IP is not set`);
     }
@@ -147,7 +161,10 @@ export function createProvisioning({ accounts, provider, settings, logger, domai
   function managedWebsite(event: PanelEvent): Website | null {
     const website = event.domain ? accounts.getWebsite(event.domain) : null;
     if (!website || website.state !== 'active' || website.account !== event.account) {
-      logger.info({ type: event.type, account: event.account, domain: event.domain }, 'event for a website the plugin does not protect: nothing to do');
+      logger.info(
+        { type: event.type, account: event.account, domain: event.domain },
+        'event for a website the plugin does not protect: nothing to do',
+      );
       return null;
     }
     return website;

@@ -166,7 +166,13 @@ export function decide(account: QuotaAccount, now: number): Decision[] {
       );
     } else if (!mustPause && website.pausedBy === 'enforcement') {
       const rolledOver = website.enforcementPausedPeriod === null || website.enforcementPausedPeriod < account.period.start;
-      decisions.push({ kind: 'resume', domain: website.domain, reason: rolledOver ? 'period_rollover' : 'limit_raised', usage: website.usage, limit: websiteLimit });
+      decisions.push({
+        kind: 'resume',
+        domain: website.domain,
+        reason: rolledOver ? 'period_rollover' : 'limit_raised',
+        usage: website.usage,
+        limit: websiteLimit,
+      });
     }
     if (websiteLimit !== null && !website.limits.exempt && reachesWarning(website.usage, websiteLimit, website.limits.warningPercent)) {
       decisions.push({ kind: 'warning', domain: website.domain, reason: 'website_warning', usage: website.usage, limit: websiteLimit });

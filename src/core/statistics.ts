@@ -76,7 +76,10 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
   }
   const runId = stats.startRun(SYNC_LOCK, started);
   const limits = createLimitResolver(stats, accounts);
-  const queue = new PQueue({ concurrency: options.concurrency, ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}) });
+  const queue = new PQueue({
+    concurrency: options.concurrency,
+    ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}),
+  });
   // One listener on the caller's signal. At the stop, reads not started yet are dropped from
   // the queue and the pages in flight settle at once; the reads in flight see the signal.
   // (A listener per queued read, p-queue's `signal` option, made every add and remove scan
@@ -123,7 +126,12 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
         for (const result of results) {
           if (!result) continue;
           if (result.ok) {
-            done.reads.push({ domain: result.website.domain, account: result.website.account, periodStart: limits.periodOf(result.website.account, at).start, counters: result.counters });
+            done.reads.push({
+              domain: result.website.domain,
+              account: result.website.account,
+              periodStart: limits.periodOf(result.website.account, at).start,
+              counters: result.counters,
+            });
           } else {
             done.failures.push({ domain: result.website.domain, error: result.error });
           }
@@ -133,11 +141,13 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
       if (stop.signal.aborted) return settle();
       stop.signal.addEventListener('abort', settle, { once: true });
       for (const website of page) {
-        void queue.add(() => readOne(website)).then((result) => {
-          if (settled) return;
-          results.push(result);
-          if (--pending === 0) settle();
-        });
+        void queue
+          .add(() => readOne(website))
+          .then((result) => {
+            if (settled) return;
+            results.push(result);
+            if (--pending === 0) settle();
+          });
       }
     });
 
@@ -148,7 +158,8 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     if (page.failures.length > 0) {
       await retryWhileBusy(() => stats.recordFailures(page.failures, at));
       firstError ??= page.failures[0]?.error ?? null;
-      for (const failure of page.failures.slice(0, 5)) logger.warn({ domain: failure.domain, error: failure.error }, 'statistics read failed; read again next run');
+      for (const failure of page.failures.slice(0, 5))
+        logger.warn({ domain: failure.domain, error: failure.error }, 'statistics read failed; read again next run');
     }
     read += page.reads.length;
     failed += page.failures.length;
@@ -175,8 +186,20 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     // Not one website read: the run did not succeed (and does not count as the last successful sync).
     const allFailed = !stopped && failed > 0 && read === 0;
     const status = stopped ? 'stopped' : allFailed ? 'failed' : 'ok';
-    stats.finishRun(runId, now(), { status, read, failed, details: { seconds, pruned, total, ...(allFailed ? { error: `every read failed: ${firstError}` } : {}) } });
-    logger.info({ read, failed, total, seconds, stopped }, stopped ? 'statistics sync stopped before the end' : allFailed ? 'statistics sync failed: every read failed' : 'statistics sync finished');
+    stats.finishRun(runId, now(), {
+      status,
+      read,
+      failed,
+      details: { seconds, pruned, total, ...(allFailed ? { error: `every read failed: ${firstError}` } : {}) },
+    });
+    logger.info(
+      { read, failed, total, seconds, stopped },
+      stopped
+        ? 'statistics sync stopped before the end'
+        : allFailed
+          ? 'statistics sync failed: every read failed'
+          : 'statistics sync finished',
+    );
     return { skipped: false, stopped, total, read, failed, firstError, seconds, runId };
   } catch (error) {
     stats.finishRun(runId, now(), { status: 'failed', read, failed, details: { error: describeError(error) } });
@@ -192,7 +215,12 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
 export type Bucket = 'hour' | 'day';
 
 /** Hits over time for a website or an account, in hour or day buckets (UTC), permitted versus blocked. */
-export function hitsOverTime(stats: StatisticsRepo, subject: { domain: string } | { account: string }, range: { from: number; to: number }, bucket: Bucket) {
+export function hitsOverTime(
+  stats: StatisticsRepo,
+  subject: { domain: string } | { account: string },
+  range: { from: number; to: number },
+  bucket: Bucket,
+) {
   const rows = stats.hourlyHits(subject, Math.floor(range.from / 3_600_000), Math.ceil(range.to / 3_600_000));
   const size = bucket === 'hour' ? 3_600_000 : 86_400_000;
   const buckets = new Map<number, Counters>();
@@ -205,7 +233,9 @@ export function hitsOverTime(stats: StatisticsRepo, subject: { domain: string } 
     into.mitigated += row.mitigated;
     buckets.set(key, into);
   }
-  return [...buckets.entries()].sort(([a], [b]) => a - b).map(([start, counters]) => ({ start: new Date(start).toISOString(), ...counters }));
+  return [...buckets.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([start, counters]) => ({ start: new Date(start).toISOString(), ...counters }));
 }
 
 /** Usage against limits in the current period: per website of the account, and the account total. */
@@ -213,20 +243,23 @@ export function usageReport(deps: Pick<StatisticsDeps, 'stats' | 'accounts'>, ac
   const limits = createLimitResolver(deps.stats, deps.accounts);
   const period = limits.periodOf(account, now);
   const usage = new Map(deps.stats.accountUsage(account, period.start).map((row) => [row.domain, row]));
-  const websites = deps.accounts.websitesOf(account).filter((w) => w.state === 'active').map((website) => {
-    const own = limits.forWebsite(website.domain, account);
-    const row = usage.get(website.domain);
-    return {
-      domain: website.domain,
-      hits: row?.hits ?? 0,
-      permitted: row?.permitted ?? 0,
-      blocked: row?.blocked ?? 0,
-      limit: own.exempt ? null : own.websiteHits,
-      exempt: own.exempt,
-      status: website.desiredStatus,
-      pausedBy: website.pausedBy,
-    };
-  });
+  const websites = deps.accounts
+    .websitesOf(account)
+    .filter((w) => w.state === 'active')
+    .map((website) => {
+      const own = limits.forWebsite(website.domain, account);
+      const row = usage.get(website.domain);
+      return {
+        domain: website.domain,
+        hits: row?.hits ?? 0,
+        permitted: row?.permitted ?? 0,
+        blocked: row?.blocked ?? 0,
+        limit: own.exempt ? null : own.websiteHits,
+        exempt: own.exempt,
+        status: website.desiredStatus,
+        pausedBy: website.pausedBy,
+      };
+    });
   const accountLimits = limits.forAccount(account);
   return {
     account,

@@ -87,8 +87,12 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now) {
     website: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE domain = ?'),
     websiteByToken: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE callback_token_hash = ?'),
     websitesOf: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE account = ? ORDER BY domain'),
-    accountsWithWebsites: db.prepare<[], { account: string }>("SELECT DISTINCT account FROM websites WHERE state = 'active' ORDER BY account"),
-    activeCount: db.prepare<[string, string], { n: number }>("SELECT COUNT(*) AS n FROM websites WHERE account = ? AND state = 'active' AND domain != ?"),
+    accountsWithWebsites: db.prepare<[], { account: string }>(
+      "SELECT DISTINCT account FROM websites WHERE state = 'active' ORDER BY account",
+    ),
+    activeCount: db.prepare<[string, string], { n: number }>(
+      "SELECT COUNT(*) AS n FROM websites WHERE account = ? AND state = 'active' AND domain != ?",
+    ),
     upsertWebsite: db.prepare(
       `INSERT INTO websites (domain, account, subdomains, origin_ips, state, desired_status, paused_by, provider_status,
          provider_checked_at, callback_token_hash, enforcement_paused_period, admin_override_until, created_at, updated_at)
@@ -157,7 +161,10 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now) {
     accountsWithWebsites: () => s.accountsWithWebsites.all().map((row) => row.account),
     /** Active websites of the account, not counting `except`. */
     activeWebsiteCount: (account: string, except = '') => s.activeCount.get(account, except)?.n ?? 0,
-    saveWebsite(website: Omit<Website, 'createdAt' | 'updatedAt' | 'enforcementPausedPeriod' | 'adminOverrideUntil'> & Partial<Pick<Website, 'enforcementPausedPeriod' | 'adminOverrideUntil'>>): void {
+    saveWebsite(
+      website: Omit<Website, 'createdAt' | 'updatedAt' | 'enforcementPausedPeriod' | 'adminOverrideUntil'> &
+        Partial<Pick<Website, 'enforcementPausedPeriod' | 'adminOverrideUntil'>>,
+    ): void {
       s.upsertWebsite.run({
         enforcementPausedPeriod: null,
         adminOverrideUntil: null,
@@ -182,7 +189,12 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now) {
     },
     listPlans: (): Plan[] => s.plans.all().map(toPlan),
     savePlan(plan: Plan): void {
-      s.upsertPlan.run({ name: plan.name, settings: JSON.stringify(plan.settings), subdomains: JSON.stringify(plan.subdomains), at: now() });
+      s.upsertPlan.run({
+        name: plan.name,
+        settings: JSON.stringify(plan.settings),
+        subdomains: JSON.stringify(plan.subdomains),
+        at: now(),
+      });
     },
 
     getFact: (key: string) => s.kvGet.get(key)?.value ?? null,

@@ -76,13 +76,15 @@ export function migrate(db: Db, dir: string): MigrateResult {
     // IMMEDIATE takes the write lock before looking: another process migrating the same file
     // at the same moment (a panel hook during an upgrade while `wpp serve` starts) either
     // applied this migration already, which counts as done, or waits for this one.
-    const ran = db.transaction(() => {
-      if (recorded.get(migration.version)) return false;
-      // Recorded first so a migration that tries to run twice fails on the primary key.
-      record.run(migration.version, migration.name, new Date().toISOString());
-      db.exec(migration.sql);
-      return true;
-    }).immediate();
+    const ran = db
+      .transaction(() => {
+        if (recorded.get(migration.version)) return false;
+        // Recorded first so a migration that tries to run twice fails on the primary key.
+        record.run(migration.version, migration.name, new Date().toISOString());
+        db.exec(migration.sql);
+        return true;
+      })
+      .immediate();
     if (ran) applied.push(migration);
   }
   return { applied, version: Math.max(current, newestKnown) };

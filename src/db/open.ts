@@ -66,7 +66,10 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
 export interface OpenMigratedOptions extends OpenDatabaseOptions {
   /** Where tightened permissions are reported. Default: a line on standard error. */
   notice?: Notice;
-  /** Other files or folders beside the database that are ours: checked owner-only too; names starting with one count as ours when deciding whether the folder may be tightened. */
+  /**
+   * Other files or folders beside the database that are ours: checked owner-only too; names
+   * starting with one count as ours when deciding whether the folder may be tightened.
+   */
   ownNames?: string[];
 }
 
@@ -90,7 +93,8 @@ export function openMigratedDatabase(file: string, migrationsDir: string, option
   // statSync, not existsSync: a folder this process may not read must fail here (EACCES), not pass as "no marker".
   const createdAt = statSync(marker, { throwIfNoEntry: false }) ? readFileSync(marker, 'utf8').trim() || 'an unknown date' : undefined;
   const size = statSync(file, { throwIfNoEntry: false })?.size;
-  if (createdAt !== undefined && !size) throw lostDatabase(file, marker, createdAt, size === undefined ? 'is missing' : 'is empty (0 bytes)');
+  if (createdAt !== undefined && !size)
+    throw lostDatabase(file, marker, createdAt, size === undefined ? 'is missing' : 'is empty (0 bytes)');
 
   // Migrations wait the default busy timeout whatever the caller's: another process may be
   // migrating the same file (a long table rebuild), and failing the start for it would be wrong.

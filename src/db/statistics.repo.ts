@@ -124,13 +124,19 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     websiteExists: db.prepare<[string], { found: 1 }>('SELECT 1 AS found FROM websites WHERE domain = ?'),
     accountExists: db.prepare<[string], { found: 1 }>('SELECT 1 AS found FROM accounts WHERE account = ?'),
     // A plan is known once it has settings or an account is on it (panels name plans the plugin has no row for).
-    planExists: db.prepare<[string, string], { found: 1 }>('SELECT 1 AS found FROM plans WHERE name = ? UNION ALL SELECT 1 FROM accounts WHERE plan = ? LIMIT 1'),
+    planExists: db.prepare<[string, string], { found: 1 }>(
+      'SELECT 1 AS found FROM plans WHERE name = ? UNION ALL SELECT 1 FROM accounts WHERE plan = ? LIMIT 1',
+    ),
     managedPage: db.prepare<[string, number], { domain: string; account: string }>(
       "SELECT domain, account FROM websites WHERE state = 'active' AND domain > ? ORDER BY domain LIMIT ?",
     ),
     managedCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM websites WHERE state = 'active'"),
-    latest: db.prepare<[string], Counters & { taken_at: number }>('SELECT taken_at, total, permitted, blocked, mitigated FROM stats_latest WHERE domain = ? AND taken_at > 0'),
-    insertSample: db.prepare('INSERT OR REPLACE INTO stats_samples (taken_at, domain, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, ?)'),
+    latest: db.prepare<[string], Counters & { taken_at: number }>(
+      'SELECT taken_at, total, permitted, blocked, mitigated FROM stats_latest WHERE domain = ? AND taken_at > 0',
+    ),
+    insertSample: db.prepare(
+      'INSERT OR REPLACE INTO stats_samples (taken_at, domain, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
     upsertLatest: db.prepare(
       `INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated, failed_at, last_error) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)
        ON CONFLICT (domain) DO UPDATE SET taken_at = excluded.taken_at, total = excluded.total, permitted = excluded.permitted,
@@ -168,11 +174,17 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     ),
     actions: db.prepare<[number], Record<string, unknown>>('SELECT * FROM enforcement_actions ORDER BY id DESC LIMIT ?'),
     startRun: db.prepare("INSERT INTO job_runs (name, started_at, status) VALUES (?, ?, 'running')"),
-    finishRun: db.prepare('UPDATE job_runs SET finished_at = ?, status = ?, websites_read = ?, websites_failed = ?, details = ? WHERE id = ?'),
+    finishRun: db.prepare(
+      'UPDATE job_runs SET finished_at = ?, status = ?, websites_read = ?, websites_failed = ?, details = ? WHERE id = ?',
+    ),
     runs: db.prepare<[string, number], Record<string, unknown>>('SELECT * FROM job_runs WHERE name = ? ORDER BY id DESC LIMIT ?'),
-    lastOk: db.prepare<[string], { started_at: number }>("SELECT started_at FROM job_runs WHERE name = ? AND status = 'ok' ORDER BY id DESC LIMIT 1"),
+    lastOk: db.prepare<[string], { started_at: number }>(
+      "SELECT started_at FROM job_runs WHERE name = ? AND status = 'ok' ORDER BY id DESC LIMIT 1",
+    ),
     lock: db.prepare<[string], LockRow>('SELECT holder, host, pid, since, expires_at FROM locks WHERE name = ?'),
-    putLock: db.prepare('INSERT OR REPLACE INTO locks (name, holder, host, pid, since, expires_at) VALUES (@name, @holder, @host, @pid, @since, @expiresAt)'),
+    putLock: db.prepare(
+      'INSERT OR REPLACE INTO locks (name, holder, host, pid, since, expires_at) VALUES (@name, @holder, @host, @pid, @since, @expiresAt)',
+    ),
     renewLock: db.prepare('UPDATE locks SET expires_at = ? WHERE name = ? AND holder = ?'),
     releaseLock: db.prepare('DELETE FROM locks WHERE name = ? AND holder = ?'),
     markCrashed: db.prepare("UPDATE job_runs SET status = 'crashed', finished_at = ?, details = ? WHERE name = ? AND status = 'running'"),
@@ -199,34 +211,42 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
   const toHolder = (row: LockRow): LockHolder => ({ host: row.host, pid: row.pid, since: row.since, expiresAt: row.expires_at });
   const host = hostname();
   // Checked and written in one IMMEDIATE transaction: two processes finding the same dead holder never both take over.
-  const takeLock = db.transaction((name: string, token: string, ttlMs: number): { taken: true; tookOverFrom: LockHolder | null } | { taken: false; holder: LockHolder } => {
-    const at = now();
-    const row = s.lock.get(name);
-    let tookOverFrom: LockHolder | null = null;
-    if (row) {
-      const expired = row.expires_at < at;
-      const gone = row.host === host && row.pid !== null && row.pid !== process.pid && !processIsAlive(row.pid);
-      if (!expired && !gone) return { taken: false, holder: toHolder(row) };
-      tookOverFrom = toHolder(row);
-    }
-    s.putLock.run({ name, holder: token, host, pid: process.pid, since: at, expiresAt: at + ttlMs });
-    return { taken: true, tookOverFrom };
-  });
-
-  const recordReads = db.transaction((reads: StatsRead[], at: number, deltaOf: (previous: Counters | null, current: Counters) => Counters) => {
-    const hour = Math.floor(at / HOUR_MS);
-    for (const read of reads) {
-      const previous = s.latest.get(read.domain) ?? null;
-      const c = read.counters;
-      const delta = deltaOf(previous, c);
-      s.insertSample.run(at, read.domain, c.total, c.permitted, c.blocked, c.mitigated);
-      s.upsertLatest.run(read.domain, at, c.total, c.permitted, c.blocked, c.mitigated);
-      if (delta.total > 0 || delta.blocked > 0 || delta.mitigated > 0) {
-        s.upsertHourly.run(read.domain, read.account, hour, delta.total, delta.permitted, delta.blocked, delta.mitigated);
-        s.upsertUsage.run(read.domain, read.periodStart, read.account, delta.total, delta.permitted, delta.blocked, delta.mitigated, at);
+  const takeLock = db.transaction(
+    (
+      name: string,
+      token: string,
+      ttlMs: number,
+    ): { taken: true; tookOverFrom: LockHolder | null } | { taken: false; holder: LockHolder } => {
+      const at = now();
+      const row = s.lock.get(name);
+      let tookOverFrom: LockHolder | null = null;
+      if (row) {
+        const expired = row.expires_at < at;
+        const gone = row.host === host && row.pid !== null && row.pid !== process.pid && !processIsAlive(row.pid);
+        if (!expired && !gone) return { taken: false, holder: toHolder(row) };
+        tookOverFrom = toHolder(row);
       }
-    }
-  });
+      s.putLock.run({ name, holder: token, host, pid: process.pid, since: at, expiresAt: at + ttlMs });
+      return { taken: true, tookOverFrom };
+    },
+  );
+
+  const recordReads = db.transaction(
+    (reads: StatsRead[], at: number, deltaOf: (previous: Counters | null, current: Counters) => Counters) => {
+      const hour = Math.floor(at / HOUR_MS);
+      for (const read of reads) {
+        const previous = s.latest.get(read.domain) ?? null;
+        const c = read.counters;
+        const delta = deltaOf(previous, c);
+        s.insertSample.run(at, read.domain, c.total, c.permitted, c.blocked, c.mitigated);
+        s.upsertLatest.run(read.domain, at, c.total, c.permitted, c.blocked, c.mitigated);
+        if (delta.total > 0 || delta.blocked > 0 || delta.mitigated > 0) {
+          s.upsertHourly.run(read.domain, read.account, hour, delta.total, delta.permitted, delta.blocked, delta.mitigated);
+          s.upsertUsage.run(read.domain, read.periodStart, read.account, delta.total, delta.permitted, delta.blocked, delta.mitigated, at);
+        }
+      }
+    },
+  );
 
   return {
     /** Every limits row, keyed `scope:subject`. */
@@ -269,7 +289,8 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
      * previous sample (`deltaOf`, the quota rule) into the hour and the account's period.
      * One transaction, so a crash never counts a read twice or half.
      */
-    recordReads: (reads: StatsRead[], at: number, deltaOf: (previous: Counters | null, current: Counters) => Counters) => recordReads(reads, at, deltaOf),
+    recordReads: (reads: StatsRead[], at: number, deltaOf: (previous: Counters | null, current: Counters) => Counters) =>
+      recordReads(reads, at, deltaOf),
     recordFailures: db.transaction((failures: { domain: string; error: string }[], at: number) => {
       for (const failure of failures) s.failRead.run(failure.domain, at, failure.error.slice(0, 500));
     }),
@@ -277,7 +298,9 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     websiteUsage: (domain: string, periodStart: number) => s.websiteUsage.get(domain, periodStart)?.hits ?? 0,
     accountUsage: (account: string, periodStart: number) => s.accountUsageRows.all(account, periodStart),
     hourlyHits: (subject: { domain: string } | { account: string }, fromHour: number, toHour: number) =>
-      'domain' in subject ? s.hourlyOfWebsite.all(subject.domain, fromHour, toHour) : s.hourlyOfAccount.all(subject.account, fromHour, toHour),
+      'domain' in subject
+        ? s.hourlyOfWebsite.all(subject.domain, fromHour, toHour)
+        : s.hourlyOfAccount.all(subject.account, fromHour, toHour),
 
     /** Records an action once per key; false when it was already recorded. */
     recordAction(action: Omit<EnforcementAction, 'id'>): boolean {
@@ -287,7 +310,14 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
 
     startRun: (name: string, at: number) => Number(s.startRun.run(name, at).lastInsertRowid),
     finishRun(id: number, at: number, outcome: { status: JobRun['status']; read?: number; failed?: number; details?: unknown }): void {
-      s.finishRun.run(at, outcome.status, outcome.read ?? null, outcome.failed ?? null, outcome.details === undefined ? null : JSON.stringify(outcome.details), id);
+      s.finishRun.run(
+        at,
+        outcome.status,
+        outcome.read ?? null,
+        outcome.failed ?? null,
+        outcome.details === undefined ? null : JSON.stringify(outcome.details),
+        id,
+      );
     },
     recentRuns: (name: string, limit = 20): JobRun[] =>
       s.runs.all(name, limit).map((row) => ({
@@ -307,7 +337,8 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
      * job's lock, so their processes are gone. Returns how many.
      */
     markCrashedRuns: (name: string) =>
-      s.markCrashed.run(now(), JSON.stringify({ reason: 'its process ended before the run finished (found by the next run)' }), name).changes,
+      s.markCrashed.run(now(), JSON.stringify({ reason: 'its process ended before the run finished (found by the next run)' }), name)
+        .changes,
 
     /**
      * Takes the lock `name` for `ttlMs` (shared across the processes using this database),

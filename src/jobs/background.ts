@@ -52,7 +52,8 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
       'website.refresh': ({ domain }) => services.provisioning.refreshWebsite(domain),
       'server.register': async () => void (await services.provisioning.registerServer()),
       // Queued only while a URL is set; one queued before the URL was removed is dropped.
-      'notification.send': async (action) => (notifyUrl ? sendNotification({ url: notifyUrl, secret: deps.panelSecret }, action) : undefined),
+      'notification.send': async (action) =>
+        notifyUrl ? sendNotification({ url: notifyUrl, secret: deps.panelSecret }, action) : undefined,
     }),
     logger: logger.child({ component: 'worker' }),
     concurrency: config.worker.concurrency,

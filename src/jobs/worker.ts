@@ -112,12 +112,18 @@ export function createWorker(options: WorkerOptions) {
     try {
       permanent = isPermanent(error);
     } catch (classifyError) {
-      log.warn({ job: job.id, kind: job.kind, error: describeError(classifyError) }, 'isPermanent threw; treating the failure as retryable');
+      log.warn(
+        { job: job.id, kind: job.kind, error: describeError(classifyError) },
+        'isPermanent threw; treating the failure as retryable',
+      );
     }
     const delayMs = Math.max(backoffDelay(job.attempts, backoff), retryAfterOf(error));
     const updated = await retryWhileBusy(() => jobs.fail(job.id, workerId, { error: message, delayMs, permanent }));
     if (!updated) {
-      log.warn({ job: job.id, kind: job.kind, attempts: job.attempts, error: message }, 'job failed after its lease was lost; another worker owns it now');
+      log.warn(
+        { job: job.id, kind: job.kind, attempts: job.attempts, error: message },
+        'job failed after its lease was lost; another worker owns it now',
+      );
       return;
     }
     if (updated.state === 'dead') {

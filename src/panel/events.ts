@@ -106,7 +106,17 @@ export type PanelEventDraft = Omit<PanelEventInput, 'id' | 'occurredAt'> & { id?
 export function deriveEventId(source: string, draft: PanelEventDraft, occurredAt: Date): string {
   const minute = Math.floor(occurredAt.getTime() / 60_000);
   // Every field counts: Plesk's domain_create and phys_hosting_create name the same domain, only one with its IP.
-  const parts = [source, draft.type, draft.account, draft.domain ?? '', draft.subdomain ?? '', draft.plan ?? '', draft.email ?? '', draft.ip ?? '', String(minute)];
+  const parts = [
+    source,
+    draft.type,
+    draft.account,
+    draft.domain ?? '',
+    draft.subdomain ?? '',
+    draft.plan ?? '',
+    draft.email ?? '',
+    draft.ip ?? '',
+    String(minute),
+  ];
   return `${source}:${createHash('sha256').update(parts.join('\u0000').toLowerCase()).digest('hex').slice(0, 32)}`;
 }
 

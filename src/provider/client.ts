@@ -187,8 +187,7 @@ function createCalls(options: ProviderClientOptions) {
     const code = error.code;
     const retryable = status !== undefined ? RETRY_STATUSES.includes(status) : RETRY_ERROR_CODES.includes(code);
     if (!retryable) return 0;
-    const notProcessed =
-      status !== undefined ? NOT_PROCESSED_STATUSES.includes(status) : NOT_SENT_ERROR_CODES.includes(code);
+    const notProcessed = status !== undefined ? NOT_PROCESSED_STATUSES.includes(status) : NOT_SENT_ERROR_CODES.includes(code);
     if (!context.idempotent && !notProcessed) return 0;
     const retryAfterMs =
       status !== undefined && NOT_PROCESSED_STATUSES.includes(status) ? parseRetryAfter(error.response?.headers['retry-after']) : undefined;
@@ -275,9 +274,7 @@ function createCalls(options: ProviderClientOptions) {
     const attempts = response.retryCount + 1;
     logger.debug({ method: call.method, path: call.path, status, attempts, ms: Date.now() - started }, 'provider request');
     if (status < 200 || status > 299) {
-      const retryAfterMs = NOT_PROCESSED_STATUSES.includes(status)
-        ? parseRetryAfter(response.headers['retry-after'])
-        : undefined;
+      const retryAfterMs = NOT_PROCESSED_STATUSES.includes(status) ? parseRetryAfter(response.headers['retry-after']) : undefined;
       throw errorFromResponse(
         { method: call.method, path: call.path, attempts },
         { status, body: response.body, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
@@ -333,7 +330,10 @@ function createCalls(options: ProviderClientOptions) {
   function validDomain(domain: string, method: Method, path: string): string {
     const result = domainSchema.safeParse(domain);
     if (!result.success) {
-      throw errorFromValidation({ method, path }, result.error.issues.map((issue) => ({ ...issue, path: ['domain'] })));
+      throw errorFromValidation(
+        { method, path },
+        result.error.issues.map((issue) => ({ ...issue, path: ['domain'] })),
+      );
     }
     return result.data;
   }
@@ -459,11 +459,18 @@ function createCalls(options: ProviderClientOptions) {
      * GET /v1.0/website/{domain}/statistics, cumulative or within `from`/`to`. `signal` ends
      * the call at once (in flight or between retries), rejecting with the signal's reason.
      */
-    async getWebsiteStatistics(domain: string, range: StatisticsRange = {}, { signal }: { signal?: AbortSignal } = {}): Promise<WebsiteStatistics> {
+    async getWebsiteStatistics(
+      domain: string,
+      range: StatisticsRange = {},
+      { signal }: { signal?: AbortSignal } = {},
+    ): Promise<WebsiteStatistics> {
       const template = `/${API_VERSION}/website/{domain}/statistics`;
       const name = validDomain(domain, 'GET', template);
       const checked = validate(statisticsQuerySchema, range, 'GET', template);
-      const query = new URLSearchParams({ ...(checked.from ? { from: checked.from } : {}), ...(checked.to ? { to: checked.to } : {}) }).toString();
+      const query = new URLSearchParams({
+        ...(checked.from ? { from: checked.from } : {}),
+        ...(checked.to ? { to: checked.to } : {}),
+      }).toString();
       const path = `${websitePath(name)}/statistics`;
       const answer = await lean.get(path, query, signal);
       // The record names its domain; when it does not, it is the one asked for.

@@ -41,7 +41,12 @@ export async function connectProvider(
     sandbox = started;
     target = { url: started.url, apiKey: started.partnerKey };
   }
-  const provider = createProviderClient({ baseUrl: target.url, apiKey: target.apiKey, logger: logger.child({ component: 'provider' }), ...options.client });
+  const provider = createProviderClient({
+    baseUrl: target.url,
+    apiKey: target.apiKey,
+    logger: logger.child({ component: 'provider' }),
+    ...options.client,
+  });
   return { provider, sandbox, url: target.url };
 }
 

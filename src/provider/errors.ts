@@ -205,7 +205,15 @@ export const NOT_SENT_ERROR_CODES: readonly string[] = ['ECONNREFUSED', 'ENOTFOU
 
 /** Answers worth trying again (every transport of the client uses these). */
 export const RETRY_STATUSES: readonly number[] = [429, 500, 502, 503, 504];
-export const RETRY_ERROR_CODES: readonly string[] = ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH'];
+export const RETRY_ERROR_CODES: readonly string[] = [
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+];
 /** Answers after which the provider certainly did not process the request. */
 export const NOT_PROCESSED_STATUSES: readonly number[] = [429, 503];
 
@@ -258,10 +266,7 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): ProviderEr
   return details;
 }
 
-export function errorFromValidation(
-  context: Omit<RequestContext, 'attempts'>,
-  issues: readonly z.core.$ZodIssue[],
-): ProviderError {
+export function errorFromValidation(context: Omit<RequestContext, 'attempts'>, issues: readonly z.core.$ZodIssue[]): ProviderError {
   const details = issuesToDetails(issues);
   const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
   return new ProviderError({

@@ -29,7 +29,6 @@ export interface LeanGetOptions {
   maxSockets: number;
 }
 
-
 interface Answer {
   status: number;
   body: string;
@@ -48,7 +47,16 @@ export function createLeanGet(options: LeanGetOptions) {
   const once = (path: string, signal: AbortSignal | undefined): Promise<Answer> =>
     new Promise((resolve, reject) => {
       const req = request(
-        { agent, protocol: url.protocol, hostname: url.hostname, port: url.port, method: 'GET', path: options.basePath + path, headers: options.headers, signal },
+        {
+          agent,
+          protocol: url.protocol,
+          hostname: url.hostname,
+          port: url.port,
+          method: 'GET',
+          path: options.basePath + path,
+          headers: options.headers,
+          signal,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -59,7 +67,10 @@ export function createLeanGet(options: LeanGetOptions) {
           res.on('error', reject);
         },
       );
-      const deadline = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' })), options.timeoutMs);
+      const deadline = setTimeout(
+        () => req.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+        options.timeoutMs,
+      );
       req.on('error', (error) => {
         clearTimeout(deadline);
         reject(error);
@@ -103,7 +114,11 @@ export function createLeanGet(options: LeanGetOptions) {
         }
         if (answer.status >= 200 && answer.status < 300) return { status: answer.status, body: answer.body, attempts: attempt };
         const retryAfterMs = NOT_PROCESSED_STATUSES.includes(answer.status) ? options.parseRetryAfter(answer.retryAfter) : undefined;
-        const failure = errorFromResponse(context, { status: answer.status, body: answer.body, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }, options.apiKey);
+        const failure = errorFromResponse(
+          context,
+          { status: answer.status, body: answer.body, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+          options.apiKey,
+        );
         const delayMs = RETRY_STATUSES.includes(answer.status) ? options.retryDelay(attempt, retryAfterMs) : undefined;
         if (delayMs === undefined) throw failure;
         options.onRetry({ method: 'GET', path, attempt, status: answer.status, delayMs });

@@ -90,35 +90,37 @@ export const websiteCreateSchema = z
     certificate: certificateSchema.optional(),
     settings: settingsPatchSchema.optional(),
   })
-  .superRefine((website, ctx) => {
-    if (website.ip.length === 0 && (website.ipv6 ?? []).length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['ip'], message: 'at least one origin address is required (ip or ipv6)' });
-    }
-    // The provider defaults the issuer to acme, so on create a missing issuer means acme.
-    const issuer = website.settings?.loadbalancer?.certs_issuer ?? 'acme';
-    if (issuer === 'custom' && !website.certificate) {
-      ctx.addIssue({ code: 'custom', path: ['certificate'], message: 'certs_issuer "custom" requires a certificate' });
-    }
-    if (issuer !== 'custom' && website.certificate) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['certificate'],
-        message: 'a certificate is only accepted with settings.loadbalancer.certs_issuer "custom"',
-      });
-    }
-  }, whenValid('ip', 'ipv6', 'certificate', 'settings'));
+  .superRefine(
+    (website, ctx) => {
+      if (website.ip.length === 0 && (website.ipv6 ?? []).length === 0) {
+        ctx.addIssue({ code: 'custom', path: ['ip'], message: 'at least one origin address is required (ip or ipv6)' });
+      }
+      // The provider defaults the issuer to acme, so on create a missing issuer means acme.
+      const issuer = website.settings?.loadbalancer?.certs_issuer ?? 'acme';
+      if (issuer === 'custom' && !website.certificate) {
+        ctx.addIssue({ code: 'custom', path: ['certificate'], message: 'certs_issuer "custom" requires a certificate' });
+      }
+      if (issuer !== 'custom' && website.certificate) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['certificate'],
+          message: 'a certificate is only accepted with settings.loadbalancer.certs_issuer "custom"',
+        });
+      }
+    },
+    whenValid('ip', 'ipv6', 'certificate', 'settings'),
+  );
 export type WebsiteCreate = z.input<typeof websiteCreateSchema>;
 export type WebsiteCreateBody = z.output<typeof websiteCreateSchema>;
 
-export const websiteCreateFormSchema = z
-  .strictObject({
-    user_id: userIdSchema,
-    domain: domainSchema,
-    subdomain: subdomainListSchema.default([]),
-    ip: ipListSchema.refine((ips) => ips.length > 0, { message: 'at least one origin address is required' }),
-    tag: requestTagListSchema.default([]),
-    callbackUrl: callbackUrlSchema.optional(),
-  });
+export const websiteCreateFormSchema = z.strictObject({
+  user_id: userIdSchema,
+  domain: domainSchema,
+  subdomain: subdomainListSchema.default([]),
+  ip: ipListSchema.refine((ips) => ips.length > 0, { message: 'at least one origin address is required' }),
+  tag: requestTagListSchema.default([]),
+  callbackUrl: callbackUrlSchema.optional(),
+});
 export type WebsiteCreateForm = z.input<typeof websiteCreateFormSchema>;
 
 const websitePatchShape = {
@@ -138,9 +140,8 @@ const websitePatchShape = {
 export const websitePatchSchema = z.strictObject(websitePatchShape);
 export type WebsitePatch = z.input<typeof websitePatchSchema>;
 
-export const websiteUpdateSchema = z
-  .strictObject({ domain: domainSchema, ...websitePatchShape })
-  .superRefine((update, ctx) => {
+export const websiteUpdateSchema = z.strictObject({ domain: domainSchema, ...websitePatchShape }).superRefine(
+  (update, ctx) => {
     const changed = Object.entries(update).filter(([key, value]) => key !== 'domain' && value !== undefined);
     if (changed.length === 0) {
       ctx.addIssue({ code: 'custom', path: [], message: 'an update must change at least one field besides domain' });
@@ -153,7 +154,9 @@ export const websiteUpdateSchema = z
         message: 'a certificate is only accepted with settings.loadbalancer.certs_issuer "custom"',
       });
     }
-  }, whenValid('certificate', 'settings'));
+  },
+  whenValid('certificate', 'settings'),
+);
 export type WebsiteUpdate = z.input<typeof websiteUpdateSchema>;
 
 export const websiteStatusUpdateSchema = z.strictObject({ status: websiteStatusRequestSchema });
@@ -240,9 +243,7 @@ export const settingsResponseSchema = z
       rules: compact(Object.fromEntries(RULE_CATEGORIES.map((c) => [c, toOptionalString(rules[c])]))) as Partial<
         Record<RuleCategory, string>
       >,
-      rulesets: compact(Object.fromEntries(RULESETS.map((r) => [r, toBoolean(rulesets[r])]))) as Partial<
-        Record<Ruleset, boolean>
-      >,
+      rulesets: compact(Object.fromEntries(RULESETS.map((r) => [r, toBoolean(rulesets[r])]))) as Partial<Record<Ruleset, boolean>>,
       loadbalancer: {
         ...(compact(Object.fromEntries(LOADBALANCER_FLAGS.map((f) => [f, toBoolean(loadbalancer[f])]))) as Partial<
           Record<LoadbalancerFlag, boolean>

@@ -25,17 +25,7 @@ export type RuleCategory = (typeof RULE_CATEGORIES)[number];
 export const RULE_POLICIES = ['deny', 'grant', 'captcha'] as const;
 export type RulePolicy = (typeof RULE_POLICIES)[number];
 
-export const RULESETS = [
-  'bitrix',
-  'cpanel',
-  'dokuwiki',
-  'drupal',
-  'joomla',
-  'nextcloud',
-  'prestashop',
-  'wordpress',
-  'xenforo',
-] as const;
+export const RULESETS = ['bitrix', 'cpanel', 'dokuwiki', 'drupal', 'joomla', 'nextcloud', 'prestashop', 'wordpress', 'xenforo'] as const;
 export type Ruleset = (typeof RULESETS)[number];
 
 export const LOADBALANCER_FLAGS = [
@@ -106,7 +96,11 @@ export function normalizeDomain(input: string): string | null {
 export function normalizeSubdomain(input: string): string | null {
   const trimmed = input.trim().replace(/\.$/, '');
   if (trimmed === '' || trimmed.length > 253 || /[\s/:@?#]/.test(trimmed)) return null;
-  const ascii = /^[\x20-\x7e]*$/.test(trimmed) ? trimmed.toLowerCase() : domainToASCII(`${trimmed}.example`).toLowerCase().replace(/\.example$/, '');
+  const ascii = /^[\x20-\x7e]*$/.test(trimmed)
+    ? trimmed.toLowerCase()
+    : domainToASCII(`${trimmed}.example`)
+        .toLowerCase()
+        .replace(/\.example$/, '');
   if (ascii === '') return null;
   return ascii.split('.').every((label) => LABEL.test(label)) ? ascii : null;
 }
@@ -163,10 +157,7 @@ export const userIdSchema = z
 export const rulePolicySchema = z.enum(RULE_POLICIES);
 
 export const rulesSchema = z.strictObject(
-  Object.fromEntries(RULE_CATEGORIES.map((category) => [category, rulePolicySchema])) as Record<
-    RuleCategory,
-    typeof rulePolicySchema
-  >,
+  Object.fromEntries(RULE_CATEGORIES.map((category) => [category, rulePolicySchema])) as Record<RuleCategory, typeof rulePolicySchema>,
 );
 export type Rules = z.infer<typeof rulesSchema>;
 

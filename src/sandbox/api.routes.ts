@@ -264,4 +264,3 @@ export function createApiRouter(context: SandboxContext): express.Router {
 
   return router;
 }
-

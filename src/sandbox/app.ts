@@ -63,14 +63,23 @@ async function applyFault(fault: Fault, req: Request, res: Response): Promise<bo
       }
       sendError(
         res,
-        new SandboxError(503, 'unavailable', 'The service is temporarily unavailable', [], fault.retryAfter === undefined ? {} : { 'Retry-After': String(fault.retryAfter) }),
+        new SandboxError(
+          503,
+          'unavailable',
+          'The service is temporarily unavailable',
+          [],
+          fault.retryAfter === undefined ? {} : { 'Retry-After': String(fault.retryAfter) },
+        ),
       );
       return true;
     case 'error':
       sendError(res, new SandboxError(500, 'internal_error', 'Internal error (injected fault)'));
       return true;
     case 'ratelimit':
-      sendError(res, new SandboxError(429, 'rate_limited', 'Too many requests (injected fault)', [], { 'Retry-After': String(fault.retryAfter ?? 1) }));
+      sendError(
+        res,
+        new SandboxError(429, 'rate_limited', 'Too many requests (injected fault)', [], { 'Retry-After': String(fault.retryAfter ?? 1) }),
+      );
       return true;
     default:
       return false;

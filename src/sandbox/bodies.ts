@@ -61,9 +61,7 @@ export function normalizeFormWebsite(body: Record<string, unknown>): Record<stri
     out.settings = mapObject(out.settings, (section, value) => {
       if (section === 'rulesets') return mapObject(value, (_key, item) => formBoolean(item));
       if (section === 'loadbalancer') {
-        return mapObject(value, (key, item) =>
-          (LOADBALANCER_FLAGS as readonly string[]).includes(key) ? formBoolean(item) : item,
-        );
+        return mapObject(value, (key, item) => ((LOADBALANCER_FLAGS as readonly string[]).includes(key) ? formBoolean(item) : item));
       }
       return value;
     });
@@ -147,7 +145,6 @@ export const statisticsQuerySchema = z
   .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: 'from must not be after to', path: ['from'] });
 
 export const nxdomainBodySchema = z.strictObject({ domains: z.array(domainSchema).min(1).max(10_000) });
-
 
 /** At most this many websites per `POST /_sandbox/websites/bulk`. */
 export const BULK_WEBSITES_MAX = 200_000;

@@ -85,7 +85,9 @@ export function readPartnerKey(dataDir: string): string {
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   const now = options.now ?? Date.now;
   const logger = options.logger ?? pino({ name: 'sandbox', level: 'info' });
-  const db = openMigratedDatabase(join(options.dataDir, 'sandbox.sqlite'), paths.sandboxMigrations, { notice: (message) => logger.warn(message) });
+  const db = openMigratedDatabase(join(options.dataDir, 'sandbox.sqlite'), paths.sandboxMigrations, {
+    notice: (message) => logger.warn(message),
+  });
   const store = createSandboxStore(db);
   const partnerKey = ensurePartner(store, now());
 

@@ -226,7 +226,9 @@ export function createSandboxStore(db: Db) {
          dns_verify_at, dns_verified_at, cert_ready_at, total, created_at, updated_at)
        VALUES (?, ?, '[]', ?, '[]', '[]', ?, ?, NULL, ?, NULL, ?, NULL, ?, ?, ?)`,
     ),
-    insertSeededHourly: db.prepare('INSERT INTO traffic_hourly (domain, hour, category, total, blocked, captcha) VALUES (?, ?, \'\', ?, 0, 0)'),
+    insertSeededHourly: db.prepare(
+      "INSERT INTO traffic_hourly (domain, hour, category, total, blocked, captcha) VALUES (?, ?, '', ?, 0, 0)",
+    ),
     dueDns: db.prepare<[number, number], { domain: string }>(
       `SELECT domain FROM websites WHERE dns_verified_at IS NULL AND dns_verify_at IS NOT NULL AND dns_verify_at <= ?
        ORDER BY dns_verify_at LIMIT ?`,
@@ -280,19 +282,16 @@ export function createSandboxStore(db: Db) {
     isNxdomain: db.prepare<[string], { domain: string }>('SELECT domain FROM nxdomains WHERE domain = ?'),
   };
 
-  const addTraffic = db.transaction(
-    (domain: string, at: number, hits: number, blocked: number, captcha: number, category: string) => {
-      s.addCounters.run({ domain, hits, blocked, captcha });
-      s.addHourly.run({ domain, hour: Math.floor(at / HOUR_MS), category, hits, blocked, captcha });
-    },
-  );
+  const addTraffic = db.transaction((domain: string, at: number, hits: number, blocked: number, captcha: number, category: string) => {
+    s.addCounters.run({ domain, hits, blocked, captcha });
+    s.addHourly.run({ domain, hour: Math.floor(at / HOUR_MS), category, hits, blocked, captcha });
+  });
 
   return {
     /** Runs `fn` in one transaction (nested calls join the outer one). */
     transaction<T>(fn: () => T): T {
       return db.transaction(fn)();
     },
-
 
     insertUser(user: StoredUser): void {
       s.insertUser.run({

@@ -97,9 +97,7 @@ export function effectiveStatus(website: Pick<StoredWebsite, 'requestedStatus' |
  * stored with the website); with ACME, `none` until DNS is verified, `issuing` while the
  * certificate is being issued, then `issued`.
  */
-export function certificateStatus(
-  website: Pick<StoredWebsite, 'settings' | 'dnsVerifiedAt' | 'certReadyAt'>,
-): CertificateStatus {
+export function certificateStatus(website: Pick<StoredWebsite, 'settings' | 'dnsVerifiedAt' | 'certReadyAt'>): CertificateStatus {
   if (website.settings.loadbalancer.certs_issuer === 'custom') return 'custom';
   if (website.dnsVerifiedAt === null) return 'none';
   return website.certReadyAt === null ? 'issued' : 'issuing';

@@ -13,7 +13,7 @@ export interface AppDeps {
 
 /** Another process holds the database's write lock: nothing was written; the caller tries again. */
 export const databaseBusy = (cause: unknown) =>
-  new AppError('UNAVAILABLE', 'The plugin\'s database is busy (another process is writing): nothing was stored, try again shortly', [], {
+  new AppError('UNAVAILABLE', "The plugin's database is busy (another process is writing): nothing was stored, try again shortly", [], {
     cause,
     retryAfterSeconds: 1,
   });
@@ -25,7 +25,8 @@ const CLIENT_PROBLEM_CODES: Record<ClientProblem, AppErrorCode> = {
 };
 
 /** The body of what Node's HTTP parser refuses before express sees it, in the plugin's error format. */
-export const clientProblemBody = (problem: ClientProblem, _status: number, message: string) => errorBody(new AppError(CLIENT_PROBLEM_CODES[problem], message));
+export const clientProblemBody = (problem: ClientProblem, _status: number, message: string) =>
+  errorBody(new AppError(CLIENT_PROBLEM_CODES[problem], message));
 
 /** Maps any error to the plugin's JSON error body; the one place errors become HTTP. */
 function errorMiddleware(logger: Logger) {
@@ -33,7 +34,8 @@ function errorMiddleware(logger: Logger) {
     let appError: AppError;
     if (error instanceof AppError) appError = error;
     else if (isDatabaseBusy(error)) appError = databaseBusy(error);
-    else if ((error as { type?: string }).type === 'entity.too.large') appError = new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large');
+    else if ((error as { type?: string }).type === 'entity.too.large')
+      appError = new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large');
     else if (typeof (error as { status?: number }).status === 'number' && (error as { status: number }).status < 500) {
       appError = new AppError('BAD_REQUEST', 'The request could not be read');
     } else {

@@ -48,7 +48,10 @@ export function createHooksRouter(deps: HooksRouteDeps): express.Router {
   router.post('/hooks/events', readRawBody(BODY_LIMIT), (req, res, next) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (!verifySignature(raw, req.get('x-wpp-signature'), deps.panelSecret)) {
-      throw new AppError('UNAUTHORIZED', 'Missing or wrong X-WPP-Signature: send sha256=<hex HMAC-SHA256 of the raw body keyed with WPP_PANEL_SECRET>');
+      throw new AppError(
+        'UNAUTHORIZED',
+        'Missing or wrong X-WPP-Signature: send sha256=<hex HMAC-SHA256 of the raw body keyed with WPP_PANEL_SECRET>',
+      );
     }
     let body: unknown;
     try {

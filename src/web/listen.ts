@@ -19,7 +19,11 @@ export type ClientProblem = 'request_timeout' | 'headers_too_large' | 'bad_reque
 
 const STATUS: Record<ClientProblem, { status: number; reason: string; message: string }> = {
   request_timeout: { status: 408, reason: 'Request Timeout', message: 'The request did not arrive in full in time' },
-  headers_too_large: { status: 431, reason: 'Request Header Fields Too Large', message: 'The request line and headers are too large (at most 16 KiB)' },
+  headers_too_large: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    message: 'The request line and headers are too large (at most 16 KiB)',
+  },
   bad_request: { status: 400, reason: 'Bad Request', message: 'The request is not valid HTTP' },
 };
 
@@ -99,7 +103,11 @@ export async function listen(app: RequestListener, options: ListenOptions): Prom
       return;
     }
     const problem: ClientProblem =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : 'bad_request';
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'request_timeout'
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? 'headers_too_large'
+          : 'bad_request';
     const { status, message } = STATUS[problem];
     answerClientProblem(socket, problem, options.errorBody(problem, status, message));
   });
@@ -107,7 +115,13 @@ export async function listen(app: RequestListener, options: ListenOptions): Prom
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       const cause = (error.code && CAUSES[error.code]) ?? error.message;
-      reject(new ListenError(`${options.what} cannot listen on ${options.host}:${options.port}: ${cause}. Set ${options.setting} to another address.`, error.code, { cause: error }));
+      reject(
+        new ListenError(
+          `${options.what} cannot listen on ${options.host}:${options.port}: ${cause}. Set ${options.setting} to another address.`,
+          error.code,
+          { cause: error },
+        ),
+      );
     };
     server.once('error', onError);
     server.listen(options.port, options.host, () => {

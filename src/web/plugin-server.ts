@@ -24,7 +24,15 @@ export interface PluginServerDeps {
 }
 
 /** Listens, and closes with the plugin; returns the URL with the port actually bound. */
-export async function startPluginServer({ config, panelSecret, queue, accounts, logger, life, timeouts }: PluginServerDeps): Promise<string> {
+export async function startPluginServer({
+  config,
+  panelSecret,
+  queue,
+  accounts,
+  logger,
+  life,
+  timeouts,
+}: PluginServerDeps): Promise<string> {
   const app = createApp({
     logger,
     hooks: { panelSecret, ingest: (events) => retryWhileBusy(() => queue.ingestEvents(events), REQUEST_BUSY_RETRY) },

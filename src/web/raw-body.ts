@@ -40,12 +40,17 @@ export function readRawBody(limit: number): express.RequestHandler {
     const onData = (chunk: Buffer) => {
       received += chunk.length;
       // Node's parser never delivers more than Content-Length; checked anyway, as body-parser does.
-      if (received > length) finish(Object.assign(new Error('request size did not match content length'), { status: 400, type: 'request.size.invalid' }));
+      if (received > length)
+        finish(Object.assign(new Error('request size did not match content length'), { status: 400, type: 'request.size.invalid' }));
       else chunks.push(chunk);
     };
     req.on('data', onData);
     req.once('end', () =>
-      finish(received === length ? undefined : Object.assign(new Error('request size did not match content length'), { status: 400, type: 'request.size.invalid' })),
+      finish(
+        received === length
+          ? undefined
+          : Object.assign(new Error('request size did not match content length'), { status: 400, type: 'request.size.invalid' }),
+      ),
     );
     req.once('error', (error) => finish(Object.assign(error, { status: 400, type: 'request.aborted' })));
   };

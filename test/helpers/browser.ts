@@ -9,7 +9,14 @@ import { createTempDir, removeTempDir } from './temp.js';
 const WEAKENING_FLAGS = new Set(['--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials']);
 
 /** No background requests, component updates or QUIC: this machine's network is closed. */
-const QUIET_FLAGS = ['--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic', '--disable-gpu'];
+const QUIET_FLAGS = [
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+  '--disable-gpu',
+];
 
 /**
  * The browser the tests drive: `TEST_CHROMIUM_PATH` when set (a system Chromium), else the

@@ -19,8 +19,16 @@ export interface WppProcessOptions {
 /** The `wpp ...` child process from the sources, with only PATH and `env` in its environment. */
 function spawnChild(args: string[], options: WppProcessOptions): ChildProcessWithoutNullStreams {
   const caps = options.dropCapabilities?.map((cap) => `-${cap}`).join(',');
-  const node = [...(caps ? ['setpriv', `--inh-caps=${caps}`, `--bounding-set=${caps}`] : []), process.execPath, '--import', 'tsx', 'src/cli.ts', ...args];
-  const [command, ...argv] = options.umask === undefined ? node : ['sh', '-c', `umask ${options.umask.toString(8).padStart(3, '0')}; exec "$@"`, 'sh', ...node];
+  const node = [
+    ...(caps ? ['setpriv', `--inh-caps=${caps}`, `--bounding-set=${caps}`] : []),
+    process.execPath,
+    '--import',
+    'tsx',
+    'src/cli.ts',
+    ...args,
+  ];
+  const [command, ...argv] =
+    options.umask === undefined ? node : ['sh', '-c', `umask ${options.umask.toString(8).padStart(3, '0')}; exec "$@"`, 'sh', ...node];
   return spawn(command as string, argv, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...options.env },
@@ -71,8 +79,7 @@ export function spawnWpp(args: string[], options: WppProcessOptions = {}): WppPr
   return {
     pid: child.pid ?? 0,
     kill: (signal) => void child.kill(signal),
-    exited: (timeoutMs) =>
-      Promise.race([exit, new Promise<null>((resolve) => setTimeout(() => resolve(null), timeoutMs).unref())]),
+    exited: (timeoutMs) => Promise.race([exit, new Promise<null>((resolve) => setTimeout(() => resolve(null), timeoutMs).unref())]),
     waitForStdout: (text) =>
       new Promise<void>((resolve, reject) => {
         const check = () => {
@@ -82,7 +89,9 @@ export function spawnWpp(args: string[], options: WppProcessOptions = {}): WppPr
         };
         listeners.add(check);
         check();
-        void exit.then((run) => reject(new Error(`wpp ${args[0]} exited (${run.code ?? run.signal}) before printing "${text}": ${run.stdout}${run.stderr}`)));
+        void exit.then((run) =>
+          reject(new Error(`wpp ${args[0]} exited (${run.code ?? run.signal}) before printing "${text}": ${run.stdout}${run.stderr}`)),
+        );
       }),
   };
 }

@@ -41,7 +41,10 @@ export function testConfig(dataDir: string, sandbox: TestSandbox, env: Record<st
   return loadConfig(testEnv(dataDir, sandbox, env), { hostname: 'test-host', primaryIp: undefined });
 }
 
-export async function startTestPlugin(sandbox: TestSandbox, options: { dataDir?: string; env?: Record<string, string> } & Partial<PluginOptions> = {}): Promise<TestPlugin & { dataDir: string }> {
+export async function startTestPlugin(
+  sandbox: TestSandbox,
+  options: { dataDir?: string; env?: Record<string, string> } & Partial<PluginOptions> = {},
+): Promise<TestPlugin & { dataDir: string }> {
   const dataDir = options.dataDir ?? createTempDir('wpp-plugin-');
   const config = testConfig(dataDir, sandbox, options.env);
   const plugin = await startPlugin({
@@ -69,10 +72,14 @@ export async function startTestPlugin(sandbox: TestSandbox, options: { dataDir?:
       return { status: response.status, body: await response.json() };
     },
     async idle(timeoutMs = 10_000) {
-      await waitFor(() => {
-        const counts = plugin.jobs.counts();
-        return counts.pending === 0 && counts.running === 0;
-      }, timeoutMs, 'the job queue to drain');
+      await waitFor(
+        () => {
+          const counts = plugin.jobs.counts();
+          return counts.pending === 0 && counts.running === 0;
+        },
+        timeoutMs,
+        'the job queue to drain',
+      );
     },
   };
 }

@@ -22,7 +22,13 @@ export async function startReceiver(options: { failFirst?: number } = {}) {
     req.on('end', () => {
       const status = failuresLeft > 0 ? 500 : 200;
       if (failuresLeft > 0) failuresLeft--;
-      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answeredWith: status });
+      received.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        answeredWith: status,
+      });
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'failing on purpose');
     });
   });

@@ -23,58 +23,101 @@ const flat = (text: string) => text.replace(/\s+/g, ' ');
 describe('wpp --help', () => {
   it('covers the commands the README documents', () => {
     const names = commands.map(({ path }) => path.join(' '));
-    for (const name of ['serve', 'worker', 'hook cpanel', 'hook plesk', 'hook directadmin', 'hook emit', 'jobs', 'jobs retry', 'sync-stats', 'enforce', 'limits', 'resume', 'sandbox']) {
+    for (const name of [
+      'serve',
+      'worker',
+      'hook cpanel',
+      'hook plesk',
+      'hook directadmin',
+      'hook emit',
+      'jobs',
+      'jobs retry',
+      'sync-stats',
+      'enforce',
+      'limits',
+      'resume',
+      'sandbox',
+    ]) {
       expect(names).toContain(name);
     }
   });
 
-  it('lists every command, on standard output with exit 0; so does `wpp` alone', async () => {
-    const ways = [['--help'], ['help'], []];
-    for (const [i, run] of (await Promise.all(ways.map((args) => runWpp(args)))).entries()) {
-      const args = ways[i] as string[];
-      expect(run.code, args.join(' ')).toBe(0);
-      expect(run.stderr).toBe('');
-      for (const command of program.commands) expect(flat(run.stdout)).toContain(`${command.name()} `);
-      for (const command of program.commands) expect(flat(run.stdout)).toContain(flat(command.description()));
-    }
-  }, PROCESSES);
-
-  it('shows every command and subcommand with its options, arguments and descriptions', async () => {
-    const runs = await Promise.all(commands.map(({ path }) => runWpp([...path, '--help'])));
-    for (const [i, { path, command }] of commands.entries()) {
-      const run = runs[i] as CliRun;
-      const name = `wpp ${path.join(' ')} --help`;
-      expect(run.code, name).toBe(0);
-      expect(run.stderr, name).toBe('');
-      const help = flat(run.stdout);
-      expect(help, name).toContain(`Usage: wpp ${path.join(' ')}`);
-      expect(help, name).toContain(flat(command.description()));
-      for (const option of command.options) {
-        expect(help, `${name}: ${option.flags}`).toContain(`${option.flags} ${flat(option.description)}`);
-        if (option.defaultValue !== undefined) expect(help, `${name}: ${option.flags}`).toContain(`(default: ${JSON.stringify(option.defaultValue)})`);
+  it(
+    'lists every command, on standard output with exit 0; so does `wpp` alone',
+    async () => {
+      const ways = [['--help'], ['help'], []];
+      for (const [i, run] of (await Promise.all(ways.map((args) => runWpp(args)))).entries()) {
+        const args = ways[i] as string[];
+        expect(run.code, args.join(' ')).toBe(0);
+        expect(run.stderr).toBe('');
+        for (const command of program.commands) expect(flat(run.stdout)).toContain(`${command.name()} `);
+        for (const command of program.commands) expect(flat(run.stdout)).toContain(flat(command.description()));
       }
-      for (const argument of command.registeredArguments) expect(help, `${name}: ${argument.name()}`).toContain(`${argument.name()} ${flat(argument.description)}`);
-      for (const sub of command.commands) expect(help, `${name}: ${sub.name()}`).toContain(sub.name());
-    }
-  }, PROCESSES);
+    },
+    PROCESSES,
+  );
 
-  it('wpp limits --help names every limit option, and `wpp help limits` says the same', async () => {
-    const run = await runWpp(['limits', '--help']);
-    expect(run.code).toBe(0);
-    for (const option of ['--scope', '--subject', '--allow-unknown', '--website-hits', '--account-hits', '--domain-limit', '--period', '--anchor-day', '--warning-percent', '--exempt']) {
-      expect(run.stdout).toContain(option);
-    }
-    expect(run.stdout).not.toMatch(/unknown option/i);
-    expect((await runWpp(['help', 'limits'])).stdout).toBe(run.stdout);
-  }, PROCESSES);
+  it(
+    'shows every command and subcommand with its options, arguments and descriptions',
+    async () => {
+      const runs = await Promise.all(commands.map(({ path }) => runWpp([...path, '--help'])));
+      for (const [i, { path, command }] of commands.entries()) {
+        const run = runs[i] as CliRun;
+        const name = `wpp ${path.join(' ')} --help`;
+        expect(run.code, name).toBe(0);
+        expect(run.stderr, name).toBe('');
+        const help = flat(run.stdout);
+        expect(help, name).toContain(`Usage: wpp ${path.join(' ')}`);
+        expect(help, name).toContain(flat(command.description()));
+        for (const option of command.options) {
+          expect(help, `${name}: ${option.flags}`).toContain(`${option.flags} ${flat(option.description)}`);
+          if (option.defaultValue !== undefined)
+            expect(help, `${name}: ${option.flags}`).toContain(`(default: ${JSON.stringify(option.defaultValue)})`);
+        }
+        for (const argument of command.registeredArguments)
+          expect(help, `${name}: ${argument.name()}`).toContain(`${argument.name()} ${flat(argument.description)}`);
+        for (const sub of command.commands) expect(help, `${name}: ${sub.name()}`).toContain(sub.name());
+      }
+    },
+    PROCESSES,
+  );
 
-  it('a usage error says what is wrong and where the help is, exit 2', async () => {
-    const run = await runWpp(['limits', '--colour', 'red']);
-    expect(run.code).toBe(2);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toBe("wpp: unknown option '--colour'\nSee `wpp limits --help`.\n");
-    const unknown = await runWpp(['hook', 'nope']);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("wpp: unknown command 'nope'\nSee `wpp hook --help`.");
-  }, PROCESSES);
+  it(
+    'wpp limits --help names every limit option, and `wpp help limits` says the same',
+    async () => {
+      const run = await runWpp(['limits', '--help']);
+      expect(run.code).toBe(0);
+      for (const option of [
+        '--scope',
+        '--subject',
+        '--allow-unknown',
+        '--website-hits',
+        '--account-hits',
+        '--domain-limit',
+        '--period',
+        '--anchor-day',
+        '--warning-percent',
+        '--exempt',
+      ]) {
+        expect(run.stdout).toContain(option);
+      }
+      expect(run.stdout).not.toMatch(/unknown option/i);
+      expect((await runWpp(['help', 'limits'])).stdout).toBe(run.stdout);
+    },
+    PROCESSES,
+  );
+
+  it(
+    'a usage error says what is wrong and where the help is, exit 2',
+    async () => {
+      const run = await runWpp(['limits', '--colour', 'red']);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe("wpp: unknown option '--colour'\nSee `wpp limits --help`.\n");
+      const unknown = await runWpp(['hook', 'nope']);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain("wpp: unknown command 'nope'\nSee `wpp hook --help`.");
+    },
+    PROCESSES,
+  );
 });

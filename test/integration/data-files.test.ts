@@ -5,7 +5,18 @@
  * processes that create or upgrade one database at once.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
@@ -37,7 +48,10 @@ const offlineEnv = (dataDir: string) => ({
 
 /** `wpp serve` (embedded sandbox, generated panel secret) started with umask 000; stopped after `fn`. */
 async function withServeProcess(dataDir: string, fn: () => void): Promise<void> {
-  const child = spawnWpp(['serve'], { umask: 0o000, env: { WPP_DATA_DIR: dataDir, WPP_PORT: '0', WPP_SANDBOX_PORT: '0', WPP_LOG_LEVEL: 'silent' } });
+  const child = spawnWpp(['serve'], {
+    umask: 0o000,
+    env: { WPP_DATA_DIR: dataDir, WPP_PORT: '0', WPP_SANDBOX_PORT: '0', WPP_LOG_LEVEL: 'silent' },
+  });
   try {
     await child.waitForStdout('Sandbox partner key:');
     fn();
@@ -66,7 +80,10 @@ describe('secrets at rest: owner-only whatever the umask', { timeout: 60_000 }, 
   it('a panel hook run with umask 000 that creates the database first creates it owner-only', async () => {
     await withTempDir(async (tmp) => {
       const dataDir = join(tmp, 'data');
-      const run = await runWpp(['hook', 'emit', 'domain.added', '--account', 'alice', '--domain', 'alice.example'], { umask: 0o000, env: { WPP_DATA_DIR: dataDir, WPP_LOG_LEVEL: 'silent' } });
+      const run = await runWpp(['hook', 'emit', 'domain.added', '--account', 'alice', '--domain', 'alice.example'], {
+        umask: 0o000,
+        env: { WPP_DATA_DIR: dataDir, WPP_LOG_LEVEL: 'silent' },
+      });
       expect(run.code).toBe(0);
       expect(mode(dataDir)).toBe('0700');
       expect(mode(join(dataDir, 'plugin.sqlite'))).toBe('0600');
@@ -141,17 +158,20 @@ describe('secrets at rest: owner-only whatever the umask', { timeout: 60_000 }, 
 
         // The sandbox checks its own folder when it starts.
         chmodSync(sandboxDir, 0o755);
-        await withSandbox(async () => {
-          expect(mode(sandboxDir)).toBe('0700');
-          expect(mode(join(sandboxDir, 'sandbox.sqlite'))).toBe('0600');
-        }, { dataDir: sandboxDir });
+        await withSandbox(
+          async () => {
+            expect(mode(sandboxDir)).toBe('0700');
+            expect(mode(join(sandboxDir, 'sandbox.sqlite'))).toBe('0600');
+          },
+          { dataDir: sandboxDir },
+        );
       } finally {
         db.close();
       }
     });
   });
 
-  it('a data folder open to others that holds files not the plugin\'s is refused, not changed', async () => {
+  it("a data folder open to others that holds files not the plugin's is refused, not changed", async () => {
     await withTempDir(async (tmp) => {
       const dataDir = join(tmp, 'www');
       mkdirSync(dataDir, { mode: 0o755 });
@@ -160,42 +180,49 @@ describe('secrets at rest: owner-only whatever the umask', { timeout: 60_000 }, 
       const run = await runWpp(['jobs'], { env: offlineEnv(dataDir) });
       expect(run.code).toBe(1);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
-      expect(run.stderr).toContain(`wpp: ${dataDir} is open to other local users (mode 0755) and holds files that are not the plugin's (index.html)`);
+      expect(run.stderr).toContain(
+        `wpp: ${dataDir} is open to other local users (mode 0755) and holds files that are not the plugin's (index.html)`,
+      );
       expect(run.stderr).toContain(`chmod 700 ${dataDir}`);
       expect(mode(dataDir)).toBe('0755');
       expect(() => statSync(join(dataDir, 'plugin.sqlite'))).toThrow(/ENOENT/);
     });
   });
 
-  it.runIf(process.getuid?.() === 0)('a process that may not change an open data folder (not its owner) is refused with the fix; its panel hooks still reach the plugin over HTTP', async () => {
-    await withSandbox(async (sandbox) => {
-      await withTempDir(async (tmp) => {
-        const dataDir = join(tmp, 'data');
-        const plugin = await startTestPlugin(sandbox, { dataDir });
-        // An install left open and owned by another user. The commands run as root without
-        // CAP_FOWNER, which may not chmod what another user owns, like any process that is not
-        // the owner (a process of another uid could not read a private checkout of this repository).
-        const notOwner = { dropCapabilities: ['fowner'], env: { ...offlineEnv(dataDir), WPP_HOOK_URL: plugin.url } };
-        try {
-          for (const path of [dataDir, join(dataDir, 'plugin.sqlite')]) chownSync(path, 65534, 65534);
-          chmodSync(dataDir, 0o755);
-          chmodSync(join(dataDir, 'plugin.sqlite'), 0o644);
-          // The hook may not fix the folder, so it does not use the database: it posts its event, signed, to the plugin.
-          const hook = await runWpp(['hook', 'emit', 'account.created', '--account', 'dave'], notOwner);
-          expect(hook.stdout.trim()).toMatch(/^account\.created queued \(job \d+\)$/);
-          expect(hook.code).toBe(0);
-          // A command that needs the database is refused, naming the folder, its mode and the fix.
-          const jobs = await runWpp(['jobs'], notOwner);
-          expect(jobs.code).toBe(1);
-          expect(jobs.stderr.trim()).toBe(`wpp: ${dataDir} is open to other local users (mode 0755) and this process (uid 0) may not change it (owner uid 65534): run \`chmod go-rwx ${dataDir}\` as its owner or root, then start again`);
-          expect(mode(dataDir)).toBe('0755');
-          expect(plugin.jobs.list({ limit: 10 }).flatMap((job) => job.account ?? [])).toEqual(['dave']);
-        } finally {
-          await plugin.close();
-        }
+  it.runIf(process.getuid?.() === 0)(
+    'a process that may not change an open data folder (not its owner) is refused with the fix; its panel hooks still reach the plugin over HTTP',
+    async () => {
+      await withSandbox(async (sandbox) => {
+        await withTempDir(async (tmp) => {
+          const dataDir = join(tmp, 'data');
+          const plugin = await startTestPlugin(sandbox, { dataDir });
+          // An install left open and owned by another user. The commands run as root without
+          // CAP_FOWNER, which may not chmod what another user owns, like any process that is not
+          // the owner (a process of another uid could not read a private checkout of this repository).
+          const notOwner = { dropCapabilities: ['fowner'], env: { ...offlineEnv(dataDir), WPP_HOOK_URL: plugin.url } };
+          try {
+            for (const path of [dataDir, join(dataDir, 'plugin.sqlite')]) chownSync(path, 65534, 65534);
+            chmodSync(dataDir, 0o755);
+            chmodSync(join(dataDir, 'plugin.sqlite'), 0o644);
+            // The hook may not fix the folder, so it does not use the database: it posts its event, signed, to the plugin.
+            const hook = await runWpp(['hook', 'emit', 'account.created', '--account', 'dave'], notOwner);
+            expect(hook.stdout.trim()).toMatch(/^account\.created queued \(job \d+\)$/);
+            expect(hook.code).toBe(0);
+            // A command that needs the database is refused, naming the folder, its mode and the fix.
+            const jobs = await runWpp(['jobs'], notOwner);
+            expect(jobs.code).toBe(1);
+            expect(jobs.stderr.trim()).toBe(
+              `wpp: ${dataDir} is open to other local users (mode 0755) and this process (uid 0) may not change it (owner uid 65534): run \`chmod go-rwx ${dataDir}\` as its owner or root, then start again`,
+            );
+            expect(mode(dataDir)).toBe('0755');
+            expect(plugin.jobs.list({ limit: 10 }).flatMap((job) => job.account ?? [])).toEqual(['dave']);
+          } finally {
+            await plugin.close();
+          }
+        });
       });
-    });
-  });
+    },
+  );
 });
 
 describe('a lost or damaged database is refused by name', { timeout: 60_000 }, () => {
@@ -203,7 +230,9 @@ describe('a lost or damaged database is refused by name', { timeout: 60_000 }, (
     await withTempDir(async (tmp) => {
       const dataDir = join(tmp, 'data');
       const file = join(dataDir, 'plugin.sqlite');
-      const queued = await runWpp(['hook', 'emit', 'domain.added', '--account', 'alice', '--domain', 'alice.example'], { env: offlineEnv(dataDir) });
+      const queued = await runWpp(['hook', 'emit', 'domain.added', '--account', 'alice', '--domain', 'alice.example'], {
+        env: offlineEnv(dataDir),
+      });
       expect(queued.code).toBe(0);
       truncateSync(file, 0);
 
@@ -212,7 +241,9 @@ describe('a lost or damaged database is refused by name', { timeout: 60_000 }, (
         expect(run.code).toBe(1);
         expect(run.stdout).toBe('');
         expect(run.stderr.trim().split('\n')).toHaveLength(1);
-        expect(run.stderr).toMatch(new RegExp(`^wpp: The database ${file} is empty \\(0 bytes\\), but it was created on \\d{4}-\\d\\d-\\d\\dT`));
+        expect(run.stderr).toMatch(
+          new RegExp(`^wpp: The database ${file} is empty \\(0 bytes\\), but it was created on \\d{4}-\\d\\d-\\d\\dT`),
+        );
         expect(run.stderr).toContain(`Restore it from a backup; to really start over with an empty database, delete ${file}.created`);
         expect(statSync(file).size).toBe(0);
       }
@@ -237,19 +268,23 @@ describe('a lost or damaged database is refused by name', { timeout: 60_000 }, (
       const run = await runWpp(['jobs'], { env: offlineEnv(tmp) });
       expect(run.code).toBe(1);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
-      expect(run.stderr).toContain(`wpp: The database ${file} is damaged or not a SQLite database (file is not a database): restore it from a backup`);
+      expect(run.stderr).toContain(
+        `wpp: The database ${file} is damaged or not a SQLite database (file is not a database): restore it from a backup`,
+      );
       expect(readFileSync(file, 'utf8')).toBe(garbage);
     });
   });
 
-  it('the embedded sandbox\'s database truncated to 0 bytes is refused by name, in process and by wpp worker', async () => {
+  it("the embedded sandbox's database truncated to 0 bytes is refused by name, in process and by wpp worker", async () => {
     await withTempDir(async (tmp) => {
       const dataDir = join(tmp, 'data');
       const sandboxFile = join(dataDir, 'sandbox', 'sandbox.sqlite');
       await withSandbox(async () => undefined, { dataDir: join(dataDir, 'sandbox') });
       truncateSync(sandboxFile, 0);
 
-      await expect(startTestSandbox({ dataDir: join(dataDir, 'sandbox') })).rejects.toThrow(`The database ${sandboxFile} is empty (0 bytes)`);
+      await expect(startTestSandbox({ dataDir: join(dataDir, 'sandbox') })).rejects.toThrow(
+        `The database ${sandboxFile} is empty (0 bytes)`,
+      );
       const { WPP_PROVIDER_URL: _url, WPP_PROVIDER_API_KEY: _key, ...embedded } = offlineEnv(dataDir);
       const run = await runWpp(['worker', '--once'], { env: embedded });
       expect(run.code).toBe(1);
@@ -264,7 +299,11 @@ describe('a lost or damaged database is refused by name', { timeout: 60_000 }, (
       const runs = await Promise.all(
         ['a', 'b', 'c'].map((account) => runWpp(['hook', 'emit', 'account.created', '--account', account], { env: offlineEnv(dataDir) })),
       );
-      expect(runs.map((run) => [run.code, run.stderr])).toEqual([[0, ''], [0, ''], [0, '']]);
+      expect(runs.map((run) => [run.code, run.stderr])).toEqual([
+        [0, ''],
+        [0, ''],
+        [0, ''],
+      ]);
       const listed = await runWpp(['jobs'], { env: offlineEnv(dataDir) });
       expect(listed.code).toBe(0);
       expect(listed.stdout).toContain('"pending":3');
@@ -336,7 +375,8 @@ describe('processes migrating one database at once', { timeout: 60_000 }, () => 
       // The install as an older version left it: only the first two migrations.
       const older = join(tmp, 'older-migrations');
       mkdirSync(older);
-      for (const name of ['001_provisioning.sql', '002_statistics_and_limits.sql']) copyFileSync(join(paths.migrations, name), join(older, name));
+      for (const name of ['001_provisioning.sql', '002_statistics_and_limits.sql'])
+        copyFileSync(join(paths.migrations, name), join(older, name));
       openMigratedDatabase(file, older).close();
 
       const script = writeMigrateScript(tmp);
@@ -353,7 +393,10 @@ describe('processes migrating one database at once', { timeout: 60_000 }, () => 
       }
       const results = await Promise.all(children.map((child) => child.finished));
 
-      expect(results.map((result) => [result.code, result.stderr])).toEqual([[0, ''], [0, '']]);
+      expect(results.map((result) => [result.code, result.stderr])).toEqual([
+        [0, ''],
+        [0, ''],
+      ]);
       // Between them, the two applied each pending migration once.
       const pending = loadMigrations(paths.migrations)
         .map((migration) => migration.version)
@@ -365,7 +408,8 @@ describe('processes migrating one database at once', { timeout: 60_000 }, () => 
       const alone = openMigratedDatabase(join(tmp, 'alone', 'plugin.sqlite'), paths.migrations);
       const migrated = new Database(file, { readonly: true });
       try {
-        const schema = (db: Database.Database) => db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all();
+        const schema = (db: Database.Database) =>
+          db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all();
         expect(schema(migrated)).toEqual(schema(alone));
         expect(migrated.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all()).toEqual(
           alone.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all(),

@@ -29,8 +29,10 @@ async function provision(plugin: Plugin, sites: [account: string, domain: string
   await plugin.idle();
 }
 
-const traffic = (sb: TestSandbox, domain: string, hits: number, blocked = 0) => sb.control('POST', `/_sandbox/websites/${domain}/traffic`, { hits, blocked });
-const requested = async (sb: TestSandbox, domain: string) => (await sb.control<{ requested_status: string }>('GET', `/v1.0/website?domain=${domain}`)).requested_status;
+const traffic = (sb: TestSandbox, domain: string, hits: number, blocked = 0) =>
+  sb.control('POST', `/_sandbox/websites/${domain}/traffic`, { hits, blocked });
+const requested = async (sb: TestSandbox, domain: string) =>
+  (await sb.control<{ requested_status: string }>('GET', `/v1.0/website?domain=${domain}`)).requested_status;
 const actions = (plugin: Plugin) => plugin.stats.recentActions(1000).reverse();
 
 async function syncAndEnforce(plugin: Plugin) {
@@ -41,42 +43,49 @@ async function syncAndEnforce(plugin: Plugin) {
 describe('website hit limit', () => {
   it('pauses exactly the website over its limit, records why, and does it once', async () => {
     const clock = manualClock('2026-11-22T12:00:00Z');
-    await withPlugin(async (plugin, sb) => {
-      await provision(plugin, [['alice', 'a1.example'], ['alice', 'a2.example'], ['bob', 'b1.example']]);
-      plugin.stats.setLimits('global', '', { websiteHits: 1000 });
-      await traffic(sb, 'a1.example', 1200, 100);
-      await traffic(sb, 'a2.example', 100);
-      await traffic(sb, 'b1.example', 999);
+    await withPlugin(
+      async (plugin, sb) => {
+        await provision(plugin, [
+          ['alice', 'a1.example'],
+          ['alice', 'a2.example'],
+          ['bob', 'b1.example'],
+        ]);
+        plugin.stats.setLimits('global', '', { websiteHits: 1000 });
+        await traffic(sb, 'a1.example', 1200, 100);
+        await traffic(sb, 'a2.example', 100);
+        await traffic(sb, 'b1.example', 999);
 
-      const { sync, enforce } = await syncAndEnforce(plugin);
-      expect(sync).toMatchObject({ skipped: false, read: 3, failed: 0 });
-      expect(enforce).toMatchObject({ paused: 1, resumed: 0, failed: 0 });
-      expect(await requested(sb, 'a1.example')).toBe('paused');
-      expect(await requested(sb, 'a2.example')).toBe('online');
-      expect(await requested(sb, 'b1.example')).toBe('online');
-      expect(plugin.accounts.getWebsite('a1.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'enforcement' });
-      const pause = actions(plugin).find((a) => a.action === 'pause');
-      expect(pause).toMatchObject({
-        account: 'alice',
-        domain: 'a1.example',
-        actor: 'enforcement',
-        reason: 'website_limit',
-        usage: 1200,
-        limitValue: 1000,
-        periodStart: at('2026-11-01T00:00:00Z'),
-        periodEnd: at('2026-12-01T00:00:00Z'),
-        statusBefore: 'online',
-        statusAfter: 'paused',
-      });
+        const { sync, enforce } = await syncAndEnforce(plugin);
+        expect(sync).toMatchObject({ skipped: false, read: 3, failed: 0 });
+        expect(enforce).toMatchObject({ paused: 1, resumed: 0, failed: 0 });
+        expect(await requested(sb, 'a1.example')).toBe('paused');
+        expect(await requested(sb, 'a2.example')).toBe('online');
+        expect(await requested(sb, 'b1.example')).toBe('online');
+        expect(plugin.accounts.getWebsite('a1.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'enforcement' });
+        const pause = actions(plugin).find((a) => a.action === 'pause');
+        expect(pause).toMatchObject({
+          account: 'alice',
+          domain: 'a1.example',
+          actor: 'enforcement',
+          reason: 'website_limit',
+          usage: 1200,
+          limitValue: 1000,
+          periodStart: at('2026-11-01T00:00:00Z'),
+          periodEnd: at('2026-12-01T00:00:00Z'),
+          statusBefore: 'online',
+          statusAfter: 'paused',
+        });
 
-      // Again: nothing new is done or recorded.
-      const countBefore = actions(plugin).length;
-      expect((await plugin.enforceLimits()).paused).toBe(0);
-      expect(actions(plugin)).toHaveLength(countBefore);
-      const runs = plugin.stats.recentRuns('sync-stats');
-      expect(runs[0]).toMatchObject({ status: 'ok', websitesRead: 3, websitesFailed: 0, startedAt: clock.now() });
-      expect(runs[0]?.finishedAt).not.toBeNull();
-    }, { now: clock.now });
+        // Again: nothing new is done or recorded.
+        const countBefore = actions(plugin).length;
+        expect((await plugin.enforceLimits()).paused).toBe(0);
+        expect(actions(plugin)).toHaveLength(countBefore);
+        const runs = plugin.stats.recentRuns('sync-stats');
+        expect(runs[0]).toMatchObject({ status: 'ok', websitesRead: 3, websitesFailed: 0, startedAt: clock.now() });
+        expect(runs[0]?.finishedAt).not.toBeNull();
+      },
+      { now: clock.now },
+    );
   });
 });
 
@@ -94,165 +103,228 @@ describe('the default plan', () => {
 });
 
 describe('account aggregate limit', () => {
-  it('pauses every online website of the account over its aggregate, not the customer\'s own pause', async () => {
+  it("pauses every online website of the account over its aggregate, not the customer's own pause", async () => {
     const clock = manualClock('2026-11-22T12:00:00Z');
-    await withPlugin(async (plugin, sb) => {
-      await provision(plugin, [['bob', 'b1.example'], ['bob', 'b2.example'], ['bob', 'b3.example'], ['carol', 'c1.example']]);
-      const own = plugin.accounts.getWebsite('b3.example');
-      await plugin.provider.setWebsiteStatus('b3.example', 'paused');
-      plugin.accounts.saveWebsite({ ...own!, desiredStatus: 'paused', pausedBy: 'customer' });
-      plugin.stats.setLimits('account', 'bob', { accountHits: 500 });
-      await traffic(sb, 'b1.example', 300);
-      await traffic(sb, 'b2.example', 250);
-      await traffic(sb, 'c1.example', 5000);
+    await withPlugin(
+      async (plugin, sb) => {
+        await provision(plugin, [
+          ['bob', 'b1.example'],
+          ['bob', 'b2.example'],
+          ['bob', 'b3.example'],
+          ['carol', 'c1.example'],
+        ]);
+        const own = plugin.accounts.getWebsite('b3.example');
+        await plugin.provider.setWebsiteStatus('b3.example', 'paused');
+        plugin.accounts.saveWebsite({ ...own!, desiredStatus: 'paused', pausedBy: 'customer' });
+        plugin.stats.setLimits('account', 'bob', { accountHits: 500 });
+        await traffic(sb, 'b1.example', 300);
+        await traffic(sb, 'b2.example', 250);
+        await traffic(sb, 'c1.example', 5000);
 
-      expect((await syncAndEnforce(plugin)).enforce.paused).toBe(2);
-      expect(await requested(sb, 'b1.example')).toBe('paused');
-      expect(await requested(sb, 'b2.example')).toBe('paused');
-      expect(await requested(sb, 'c1.example')).toBe('online');
-      expect(plugin.accounts.getWebsite('b3.example')?.pausedBy).toBe('customer');
-      expect(actions(plugin).filter((a) => a.action === 'pause').map((a) => [a.domain, a.reason, a.usage, a.limitValue])).toEqual([
-        ['b1.example', 'account_limit', 550, 500],
-        ['b2.example', 'account_limit', 550, 500],
-      ]);
-      expect(usageReport({ stats: plugin.stats, accounts: plugin.accounts }, 'bob', clock.now())).toMatchObject({ hits: 550, limit: 500, domains: { used: 3 } });
-    }, { now: clock.now });
+        expect((await syncAndEnforce(plugin)).enforce.paused).toBe(2);
+        expect(await requested(sb, 'b1.example')).toBe('paused');
+        expect(await requested(sb, 'b2.example')).toBe('paused');
+        expect(await requested(sb, 'c1.example')).toBe('online');
+        expect(plugin.accounts.getWebsite('b3.example')?.pausedBy).toBe('customer');
+        expect(
+          actions(plugin)
+            .filter((a) => a.action === 'pause')
+            .map((a) => [a.domain, a.reason, a.usage, a.limitValue]),
+        ).toEqual([
+          ['b1.example', 'account_limit', 550, 500],
+          ['b2.example', 'account_limit', 550, 500],
+        ]);
+        expect(usageReport({ stats: plugin.stats, accounts: plugin.accounts }, 'bob', clock.now())).toMatchObject({
+          hits: 550,
+          limit: 500,
+          domains: { used: 3 },
+        });
+      },
+      { now: clock.now },
+    );
   });
 });
 
 describe('warnings', () => {
   it('fire once per period at the threshold, however often enforcement runs', async () => {
     const clock = manualClock('2026-11-22T12:00:00Z');
-    await withPlugin(async (plugin, sb) => {
-      await provision(plugin, [['dana', 'd1.example']]);
-      plugin.stats.setLimits('global', '', { websiteHits: 1000, warningPercent: 80 });
-      await traffic(sb, 'd1.example', 799);
-      expect((await syncAndEnforce(plugin)).enforce.warnings).toBe(0);
-      await traffic(sb, 'd1.example', 51);
-      await syncAndEnforce(plugin);
-      await traffic(sb, 'd1.example', 50);
-      await syncAndEnforce(plugin);
-      await plugin.enforceLimits();
-      const warnings = actions(plugin).filter((a) => a.action === 'warning');
-      expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatchObject({ domain: 'd1.example', reason: 'website_warning', usage: 850, limitValue: 1000 });
-      expect(await requested(sb, 'd1.example')).toBe('online');
+    await withPlugin(
+      async (plugin, sb) => {
+        await provision(plugin, [['dana', 'd1.example']]);
+        plugin.stats.setLimits('global', '', { websiteHits: 1000, warningPercent: 80 });
+        await traffic(sb, 'd1.example', 799);
+        expect((await syncAndEnforce(plugin)).enforce.warnings).toBe(0);
+        await traffic(sb, 'd1.example', 51);
+        await syncAndEnforce(plugin);
+        await traffic(sb, 'd1.example', 50);
+        await syncAndEnforce(plugin);
+        await plugin.enforceLimits();
+        const warnings = actions(plugin).filter((a) => a.action === 'warning');
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toMatchObject({ domain: 'd1.example', reason: 'website_warning', usage: 850, limitValue: 1000 });
+        expect(await requested(sb, 'd1.example')).toBe('online');
 
-      // A new period may warn again.
-      clock.set('2026-12-03T00:00:00Z');
-      await traffic(sb, 'd1.example', 900);
-      await syncAndEnforce(plugin);
-      expect(actions(plugin).filter((a) => a.action === 'warning')).toHaveLength(2);
-    }, { now: clock.now });
+        // A new period may warn again.
+        clock.set('2026-12-03T00:00:00Z');
+        await traffic(sb, 'd1.example', 900);
+        await syncAndEnforce(plugin);
+        expect(actions(plugin).filter((a) => a.action === 'warning')).toHaveLength(2);
+      },
+      { now: clock.now },
+    );
   });
 });
 
 describe('rollover and raised limits', () => {
   it('resume only what enforcement paused', async () => {
     const clock = manualClock('2026-11-22T12:00:00Z');
-    await withPlugin(async (plugin, sb) => {
-      await provision(plugin, [['erin', 'e1.example'], ['erin', 'e2.example'], ['frank', 'f1.example'], ['frank', 'f2.example']]);
-      plugin.stats.setLimits('global', '', { websiteHits: 100 });
-      for (const domain of ['e1.example', 'e2.example', 'f1.example', 'f2.example']) await traffic(sb, domain, 500);
-      // e2 paused by its customer beforehand; frank is suspended (f1, f2 paused by the suspension).
-      const e2 = plugin.accounts.getWebsite('e2.example');
-      await plugin.provider.setWebsiteStatus('e2.example', 'paused');
-      plugin.accounts.saveWebsite({ ...e2!, desiredStatus: 'paused', pausedBy: 'customer' });
-      await plugin.postEvents({ type: 'account.suspended', account: 'frank' });
-      await plugin.idle();
+    await withPlugin(
+      async (plugin, sb) => {
+        await provision(plugin, [
+          ['erin', 'e1.example'],
+          ['erin', 'e2.example'],
+          ['frank', 'f1.example'],
+          ['frank', 'f2.example'],
+        ]);
+        plugin.stats.setLimits('global', '', { websiteHits: 100 });
+        for (const domain of ['e1.example', 'e2.example', 'f1.example', 'f2.example']) await traffic(sb, domain, 500);
+        // e2 paused by its customer beforehand; frank is suspended (f1, f2 paused by the suspension).
+        const e2 = plugin.accounts.getWebsite('e2.example');
+        await plugin.provider.setWebsiteStatus('e2.example', 'paused');
+        plugin.accounts.saveWebsite({ ...e2!, desiredStatus: 'paused', pausedBy: 'customer' });
+        await plugin.postEvents({ type: 'account.suspended', account: 'frank' });
+        await plugin.idle();
 
-      expect((await syncAndEnforce(plugin)).enforce.paused).toBe(1);
-      expect(plugin.accounts.getWebsite('e1.example')?.pausedBy).toBe('enforcement');
+        expect((await syncAndEnforce(plugin)).enforce.paused).toBe(1);
+        expect(plugin.accounts.getWebsite('e1.example')?.pausedBy).toBe('enforcement');
 
-      clock.set('2026-12-01T00:05:00Z');
-      const { enforce } = await syncAndEnforce(plugin);
-      expect(enforce.resumed).toBe(1);
-      expect(await requested(sb, 'e1.example')).toBe('online');
-      expect(plugin.accounts.getWebsite('e1.example')).toMatchObject({ pausedBy: null, desiredStatus: 'online' });
-      expect(plugin.accounts.getWebsite('e2.example')?.pausedBy).toBe('customer');
-      expect(plugin.accounts.getWebsite('f1.example')?.pausedBy).toBe('suspension');
-      expect(await requested(sb, 'e2.example')).toBe('paused');
-      expect(await requested(sb, 'f1.example')).toBe('paused');
-      expect(actions(plugin).find((a) => a.action === 'resume')).toMatchObject({ domain: 'e1.example', reason: 'period_rollover', statusBefore: 'paused', statusAfter: 'online' });
+        clock.set('2026-12-01T00:05:00Z');
+        const { enforce } = await syncAndEnforce(plugin);
+        expect(enforce.resumed).toBe(1);
+        expect(await requested(sb, 'e1.example')).toBe('online');
+        expect(plugin.accounts.getWebsite('e1.example')).toMatchObject({ pausedBy: null, desiredStatus: 'online' });
+        expect(plugin.accounts.getWebsite('e2.example')?.pausedBy).toBe('customer');
+        expect(plugin.accounts.getWebsite('f1.example')?.pausedBy).toBe('suspension');
+        expect(await requested(sb, 'e2.example')).toBe('paused');
+        expect(await requested(sb, 'f1.example')).toBe('paused');
+        expect(actions(plugin).find((a) => a.action === 'resume')).toMatchObject({
+          domain: 'e1.example',
+          reason: 'period_rollover',
+          statusBefore: 'paused',
+          statusAfter: 'online',
+        });
 
-      // Over the limit again in December, then the limit is raised: resumed within the period.
-      await traffic(sb, 'e1.example', 150);
-      expect((await syncAndEnforce(plugin)).enforce.paused).toBe(1);
-      plugin.stats.setLimits('global', '', { websiteHits: 10_000 });
-      expect((await plugin.enforceLimits()).resumed).toBe(1);
-      expect(actions(plugin).filter((a) => a.action === 'resume').map((a) => a.reason)).toEqual(['period_rollover', 'limit_raised']);
-    }, { now: clock.now });
+        // Over the limit again in December, then the limit is raised: resumed within the period.
+        await traffic(sb, 'e1.example', 150);
+        expect((await syncAndEnforce(plugin)).enforce.paused).toBe(1);
+        plugin.stats.setLimits('global', '', { websiteHits: 10_000 });
+        expect((await plugin.enforceLimits()).resumed).toBe(1);
+        expect(
+          actions(plugin)
+            .filter((a) => a.action === 'resume')
+            .map((a) => a.reason),
+        ).toEqual(['period_rollover', 'limit_raised']);
+      },
+      { now: clock.now },
+    );
   });
 });
 
 describe('admin resume', () => {
   it('holds for the rest of the period, then the limit applies again', async () => {
     const clock = manualClock('2026-11-22T12:00:00Z');
-    await withPlugin(async (plugin, sb) => {
-      await provision(plugin, [['gina', 'g1.example']]);
-      plugin.stats.setLimits('global', '', { websiteHits: 100 });
-      await traffic(sb, 'g1.example', 200);
-      await syncAndEnforce(plugin);
-      expect(await requested(sb, 'g1.example')).toBe('paused');
+    await withPlugin(
+      async (plugin, sb) => {
+        await provision(plugin, [['gina', 'g1.example']]);
+        plugin.stats.setLimits('global', '', { websiteHits: 100 });
+        await traffic(sb, 'g1.example', 200);
+        await syncAndEnforce(plugin);
+        expect(await requested(sb, 'g1.example')).toBe('paused');
 
-      const resumed = await plugin.adminResume('g1.example', 'ops-anna');
-      expect(resumed.adminOverrideUntil).toBe(at('2026-12-01T00:00:00Z'));
-      expect(await requested(sb, 'g1.example')).toBe('online');
-      await traffic(sb, 'g1.example', 5000);
-      clock.set('2026-11-30T23:00:00Z');
-      expect((await syncAndEnforce(plugin)).enforce.paused).toBe(0);
-      expect(await requested(sb, 'g1.example')).toBe('online');
-      expect(actions(plugin).find((a) => a.action === 'admin_resume')).toMatchObject({ actor: 'admin:ops-anna', statusBefore: 'paused', statusAfter: 'online' });
+        const resumed = await plugin.adminResume('g1.example', 'ops-anna');
+        expect(resumed.adminOverrideUntil).toBe(at('2026-12-01T00:00:00Z'));
+        expect(await requested(sb, 'g1.example')).toBe('online');
+        await traffic(sb, 'g1.example', 5000);
+        clock.set('2026-11-30T23:00:00Z');
+        expect((await syncAndEnforce(plugin)).enforce.paused).toBe(0);
+        expect(await requested(sb, 'g1.example')).toBe('online');
+        expect(actions(plugin).find((a) => a.action === 'admin_resume')).toMatchObject({
+          actor: 'admin:ops-anna',
+          statusBefore: 'paused',
+          statusAfter: 'online',
+        });
 
-      clock.set('2026-12-02T00:00:00Z');
-      await traffic(sb, 'g1.example', 150);
-      expect((await syncAndEnforce(plugin)).enforce.paused).toBe(1);
-    }, { now: clock.now });
+        clock.set('2026-12-02T00:00:00Z');
+        await traffic(sb, 'g1.example', 150);
+        expect((await syncAndEnforce(plugin)).enforce.paused).toBe(1);
+      },
+      { now: clock.now },
+    );
   });
 });
 
 describe('counters and failures', () => {
   it('a provider counter reset does not inflate (or shrink) usage', async () => {
     const clock = manualClock('2026-11-22T12:00:00Z');
-    await withPlugin(async (plugin, sb) => {
-      await provision(plugin, [['hal', 'h1.example']]);
-      await traffic(sb, 'h1.example', 600, 60);
-      await plugin.syncStatistics();
-      await sb.control('POST', '/_sandbox/websites/h1.example/counters/reset');
-      await traffic(sb, 'h1.example', 100, 10);
-      clock.set('2026-11-22T13:10:00Z');
-      await plugin.syncStatistics();
-      await plugin.syncStatistics();
-      const period = at('2026-11-01T00:00:00Z');
-      expect(plugin.stats.websiteUsage('h1.example', period)).toBe(700);
-      const report = usageReport({ stats: plugin.stats, accounts: plugin.accounts }, 'hal', clock.now());
-      expect(report.websites[0]).toMatchObject({ domain: 'h1.example', hits: 700, permitted: 630, blocked: 70 });
-      expect(hitsOverTime(plugin.stats, { domain: 'h1.example' }, { from: at('2026-11-22T00:00:00Z'), to: at('2026-11-23T00:00:00Z') }, 'hour')).toEqual([
-        { start: '2026-11-22T12:00:00.000Z', total: 600, permitted: 540, blocked: 60, mitigated: 60 },
-        { start: '2026-11-22T13:00:00.000Z', total: 100, permitted: 90, blocked: 10, mitigated: 10 },
-      ]);
-      expect(hitsOverTime(plugin.stats, { account: 'hal' }, { from: at('2026-11-01T00:00:00Z'), to: at('2026-12-01T00:00:00Z') }, 'day')).toEqual([
-        { start: '2026-11-22T00:00:00.000Z', total: 700, permitted: 630, blocked: 70, mitigated: 70 },
-      ]);
-    }, { now: clock.now });
+    await withPlugin(
+      async (plugin, sb) => {
+        await provision(plugin, [['hal', 'h1.example']]);
+        await traffic(sb, 'h1.example', 600, 60);
+        await plugin.syncStatistics();
+        await sb.control('POST', '/_sandbox/websites/h1.example/counters/reset');
+        await traffic(sb, 'h1.example', 100, 10);
+        clock.set('2026-11-22T13:10:00Z');
+        await plugin.syncStatistics();
+        await plugin.syncStatistics();
+        const period = at('2026-11-01T00:00:00Z');
+        expect(plugin.stats.websiteUsage('h1.example', period)).toBe(700);
+        const report = usageReport({ stats: plugin.stats, accounts: plugin.accounts }, 'hal', clock.now());
+        expect(report.websites[0]).toMatchObject({ domain: 'h1.example', hits: 700, permitted: 630, blocked: 70 });
+        expect(
+          hitsOverTime(
+            plugin.stats,
+            { domain: 'h1.example' },
+            { from: at('2026-11-22T00:00:00Z'), to: at('2026-11-23T00:00:00Z') },
+            'hour',
+          ),
+        ).toEqual([
+          { start: '2026-11-22T12:00:00.000Z', total: 600, permitted: 540, blocked: 60, mitigated: 60 },
+          { start: '2026-11-22T13:00:00.000Z', total: 100, permitted: 90, blocked: 10, mitigated: 10 },
+        ]);
+        expect(
+          hitsOverTime(plugin.stats, { account: 'hal' }, { from: at('2026-11-01T00:00:00Z'), to: at('2026-12-01T00:00:00Z') }, 'day'),
+        ).toEqual([{ start: '2026-11-22T00:00:00.000Z', total: 700, permitted: 630, blocked: 70, mitigated: 70 }]);
+      },
+      { now: clock.now },
+    );
   });
 
   it('a failing website is recorded and read again next run; the others are read', async () => {
     const clock = manualClock('2026-11-22T12:00:00Z');
-    await withPlugin(async (plugin, sb) => {
-      await provision(plugin, [['ivy', 'i1.example'], ['ivy', 'i2.example'], ['ivy', 'i3.example']]);
-      await traffic(sb, 'i1.example', 10);
-      await traffic(sb, 'i3.example', 30);
-      // Gone at the provider (deleted behind the plugin's back): every read of it fails.
-      await sb.control('DELETE', '/v1.0/website/i2.example');
-      const first = await plugin.syncStatistics();
-      expect(first).toMatchObject({ read: 2, failed: 1 });
-      expect(plugin.stats.recentRuns('sync-stats')[0]).toMatchObject({ status: 'ok', websitesRead: 2, websitesFailed: 1 });
-      expect(plugin.stats.websiteUsage('i3.example', at('2026-11-01T00:00:00Z'))).toBe(30);
-      const failedRow = plugin.db.prepare("SELECT failed_at, last_error FROM stats_latest WHERE domain = 'i2.example'").get() as { failed_at: number; last_error: string };
-      expect(failedRow.last_error).toMatch(/PROVIDER_NOT_FOUND/);
-      expect((await plugin.syncStatistics()).failed).toBe(1);
-    }, { now: clock.now });
+    await withPlugin(
+      async (plugin, sb) => {
+        await provision(plugin, [
+          ['ivy', 'i1.example'],
+          ['ivy', 'i2.example'],
+          ['ivy', 'i3.example'],
+        ]);
+        await traffic(sb, 'i1.example', 10);
+        await traffic(sb, 'i3.example', 30);
+        // Gone at the provider (deleted behind the plugin's back): every read of it fails.
+        await sb.control('DELETE', '/v1.0/website/i2.example');
+        const first = await plugin.syncStatistics();
+        expect(first).toMatchObject({ read: 2, failed: 1 });
+        expect(plugin.stats.recentRuns('sync-stats')[0]).toMatchObject({ status: 'ok', websitesRead: 2, websitesFailed: 1 });
+        expect(plugin.stats.websiteUsage('i3.example', at('2026-11-01T00:00:00Z'))).toBe(30);
+        const failedRow = plugin.db.prepare("SELECT failed_at, last_error FROM stats_latest WHERE domain = 'i2.example'").get() as {
+          failed_at: number;
+          last_error: string;
+        };
+        expect(failedRow.last_error).toMatch(/PROVIDER_NOT_FOUND/);
+        expect((await plugin.syncStatistics()).failed).toBe(1);
+      },
+      { now: clock.now },
+    );
   });
 });
 
@@ -260,9 +332,15 @@ describe('domain limit', () => {
   it('refuses to protect one domain more than the account may have, with a clear reason', async () => {
     await withPlugin(async (plugin, sb) => {
       plugin.stats.setLimits('account', 'jack', { domainLimit: 2 });
-      await provision(plugin, [['jack', 'j1.example'], ['jack', 'j2.example'], ['jack', 'j3.example']]);
+      await provision(plugin, [
+        ['jack', 'j1.example'],
+        ['jack', 'j2.example'],
+        ['jack', 'j3.example'],
+      ]);
       const dead = plugin.jobs.list({ state: 'dead' });
-      expect(dead.map((job) => job.lastError)).toEqual(['LIMIT_REACHED: Account jack may protect at most 2 domains: j3.example was not protected (domain limit reached)']);
+      expect(dead.map((job) => job.lastError)).toEqual([
+        'LIMIT_REACHED: Account jack may protect at most 2 domains: j3.example was not protected (domain limit reached)',
+      ]);
       expect(sb.store.getWebsite('j3.example')).toBeNull();
       // A replay of an already protected domain is not "one more".
       await plugin.postEvents({ type: 'domain.added', account: 'jack', domain: 'j2.example', id: 'again' });
@@ -291,7 +369,10 @@ describe('schedule and rate', () => {
     await withSandbox(async (sb) => {
       const plugin = await startTestPlugin(sb);
       try {
-        await provision(plugin, Array.from({ length: 30 }, (_, i) => ['sam', `s${i}.example`] as [string, string]));
+        await provision(
+          plugin,
+          Array.from({ length: 30 }, (_, i) => ['sam', `s${i}.example`] as [string, string]),
+        );
         await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 100 });
         const pages: number[] = [];
         const sync = plugin.syncStatistics({ pageSize: 5, concurrency: 1, onProgress: (done) => pages.push(done) });
@@ -320,7 +401,10 @@ describe('schedule and rate', () => {
 
   it('keeps to the configured request rate', async () => {
     await withPlugin(async (plugin) => {
-      await provision(plugin, Array.from({ length: 12 }, (_, i) => ['rita', `r${i}.example`] as [string, string]));
+      await provision(
+        plugin,
+        Array.from({ length: 12 }, (_, i) => ['rita', `r${i}.example`] as [string, string]),
+      );
       const started = Date.now();
       const result = await plugin.syncStatistics({ ratePerSecond: 5 });
       expect(result.read).toBe(12);
@@ -352,26 +436,38 @@ describe('notifications', () => {
     const receiver = await startReceiver({ failFirst: 1 });
     const clock = manualClock('2026-11-22T12:00:00Z');
     try {
-      await withPlugin(async (plugin, sb) => {
-        await provision(plugin, [['lea', 'l1.example'], ['lea', 'l2.example']]);
-        plugin.stats.setLimits('global', '', { websiteHits: 100 });
-        await traffic(sb, 'l1.example', 150);
-        await traffic(sb, 'l2.example', 90);
-        await syncAndEnforce(plugin);
-        await plugin.enforceLimits();
-        // The receiver fails the first delivery: its retry comes due once the plugin's clock passes the backoff.
-        await waitFor(() => plugin.jobs.list({ state: 'pending' }).some((job) => job.attempts > 0), 5000, 'the failed delivery to be rescheduled');
-        clock.set('2026-11-22T12:00:01Z');
-        await plugin.idle();
-        const delivered = receiver.received.filter((r) => r.answeredWith === 200);
-        expect(delivered.map((r) => (JSON.parse(r.body) as { action: { action: string; domain: string } }).action).map((a) => `${a.action} ${a.domain}`).sort()).toEqual([
-          'pause l1.example',
-          'warning l2.example',
-        ]);
-        for (const request of delivered) expect(request.headers['x-wpp-signature']).toBe(signBody(request.body, TEST_PANEL_SECRET));
-        // The receiver failed once: that notification was retried, not lost.
-        expect(receiver.received).toHaveLength(3);
-      }, { now: clock.now, env: { WPP_NOTIFY_URL: `${receiver.url}/wpp-events` } });
+      await withPlugin(
+        async (plugin, sb) => {
+          await provision(plugin, [
+            ['lea', 'l1.example'],
+            ['lea', 'l2.example'],
+          ]);
+          plugin.stats.setLimits('global', '', { websiteHits: 100 });
+          await traffic(sb, 'l1.example', 150);
+          await traffic(sb, 'l2.example', 90);
+          await syncAndEnforce(plugin);
+          await plugin.enforceLimits();
+          // The receiver fails the first delivery: its retry comes due once the plugin's clock passes the backoff.
+          await waitFor(
+            () => plugin.jobs.list({ state: 'pending' }).some((job) => job.attempts > 0),
+            5000,
+            'the failed delivery to be rescheduled',
+          );
+          clock.set('2026-11-22T12:00:01Z');
+          await plugin.idle();
+          const delivered = receiver.received.filter((r) => r.answeredWith === 200);
+          expect(
+            delivered
+              .map((r) => (JSON.parse(r.body) as { action: { action: string; domain: string } }).action)
+              .map((a) => `${a.action} ${a.domain}`)
+              .sort(),
+          ).toEqual(['pause l1.example', 'warning l2.example']);
+          for (const request of delivered) expect(request.headers['x-wpp-signature']).toBe(signBody(request.body, TEST_PANEL_SECRET));
+          // The receiver failed once: that notification was retried, not lost.
+          expect(receiver.received).toHaveLength(3);
+        },
+        { now: clock.now, env: { WPP_NOTIFY_URL: `${receiver.url}/wpp-events` } },
+      );
     } finally {
       await receiver.close();
     }
@@ -389,13 +485,20 @@ describe('two wpp sync-stats at once', () => {
         for (let i = 0; i < 6; i++) {
           const domain = `k${i}.example`;
           await sb.control('POST', '/v1.0/website', { domain, user_id: user.id, ip: ['192.0.2.5'] });
-          db.prepare("INSERT OR IGNORE INTO accounts (account, provider_user_id, state, created_at, updated_at) VALUES ('kim', 'kim@panel.example', 'active', 0, 0)").run();
-          db.prepare("INSERT INTO websites (domain, account, desired_status, callback_token_hash, created_at, updated_at) VALUES (?, 'kim', 'online', ?, 0, 0)").run(domain, `hash-${i}`);
+          db.prepare(
+            "INSERT OR IGNORE INTO accounts (account, provider_user_id, state, created_at, updated_at) VALUES ('kim', 'kim@panel.example', 'active', 0, 0)",
+          ).run();
+          db.prepare(
+            "INSERT INTO websites (domain, account, desired_status, callback_token_hash, created_at, updated_at) VALUES (?, 'kim', 'online', ?, 0, 0)",
+          ).run(domain, `hash-${i}`);
         }
         db.close();
         // Each statistics read takes 400 ms, so a sync lasts over a second: long enough to overlap.
         await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 400 });
-        const [a, b] = await Promise.all([runWpp(['sync-stats', '--no-enforce'], { env }), runWpp(['sync-stats', '--no-enforce'], { env })]);
+        const [a, b] = await Promise.all([
+          runWpp(['sync-stats', '--no-enforce'], { env }),
+          runWpp(['sync-stats', '--no-enforce'], { env }),
+        ]);
         const outputs = [a.stdout, b.stdout];
         // The one that did nothing says so with its own exit code: 3, skipped.
         expect([a.code, b.code].sort()).toEqual([0, 3]);
@@ -403,7 +506,12 @@ describe('two wpp sync-stats at once', () => {
         expect(outputs.filter((out) => /another statistics sync is running/.test(out))).toHaveLength(1);
         const check = openPluginDatabase(testConfig(dataDir, sb, env));
         try {
-          expect(createStatisticsRepo(check).recentRuns('sync-stats').map((run) => run.status).sort()).toEqual(['ok', 'skipped']);
+          expect(
+            createStatisticsRepo(check)
+              .recentRuns('sync-stats')
+              .map((run) => run.status)
+              .sort(),
+          ).toEqual(['ok', 'skipped']);
         } finally {
           check.close();
         }
@@ -419,15 +527,26 @@ describe('a website paused or resumed outside the plugin, its callbacks lost', (
     const clock = manualClock('2026-11-22T12:00:00Z');
     await withPlugin(
       async (plugin, sb) => {
-        await provision(plugin, [['gina', 'g1.example'], ['gina', 'g2.example']]);
+        await provision(plugin, [
+          ['gina', 'g1.example'],
+          ['gina', 'g2.example'],
+        ]);
         for (const domain of ['g1.example', 'g2.example']) await sb.control('POST', `/_sandbox/websites/${domain}/dns-verified`);
         // The customer pauses g1 in the provider's own dashboard, with their own key.
         const key = plugin.accounts.getAccount('gina')?.providerApiKey as string;
         const setByCustomer = (domain: string, status: string) =>
-          fetch(`${sb.url}/v1.0/website/${domain}`, { method: 'PUT', headers: { authorization: `Bearer ${key}` }, body: new URLSearchParams({ status }) }).then((r) => r.status);
+          fetch(`${sb.url}/v1.0/website/${domain}`, {
+            method: 'PUT',
+            headers: { authorization: `Bearer ${key}` },
+            body: new URLSearchParams({ status }),
+          }).then((r) => r.status);
         expect(await setByCustomer('g1.example', 'paused')).toBe(200);
         // Its callback never reaches the plugin (WPP_PUBLIC_URL points nowhere): the row is stale.
-        await waitFor(async () => (await sb.control<{ domain: string; attempts: number }[]>('GET', '/_sandbox/callbacks')).some((c) => c.domain === 'g1.example' && c.attempts > 0));
+        await waitFor(async () =>
+          (await sb.control<{ domain: string; attempts: number }[]>('GET', '/_sandbox/callbacks')).some(
+            (c) => c.domain === 'g1.example' && c.attempts > 0,
+          ),
+        );
         expect(plugin.accounts.getWebsite('g1.example')).toMatchObject({ desiredStatus: 'online', pausedBy: null });
 
         plugin.stats.setLimits('global', '', { websiteHits: 1000 });
@@ -436,7 +555,11 @@ describe('a website paused or resumed outside the plugin, its callbacks lost', (
         expect((await syncAndEnforce(plugin)).enforce).toMatchObject({ paused: 1, leftAlone: 1, failed: 0 });
         expect(plugin.accounts.getWebsite('g1.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'external' });
         expect(plugin.accounts.getWebsite('g2.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'enforcement' });
-        expect(actions(plugin).filter((a) => a.action === 'pause').map((a) => a.domain)).toEqual(['g2.example']);
+        expect(
+          actions(plugin)
+            .filter((a) => a.action === 'pause')
+            .map((a) => a.domain),
+        ).toEqual(['g2.example']);
 
         // A raised limit undoes enforcement's own pause only.
         plugin.stats.setLimits('global', '', { websiteHits: 5000 });
@@ -451,9 +574,13 @@ describe('a website paused or resumed outside the plugin, its callbacks lost', (
 
         // The period rolls over: enforcement sends nothing for g2 (already online) and never resumes g1.
         clock.set('2026-12-02T00:00:00Z');
-        const putsBefore = (await sb.control<{ method: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter((r) => r.method === 'PUT').length;
+        const putsBefore = (await sb.control<{ method: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter(
+          (r) => r.method === 'PUT',
+        ).length;
         expect((await syncAndEnforce(plugin)).enforce).toMatchObject({ paused: 0, resumed: 0, leftAlone: 1, failed: 0 });
-        const putsAfter = (await sb.control<{ method: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter((r) => r.method === 'PUT').length;
+        const putsAfter = (await sb.control<{ method: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter(
+          (r) => r.method === 'PUT',
+        ).length;
         expect(putsAfter).toBe(putsBefore);
         expect(await requested(sb, 'g1.example')).toBe('paused');
         expect(await requested(sb, 'g2.example')).toBe('online');
@@ -470,12 +597,25 @@ describe('a website paused or resumed outside the plugin, its callbacks lost', (
       await sb.control('POST', '/_sandbox/websites/h1.example/dns-verified');
       await plugin.idle();
       const key = plugin.accounts.getAccount('hugo')?.providerApiKey as string;
-      const setByCustomer = (status: string) => fetch(`${sb.url}/v1.0/website/h1.example`, { method: 'PUT', headers: { authorization: `Bearer ${key}` }, body: new URLSearchParams({ status }) });
+      const setByCustomer = (status: string) =>
+        fetch(`${sb.url}/v1.0/website/h1.example`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${key}` },
+          body: new URLSearchParams({ status }),
+        });
       await setByCustomer('paused');
-      await waitFor(() => plugin.accounts.getWebsite('h1.example')?.pausedBy === 'external', 5000, 'the callback to record the outside pause');
+      await waitFor(
+        () => plugin.accounts.getWebsite('h1.example')?.pausedBy === 'external',
+        5000,
+        'the callback to record the outside pause',
+      );
       expect(plugin.accounts.getWebsite('h1.example')).toMatchObject({ desiredStatus: 'paused', providerStatus: 'paused' });
       await setByCustomer('online');
-      await waitFor(() => plugin.accounts.getWebsite('h1.example')?.pausedBy === null, 5000, 'the callback to record the end of the outside pause');
+      await waitFor(
+        () => plugin.accounts.getWebsite('h1.example')?.pausedBy === null,
+        5000,
+        'the callback to record the end of the outside pause',
+      );
       expect(plugin.accounts.getWebsite('h1.example')).toMatchObject({ desiredStatus: 'online', providerStatus: 'online' });
     });
   });

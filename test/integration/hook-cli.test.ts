@@ -68,7 +68,9 @@ describe('wpp hook cpanel', () => {
   });
 
   it('--describe prints the registration list, never blocking', async () => {
-    const described = await wpp(['hook', 'cpanel', '--describe'], { env: { WPP_CPANEL_HOOK_COMMAND: '/usr/local/cpanel/3rdparty/bin/wpp-hook' } });
+    const described = await wpp(['hook', 'cpanel', '--describe'], {
+      env: { WPP_CPANEL_HOOK_COMMAND: '/usr/local/cpanel/3rdparty/bin/wpp-hook' },
+    });
     const hooks = JSON.parse(described.stdout) as { category: string; event: string; blocking: number; hook: string }[];
     expect(hooks.length).toBeGreaterThanOrEqual(10);
     expect(hooks.every((hook) => hook.blocking === 0 && hook.hook === '/usr/local/cpanel/3rdparty/bin/wpp-hook')).toBe(true);
@@ -116,7 +118,11 @@ describe('hooks that cannot open the database', () => {
       const readOnly = () => {
         throw Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' });
       };
-      const delivered = await deliverEvents({ ...plugin.config, hook: { ...plugin.config.hook, url: plugin.url } }, [result.data], readOnly);
+      const delivered = await deliverEvents(
+        { ...plugin.config, hook: { ...plugin.config.hook, url: plugin.url } },
+        [result.data],
+        readOnly,
+      );
       expect(delivered).toEqual([{ eventId: result.data.id, type: 'domain.added', jobId: expect.any(Number), created: true }]);
       // The common case: SQLite opened the file read-only without complaint; only the write fails.
       const second = finishEvent('emit', { type: 'domain.added', account: 'carol', domain: 'carol2.example' });
@@ -128,7 +134,10 @@ describe('hooks that cannot open the database', () => {
         }) as typeof db.prepare;
         return db;
       };
-      expect((await deliverEvents({ ...plugin.config, hook: { ...plugin.config.hook, url: plugin.url } }, [second.data], opensReadOnly))[0]?.created).toBe(true);
+      expect(
+        (await deliverEvents({ ...plugin.config, hook: { ...plugin.config.hook, url: plugin.url } }, [second.data], opensReadOnly))[0]
+          ?.created,
+      ).toBe(true);
       await plugin.idle();
       expect(plugin.accounts.getWebsite('carol.example')?.account).toBe('carol');
       expect(plugin.accounts.getWebsite('carol2.example')?.account).toBe('carol');

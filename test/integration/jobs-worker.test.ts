@@ -202,7 +202,9 @@ describe('worker: failures', () => {
       });
       expect(await worker.drain({ untilEmpty: true })).toEqual({ done: 0, failed: 1, dead: 1 });
       expect(repo.get(queued.id)).toMatchObject({ state: 'dead', attempts: 2, lastError: 'E_FLAKY: still failing' });
-      expect(lines.filter((line) => line.level === ERROR)).toMatchObject([{ job: queued.id, kind: 'test', attempts: 2, error: 'E_FLAKY: still failing' }]);
+      expect(lines.filter((line) => line.level === ERROR)).toMatchObject([
+        { job: queued.id, kind: 'test', attempts: 2, error: 'E_FLAKY: still failing' },
+      ]);
     }));
 
   it('buries a job at once when the error is permanent, and a job of an unknown kind', () =>
@@ -215,7 +217,15 @@ describe('worker: failures', () => {
         handlers: {
           test: () =>
             Promise.reject(
-              new ProviderError({ code: 'PROVIDER_AUTH', message: 'bad key', method: 'GET', path: '/v1.0/users', attempts: 1, sent: true, status: 401 }),
+              new ProviderError({
+                code: 'PROVIDER_AUTH',
+                message: 'bad key',
+                method: 'GET',
+                path: '/v1.0/users',
+                attempts: 1,
+                sent: true,
+                status: 401,
+              }),
             ),
         },
         logger,
@@ -324,7 +334,15 @@ describe('worker: loop', () => {
       };
       const { job: queued } = repo.enqueue(job());
       const first = createWorker({ jobs: repo, handlers, logger: silent, concurrency: 1, leaseMs: 30, pollMs: 5, workerId: 'first' });
-      const second = createWorker({ jobs: open(file).repo, handlers, logger: silent, concurrency: 1, leaseMs: 30, pollMs: 5, workerId: 'second' });
+      const second = createWorker({
+        jobs: open(file).repo,
+        handlers,
+        logger: silent,
+        concurrency: 1,
+        leaseMs: 30,
+        pollMs: 5,
+        workerId: 'second',
+      });
       first.start();
       try {
         await waitFor(() => runs === 1, 10_000, 'the first worker to start the job');
@@ -358,7 +376,14 @@ describe('worker: loop', () => {
         ),
       );
       const workers = ['one', 'two'].map((name) =>
-        createWorker({ jobs: open(file).repo, handlers: { test: handlerFor(name) }, logger: silent, concurrency: 4, pollMs: 5, workerId: name }),
+        createWorker({
+          jobs: open(file).repo,
+          handlers: { test: handlerFor(name) },
+          logger: silent,
+          concurrency: 4,
+          pollMs: 5,
+          workerId: name,
+        }),
       );
       for (const worker of workers) worker.start();
       try {
@@ -398,21 +423,23 @@ describe('worker: loop', () => {
       expect(repo.complete(queued.id, 'crashed')).toBe(false);
     }));
 
-  it('two processes on one file run each of 500 jobs exactly once', () =>
-    withQueue(async ({ file, repo }) => {
-      // A test-only table, so both processes' runs can be counted afterwards.
-      repo.enqueueMany(Array.from({ length: 500 }, (_, i) => job({ account: i % 4 === 0 ? `acct${i % 9}` : null })));
-      const db = openDatabase(file);
-      try {
-        db.exec('CREATE TABLE test_runs (job_id INTEGER NOT NULL, worker TEXT NOT NULL)');
-      } finally {
-        db.close();
-      }
-      const source = (path: string) => JSON.stringify(pathToFileURL(join(paths.root, path)).href);
-      const script = join(file, '..', 'child-worker.mts');
-      writeFileSync(
-        script,
-        `import { createRequire } from 'node:module';
+  it(
+    'two processes on one file run each of 500 jobs exactly once',
+    () =>
+      withQueue(async ({ file, repo }) => {
+        // A test-only table, so both processes' runs can be counted afterwards.
+        repo.enqueueMany(Array.from({ length: 500 }, (_, i) => job({ account: i % 4 === 0 ? `acct${i % 9}` : null })));
+        const db = openDatabase(file);
+        try {
+          db.exec('CREATE TABLE test_runs (job_id INTEGER NOT NULL, worker TEXT NOT NULL)');
+        } finally {
+          db.close();
+        }
+        const source = (path: string) => JSON.stringify(pathToFileURL(join(paths.root, path)).href);
+        const script = join(file, '..', 'child-worker.mts');
+        writeFileSync(
+          script,
+          `import { createRequire } from 'node:module';
 import { createJobsRepo } from ${source('src/db/jobs.repo.ts')};
 import { openDatabase } from ${source('src/db/open.ts')};
 import { createWorker } from ${source('src/jobs/worker.ts')};
@@ -436,50 +463,55 @@ const result = await worker.drain({ untilEmpty: true });
 db.close();
 process.stdout.write(JSON.stringify(result));
 `,
-      );
-      const startChild = (name: string) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script, file, name], { cwd: paths.root });
-        let out = '';
-        let err = '';
-        let onReady: () => void = () => {};
-        const ready = new Promise<void>((resolve) => (onReady = resolve));
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          if (out.startsWith('ready\n')) onReady();
-        });
-        child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-        const finished = new Promise<{ done: number }>((resolve, reject) => {
-          child.on('error', reject);
-          child.on('exit', (code) => {
-            if (code === 0) resolve(JSON.parse(out.slice('ready\n'.length)) as { done: number });
-            else reject(new Error(`${name} exited ${code}: ${err}`));
+        );
+        const startChild = (name: string) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', script, file, name], { cwd: paths.root });
+          let out = '';
+          let err = '';
+          let onReady: () => void = () => {};
+          const ready = new Promise<void>((resolve) => (onReady = resolve));
+          child.stdout.on('data', (chunk: Buffer) => {
+            out += chunk.toString();
+            if (out.startsWith('ready\n')) onReady();
           });
-        });
-        // A child that dies before it is ready must fail the test, not hang it.
-        void finished.catch(() => onReady());
-        return { child, ready, finished };
-      };
-      const children = [startChild('p1'), startChild('p2')];
-      await Promise.all(children.map((c) => c.ready));
-      for (const { child } of children) child.stdin.end('go\n');
-      const results = await Promise.all(children.map((c) => c.finished));
+          child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+          const finished = new Promise<{ done: number }>((resolve, reject) => {
+            child.on('error', reject);
+            child.on('exit', (code) => {
+              if (code === 0) resolve(JSON.parse(out.slice('ready\n'.length)) as { done: number });
+              else reject(new Error(`${name} exited ${code}: ${err}`));
+            });
+          });
+          // A child that dies before it is ready must fail the test, not hang it.
+          void finished.catch(() => onReady());
+          return { child, ready, finished };
+        };
+        const children = [startChild('p1'), startChild('p2')];
+        await Promise.all(children.map((c) => c.ready));
+        for (const { child } of children) child.stdin.end('go\n');
+        const results = await Promise.all(children.map((c) => c.finished));
 
-      const check = openDatabase(file);
-      try {
-        const perJob = check.prepare('SELECT job_id, COUNT(*) AS n FROM test_runs GROUP BY job_id').all() as { job_id: number; n: number }[];
-        expect(perJob).toHaveLength(500);
-        expect(perJob.filter((row) => row.n !== 1)).toEqual([]);
-        const perWorker = check.prepare('SELECT worker, COUNT(*) AS n FROM test_runs GROUP BY worker ORDER BY worker').all();
-        expect(results[0]!.done + results[1]!.done).toBe(500);
-        expect(results[0]!.done).toBeGreaterThan(0);
-        expect(results[1]!.done).toBeGreaterThan(0);
-        expect(perWorker).toEqual([
-          { worker: 'p1', n: results[0]!.done },
-          { worker: 'p2', n: results[1]!.done },
-        ]);
-      } finally {
-        check.close();
-      }
-      expect(repo.counts()).toEqual({ pending: 0, running: 0, done: 500, dead: 0 });
-    }), 30_000);
+        const check = openDatabase(file);
+        try {
+          const perJob = check.prepare('SELECT job_id, COUNT(*) AS n FROM test_runs GROUP BY job_id').all() as {
+            job_id: number;
+            n: number;
+          }[];
+          expect(perJob).toHaveLength(500);
+          expect(perJob.filter((row) => row.n !== 1)).toEqual([]);
+          const perWorker = check.prepare('SELECT worker, COUNT(*) AS n FROM test_runs GROUP BY worker ORDER BY worker').all();
+          expect(results[0]!.done + results[1]!.done).toBe(500);
+          expect(results[0]!.done).toBeGreaterThan(0);
+          expect(results[1]!.done).toBeGreaterThan(0);
+          expect(perWorker).toEqual([
+            { worker: 'p1', n: results[0]!.done },
+            { worker: 'p2', n: results[1]!.done },
+          ]);
+        } finally {
+          check.close();
+        }
+        expect(repo.counts()).toEqual({ pending: 0, running: 0, done: 500, dead: 0 });
+      }),
+    30_000,
+  );
 });

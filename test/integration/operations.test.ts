@@ -11,7 +11,6 @@ import { startTestPlugin, testConfig, testEnv, withPlugin } from '../helpers/plu
 import { startTestSandbox, withSandbox } from '../helpers/sandbox.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
-
 const TEST_SECRET = 'limits-test-secret-0123456789';
 const wpp = (args: string[], env: Record<string, string>) => runWpp(args, { env });
 
@@ -24,18 +23,21 @@ const domainAdded = (account: string, domain: string) => {
 describe('reconciliation', () => {
   it('finds a website whose callbacks never arrive and records its real status', async () => {
     // Callbacks go to a closed port: the plugin never hears that DNS was verified.
-    await withPlugin(async (plugin, sb) => {
-      await plugin.postEvents({ type: 'domain.added', account: 'alice', domain: 'lost.example' });
-      await plugin.idle();
-      await sb.control('POST', '/_sandbox/websites/lost.example/dns-verified');
-      expect(plugin.accounts.getWebsite('lost.example')?.providerStatus).toBe('pending_dns');
+    await withPlugin(
+      async (plugin, sb) => {
+        await plugin.postEvents({ type: 'domain.added', account: 'alice', domain: 'lost.example' });
+        await plugin.idle();
+        await sb.control('POST', '/_sandbox/websites/lost.example/dns-verified');
+        expect(plugin.accounts.getWebsite('lost.example')?.providerStatus).toBe('pending_dns');
 
-      expect(plugin.reconcile(Date.now())).toEqual({ enqueued: 0 }); // read moments ago: not stale yet
-      expect(plugin.reconcile(Date.now() + 120_000)).toEqual({ enqueued: 1 });
-      await plugin.idle();
-      expect(plugin.accounts.getWebsite('lost.example')?.providerStatus).toBe('online');
-      expect(plugin.reconcile(Date.now() + 240_000)).toEqual({ enqueued: 0 }); // settled now
-    }, { env: { WPP_PUBLIC_URL: 'http://127.0.0.1:9' } });
+        expect(plugin.reconcile(Date.now())).toEqual({ enqueued: 0 }); // read moments ago: not stale yet
+        expect(plugin.reconcile(Date.now() + 120_000)).toEqual({ enqueued: 1 });
+        await plugin.idle();
+        expect(plugin.accounts.getWebsite('lost.example')?.providerStatus).toBe('online');
+        expect(plugin.reconcile(Date.now() + 240_000)).toEqual({ enqueued: 0 }); // settled now
+      },
+      { env: { WPP_PUBLIC_URL: 'http://127.0.0.1:9' } },
+    );
   });
 });
 
@@ -112,7 +114,7 @@ describe('graceful stop', () => {
       const db = openPluginDatabase(testConfig(plugin.dataDir, sandbox));
       try {
         expect(db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE state = 'running'").get()).toEqual({ n: 0 });
-        expect((db.prepare("SELECT COUNT(*) AS n FROM websites").get() as { n: number }).n).toBeGreaterThan(0);
+        expect((db.prepare('SELECT COUNT(*) AS n FROM websites').get() as { n: number }).n).toBeGreaterThan(0);
       } finally {
         db.close();
       }

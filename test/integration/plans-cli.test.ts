@@ -35,11 +35,20 @@ describe('wpp plans', () => {
     'lists the built-in default, then sets a plan; options not given keep their value',
     async () => {
       expect(await plans()).toMatchObject({ code: 0, stdout: 'default (built in)\tsubdomains=www\tsettings={}\n' });
-      const set = await plans('set', ' gold ', '--settings', '{"rules":{"humans":"captcha"},"rulesets":{"wordpress":true}}', '--subdomains', 'www, Shop,www');
+      const set = await plans(
+        'set',
+        ' gold ',
+        '--settings',
+        '{"rules":{"humans":"captcha"},"rulesets":{"wordpress":true}}',
+        '--subdomains',
+        'www, Shop,www',
+      );
       expect(set.code).toBe(0);
       expect(set.stdout).toContain('gold\tsubdomains=www,shop\tsettings={"rules":{"humans":"captcha"},"rulesets":{"wordpress":true}}');
       expect((await plans('set', 'gold', '--subdomains', 'none')).code).toBe(0);
-      expect((await plans()).stdout).toBe('default (built in)\tsubdomains=www\tsettings={}\ngold\tsubdomains=(none)\tsettings={"rules":{"humans":"captcha"},"rulesets":{"wordpress":true}}\n');
+      expect((await plans()).stdout).toBe(
+        'default (built in)\tsubdomains=www\tsettings={}\ngold\tsubdomains=(none)\tsettings={"rules":{"humans":"captcha"},"rulesets":{"wordpress":true}}\n',
+      );
     },
     PROCESSES,
   );
@@ -51,7 +60,10 @@ describe('wpp plans', () => {
       const cases: [string[], RegExp][] = [
         [['set', 'gold', '--settings', '{rules:'], /--settings: is not JSON/],
         [['set', 'gold', '--settings', '{"rules":{"humanz":"deny"}}'], /--settings.rules: .*humanz/],
-        [['set', 'gold', '--settings', '{"rules":{"humans":"maybe"}}', '--subdomains', 'bad_label!'], /--settings.rules.humans: [\s\S]*--subdomains/],
+        [
+          ['set', 'gold', '--settings', '{"rules":{"humans":"maybe"}}', '--subdomains', 'bad_label!'],
+          /--settings.rules.humans: [\s\S]*--subdomains/,
+        ],
         [['set', 'gold'], /give --settings, --subdomains or both/],
         [['set', ' ', '--subdomains', 'www'], /<name>: the plan name is empty/],
         [['set', 'gold', '--subdomains', 'www', '--subdomains', 'shop'], /--subdomains given 2 times/],
@@ -72,16 +84,30 @@ describe('a plan set with wpp plans', () => {
     'is what a new website of an account on it gets at the provider',
     async () => {
       await withPlugin(async (plugin, sb) => {
-        const set = await runWpp(['plans', 'set', 'silver', '--settings', '{"rules":{"content_scrapers":"deny"},"loadbalancer":{"cache_dynamic_pages":true}}', '--subdomains', 'www,shop'], {
-          env: testEnv(plugin.dataDir, sb),
-        });
+        const set = await runWpp(
+          [
+            'plans',
+            'set',
+            'silver',
+            '--settings',
+            '{"rules":{"content_scrapers":"deny"},"loadbalancer":{"cache_dynamic_pages":true}}',
+            '--subdomains',
+            'www,shop',
+          ],
+          {
+            env: testEnv(plugin.dataDir, sb),
+          },
+        );
         expect(set.code).toBe(0);
         await plugin.postEvents([
           { type: 'account.created', account: 'sam', plan: 'silver' },
           { type: 'domain.added', account: 'sam', domain: 'sam.example', ip: '198.51.100.7' },
         ]);
         await plugin.idle();
-        const website = await sb.control<{ subdomain: string[]; settings: { rules: Record<string, string>; loadbalancer: Record<string, unknown> } }>('GET', '/v1.0/website/sam.example');
+        const website = await sb.control<{
+          subdomain: string[];
+          settings: { rules: Record<string, string>; loadbalancer: Record<string, unknown> };
+        }>('GET', '/v1.0/website/sam.example');
         expect(website.subdomain).toEqual(['www', 'shop']);
         expect(website.settings.rules.content_scrapers).toBe('deny');
         expect(website.settings.loadbalancer.cache_dynamic_pages).toBe(true);

@@ -270,7 +270,9 @@ describe('websites', () => {
     const switched = await client.updateWebsite('secure.example', { settings: { loadbalancer: { certs_issuer: 'acme' } } });
     // Issuance shows in certificate_status; the status stays what was asked for.
     expect(switched).toMatchObject({ status: 'online', certificate_status: 'issuing' });
-    await eventually(async () => expect(await client.lookupWebsite('secure.example')).toMatchObject({ status: 'online', certificate_status: 'issued' }));
+    await eventually(async () =>
+      expect(await client.lookupWebsite('secure.example')).toMatchObject({ status: 'online', certificate_status: 'issued' }),
+    );
   });
 
   it('refuses a key that does not belong to the certificate (provider-side check)', async () => {
@@ -293,10 +295,7 @@ describe('websites', () => {
 
   it('maps a duplicate create to PROVIDER_CONFLICT and ensureWebsite converges', async () => {
     await client.createWebsite({ domain: 'dup.example', user_id: alice, ip: ['203.0.113.10'] });
-    await expectProviderError(
-      client.createWebsite({ domain: 'dup.example', user_id: alice, ip: ['203.0.113.10'] }),
-      'PROVIDER_CONFLICT',
-    );
+    await expectProviderError(client.createWebsite({ domain: 'dup.example', user_id: alice, ip: ['203.0.113.10'] }), 'PROVIDER_CONFLICT');
 
     const first = await client.ensureWebsite({ domain: 'ensure.example', user_id: alice, ip: ['203.0.113.10'], tag: ['a'] });
     expect(first.tag).toEqual(['a']);
@@ -316,10 +315,7 @@ describe('websites', () => {
   it('does not take over a website of another user in ensureWebsite', async () => {
     await client.createUser(bob);
     await client.createWebsite({ domain: 'taken.example', user_id: bob, ip: ['203.0.113.10'] });
-    await expectProviderError(
-      client.ensureWebsite({ domain: 'taken.example', user_id: alice, ip: ['203.0.113.99'] }),
-      'PROVIDER_CONFLICT',
-    );
+    await expectProviderError(client.ensureWebsite({ domain: 'taken.example', user_id: alice, ip: ['203.0.113.99'] }), 'PROVIDER_CONFLICT');
     expect((await client.lookupWebsite('taken.example')).ip).toEqual(['203.0.113.10']);
   });
 
@@ -513,7 +509,12 @@ describe('statistics read path (lean transport)', () => {
 
     await control('POST', '/faults', { mode: 'ratelimit', retryAfter: 1, times: 1 });
     const started = Date.now();
-    expect(await client.getWebsiteStatistics('lean.example')).toMatchObject({ domain: 'lean.example', total: 42, permitted: 40, blocked: 2 });
+    expect(await client.getWebsiteStatistics('lean.example')).toMatchObject({
+      domain: 'lean.example',
+      total: 42,
+      permitted: 40,
+      blocked: 2,
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(logLines.join('')).toMatch(/"status":429.*retrying/);
 

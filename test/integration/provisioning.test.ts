@@ -16,7 +16,8 @@ import { TEST_PANEL_SECRET, withPlugin } from '../helpers/plugin.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
 
-const fixture = (path: string) => JSON.parse(readFileSync(new URL(`../fixtures/panels/${path}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const fixture = (path: string) =>
+  JSON.parse(readFileSync(new URL(`../fixtures/panels/${path}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
 const eventsOf = (result: AdapterResult): PanelEvent[] => {
   if (!result.ok) throw new Error(result.error);
@@ -44,7 +45,11 @@ const event = (type: string, fields: Record<string, string>) => ({ type, account
 describe('provisioning from panel events', () => {
   it('creates the provider user and the website with the plan defaults, www, tags, origin IP and a callback token', async () => {
     await withPlugin(async (plugin, sb) => {
-      plugin.accounts.savePlan({ name: 'gold', settings: { rules: { humans: 'captcha' }, rulesets: { wordpress: true }, loadbalancer: { cache_dynamic_pages: true } }, subdomains: ['www'] });
+      plugin.accounts.savePlan({
+        name: 'gold',
+        settings: { rules: { humans: 'captcha' }, rulesets: { wordpress: true }, loadbalancer: { cache_dynamic_pages: true } },
+        subdomains: ['www'],
+      });
       const answer = await plugin.postEvents([
         event('account.created', { email: 'Alice@Example.net', plan: 'gold' }),
         event('domain.added', { domain: 'Alice-Shop.example', ip: '198.51.100.20' }),
@@ -83,11 +88,14 @@ describe('provisioning from panel events', () => {
   });
 
   it('starts websites in setup when auto-protect is off', async () => {
-    await withPlugin(async (plugin, sb) => {
-      await plugin.postEvents(event('domain.added', { domain: 'later.example' }));
-      await plugin.idle();
-      expect((await sandboxWebsite(sb, 'later.example'))?.requested_status).toBe('setup');
-    }, { env: { WPP_AUTO_PROTECT: 'false' } });
+    await withPlugin(
+      async (plugin, sb) => {
+        await plugin.postEvents(event('domain.added', { domain: 'later.example' }));
+        await plugin.idle();
+        expect((await sandboxWebsite(sb, 'later.example'))?.requested_status).toBe('setup');
+      },
+      { env: { WPP_AUTO_PROTECT: 'false' } },
+    );
   });
 
   it('replaying every event twice (and again under a new id) leaves exactly one user and one website', async () => {
@@ -98,10 +106,13 @@ describe('provisioning from panel events', () => {
         [event('domain.added', { domain: 'replay.example' }), (w) => expect(w.requested_status).toBe('online')],
         [event('subdomain.added', { domain: 'replay.example', subdomain: 'shop' }), (w) => expect(w.subdomain).toEqual(['www', 'shop'])],
         [event('subdomain.removed', { domain: 'replay.example', subdomain: 'www' }), (w) => expect(w.subdomain).toEqual(['shop'])],
-        [event('plan.changed', { plan: 'gold' }), (w) => {
-          expect(w.settings.rules.humans).toBe('captcha');
-          expect(w.tag).toContain('plan:gold');
-        }],
+        [
+          event('plan.changed', { plan: 'gold' }),
+          (w) => {
+            expect(w.settings.rules.humans).toBe('captcha');
+            expect(w.tag).toContain('plan:gold');
+          },
+        ],
         [event('account.suspended', {}), (w) => expect(w.requested_status).toBe('paused')],
         [event('account.unsuspended', {}), (w) => expect(w.requested_status).toBe('online')],
         [event('domain.removed', { domain: 'replay.example' }), (w) => expect(w.requested_status).toBe('paused')],
@@ -157,14 +168,17 @@ describe('provisioning from panel events', () => {
   });
 
   it('gives up at once, keeping the reason, when a website has no origin IP', async () => {
-    await withPlugin(async (plugin, sb) => {
-      await plugin.postEvents(event('domain.added', { domain: 'no-origin.example' }));
-      await plugin.idle();
-      const dead = plugin.jobs.list({ state: 'dead' });
-      expect(dead).toHaveLength(1);
-      expect(dead[0]?.lastError).toMatch(/No origin IP for no-origin.example/);
-      expect(await sandboxWebsite(sb, 'no-origin.example')).toBeUndefined();
-    }, { env: { WPP_SERVER_IP: '' } });
+    await withPlugin(
+      async (plugin, sb) => {
+        await plugin.postEvents(event('domain.added', { domain: 'no-origin.example' }));
+        await plugin.idle();
+        const dead = plugin.jobs.list({ state: 'dead' });
+        expect(dead).toHaveLength(1);
+        expect(dead[0]?.lastError).toMatch(/No origin IP for no-origin.example/);
+        expect(await sandboxWebsite(sb, 'no-origin.example')).toBeUndefined();
+      },
+      { env: { WPP_SERVER_IP: '' } },
+    );
   });
 
   it('moves a domain one customer removed to the customer who adds it next', async () => {
@@ -194,7 +208,9 @@ describe('provisioning from panel events', () => {
       expect(plugin.accounts.getFact('server_registered:192.0.2.5')).not.toBeNull();
       const partner = await sb.control<{ server: string[] }>('GET', `/v1.0/user/${encodeURIComponent('partner@sandbox.local')}`);
       expect(partner.server).toEqual(['192.0.2.5']);
-      const registrations = (await sb.control<{ method: string; path: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter((r) => r.method === 'POST' && r.path === '/v1.0/server');
+      const registrations = (await sb.control<{ method: string; path: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter(
+        (r) => r.method === 'POST' && r.path === '/v1.0/server',
+      );
       expect(registrations).toHaveLength(1);
     });
   });
@@ -208,7 +224,10 @@ describe('the plugin clock', () => {
         // The server registration queued at start, out of the way first.
         expect(await plugin.drain()).toEqual({ done: 1, failed: 0, dead: 0 });
         await sb.control('POST', '/_sandbox/faults', { mode: 'error' });
-        await plugin.postEvents([event('account.created', { email: 'alice@example.net' }), event('domain.added', { domain: 'clock.example', ip: '198.51.100.20' })]);
+        await plugin.postEvents([
+          event('account.created', { email: 'alice@example.net' }),
+          event('domain.added', { domain: 'clock.example', ip: '198.51.100.20' }),
+        ]);
         const created = plugin.jobs.list({ state: 'pending' }).find((job) => (job.payload as PanelEvent).type === 'account.created')!;
         expect(created).toMatchObject({ createdAt: time, runAt: time });
 
@@ -271,7 +290,11 @@ describe('the hooks endpoint refuses bad input and writes nothing', () => {
       });
       const text = await raw.text();
       expect(raw.status).toBe(400);
-      expect(JSON.parse(text)).toMatchObject({ code: 'VALIDATION_FAILED', details_omitted: 50, message: expect.stringContaining('and 95 more') });
+      expect(JSON.parse(text)).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details_omitted: 50,
+        message: expect.stringContaining('and 95 more'),
+      });
       expect(JSON.parse(text).details).toHaveLength(50);
       expect(text.length).toBeLessThan(8 * 1024);
 
@@ -303,12 +326,18 @@ describe('callbacks', () => {
       await waitFor(() => plugin.accounts.getWebsite('forged.example')?.providerStatus === 'paused', 5000, 'paused');
       const jobsBefore = plugin.jobs.counts();
       const post = (token: string, body: unknown, headers: Record<string, string> = {}) =>
-        fetch(`${plugin.url}/callbacks/website/${token}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+        fetch(`${plugin.url}/callbacks/website/${token}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
       const lie = { event: 'website.status_changed', domain: 'forged.example', status: 'online', previous_status: 'paused' };
 
       const unknown = await post('not-a-token', lie);
       expect(unknown.status).toBe(404);
-      const badSignature = await post(tokenOf(await sandboxWebsite(sb, 'forged.example')), lie, { 'x-signature': 'sha256=' + 'a'.repeat(64) });
+      const badSignature = await post(tokenOf(await sandboxWebsite(sb, 'forged.example')), lie, {
+        'x-signature': 'sha256=' + 'a'.repeat(64),
+      });
       expect(badSignature.status).toBe(401);
       expect(plugin.jobs.counts()).toEqual(jobsBefore);
 
@@ -330,10 +359,20 @@ describe('a flood of callbacks', () => {
         const token = (await sandboxWebsite(sb, 'flood.example'))?.callbackUrl.split('/').pop() ?? '';
         const refreshJobs = () => plugin.jobs.list({ limit: 10_000 }).filter((job) => job.kind === 'website.refresh');
         const lookups = async () =>
-          (await sb.control<{ method: string; path: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter((r) => r.method === 'GET' && r.path.startsWith('/v1.0/website?domain=flood.example')).length;
+          (await sb.control<{ method: string; path: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter(
+            (r) => r.method === 'GET' && r.path.startsWith('/v1.0/website?domain=flood.example'),
+          ).length;
         // Unsigned (accepted by design) and byte-identical: 200 replays of one callback.
-        const body = JSON.stringify({ event: 'website.status_changed', domain: 'flood.example', status: 'online', previous_status: 'pending_dns' });
-        const post = () => fetch(`${plugin.url}/callbacks/website/${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.status);
+        const body = JSON.stringify({
+          event: 'website.status_changed',
+          domain: 'flood.example',
+          status: 'online',
+          previous_status: 'pending_dns',
+        });
+        const post = () =>
+          fetch(`${plugin.url}/callbacks/website/${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(
+            (r) => r.status,
+          );
         const answers = await Promise.all(Array.from({ length: 200 }, post));
         expect(answers.every((status) => status === 202)).toBe(true);
         expect(refreshJobs()).toHaveLength(1);

@@ -35,8 +35,13 @@ describe('provider down', () => {
         expect((await plugin.postEvents(events.slice(i, i + 50))).status).toBe(202);
       }
       // The worker keeps trying while the provider answers 503 (one domain.added per account at a time); nothing reaches it.
-      await waitFor(() => plugin.jobs.list({ state: 'pending', limit: 1000 }).filter((j) => j.attempts >= 2).length >= 4, 10_000, 'retries under the outage');
-      const panelJobsDone = () => (plugin.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'panel.event' AND state = 'done'").get() as { n: number }).n;
+      await waitFor(
+        () => plugin.jobs.list({ state: 'pending', limit: 1000 }).filter((j) => j.attempts >= 2).length >= 4,
+        10_000,
+        'retries under the outage',
+      );
+      const panelJobsDone = () =>
+        (plugin.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'panel.event' AND state = 'done'").get() as { n: number }).n;
       expect(sandbox.store.listWebsites(null)).toHaveLength(0);
       expect(panelJobsDone()).toBe(0);
 
@@ -88,17 +93,23 @@ describe('plugin killed mid-drain', () => {
 
       const second = serve(env);
       children.push(second);
-      await waitFor(() => {
-        const counts = jobs.counts();
-        return counts.pending === 0 && counts.running === 0 || undefined;
-      }, 60_000, 'the restarted plugin to drain');
+      await waitFor(
+        () => {
+          const counts = jobs.counts();
+          return (counts.pending === 0 && counts.running === 0) || undefined;
+        },
+        60_000,
+        'the restarted plugin to drain',
+      );
 
       const domains = sandbox.store.listWebsites(null).map((w) => w.domain);
       expect(domains).toHaveLength(1000);
       expect(new Set(domains).size).toBe(1000);
       expect(jobs.counts().dead).toBe(0);
       const accounts = createAccountsRepo(db);
-      expect(Array.from({ length: 1000 }, (_, i) => accounts.getWebsite(`site-${i}.example`)).every((w) => w?.state === 'active')).toBe(true);
+      expect(Array.from({ length: 1000 }, (_, i) => accounts.getWebsite(`site-${i}.example`)).every((w) => w?.state === 'active')).toBe(
+        true,
+      );
       expect(sandbox.store.listUsers()).toHaveLength(10);
 
       const exit = new Promise<number | null>((resolve) => second.once('exit', (code) => resolve(code)));

@@ -22,7 +22,12 @@ interface Answer {
 
 type Body = { form: Record<string, string | string[]> | string } | { json: unknown } | { raw: string; type: string };
 
-async function call(sb: TestSandbox, method: string, path: string, options: { key?: string | null; bare?: boolean } & Partial<Body> = {}): Promise<Answer> {
+async function call(
+  sb: TestSandbox,
+  method: string,
+  path: string,
+  options: { key?: string | null; bare?: boolean } & Partial<Body> = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const key = options.key === undefined ? sb.partnerKey : options.key;
   if (key !== null) headers.authorization = options.bare ? key : `Bearer ${key}`;
@@ -108,7 +113,9 @@ describe('authentication', () => {
     expect((await call(sb, 'PUT', '/v1.0/website/alice.example', { key: bobKey, form: { status: 'paused' } })).status).toBe(403);
     expect((await call(sb, 'GET', '/v1.0/website/alice.example/statistics', { key: bobKey })).status).toBe(403);
     expect((await call(sb, 'GET', '/v1.0/user/alice@example.com', { key: bobKey })).status).toBe(403);
-    expect((await call(sb, 'POST', '/v1.0/website', { key: bobKey, json: website('b.example', { user_id: 'alice@example.com' }) })).status).toBe(403);
+    expect(
+      (await call(sb, 'POST', '/v1.0/website', { key: bobKey, json: website('b.example', { user_id: 'alice@example.com' }) })).status,
+    ).toBe(403);
     // A user key cannot create users: that is partner work.
     expect((await call(sb, 'POST', '/v1.0/user', { key: bobKey, form: { id: 'carol@example.com' } })).status).toBe(403);
     // What the user key lists is only its own.
@@ -123,10 +130,13 @@ describe('authentication', () => {
     const first = await startTestSandbox();
     const { partnerKey, dataDir } = first;
     await first.close();
-    await withSandbox(async (second) => {
-      expect(second.partnerKey).toBe(partnerKey);
-      expect((await call(second, 'GET', '/v1.0/user', { key: partnerKey })).status).toBe(200);
-    }, { dataDir });
+    await withSandbox(
+      async (second) => {
+        expect(second.partnerKey).toBe(partnerKey);
+        expect((await call(second, 'GET', '/v1.0/user', { key: partnerKey })).status).toBe(200);
+      },
+      { dataDir },
+    );
   });
 });
 
@@ -158,20 +168,29 @@ describe('users, devices and servers', () => {
   });
 
   it('adds devices and servers, defaulting the owner to the key, unique by IP', async () => {
-    const device = await call(sb, 'POST', '/v1.0/device', { key: aliceKey, form: { name: 'office router', zone: 'eu', tag: 'edge', ip: '2001:db8::1' } });
+    const device = await call(sb, 'POST', '/v1.0/device', {
+      key: aliceKey,
+      form: { name: 'office router', zone: 'eu', tag: 'edge', ip: '2001:db8::1' },
+    });
     expect(device.status).toBe(201);
     expect(device.body).toMatchObject({ ip: '2001:db8::1', user_id: 'alice@example.com', name: 'office router', zone: 'eu', tag: 'edge' });
-    const byAddress = await call(sb, 'POST', '/v1.0/device', { form: { user_id: 'bob@example.com', name: 'cam', address: '198.51.100.7' } });
+    const byAddress = await call(sb, 'POST', '/v1.0/device', {
+      form: { user_id: 'bob@example.com', name: 'cam', address: '198.51.100.7' },
+    });
     expect(byAddress.body).toMatchObject({ ip: '198.51.100.7', user_id: 'bob@example.com' });
     expect((await call(sb, 'POST', '/v1.0/device', { form: { ip: '2001:db8::1' } })).status).toBe(409);
     expect((await call(sb, 'POST', '/v1.0/device', { form: { name: 'no address' } })).status).toBe(422);
     expect((await call(sb, 'POST', '/v1.0/device', { form: { ip: '300.1.1.1' } })).status).toBe(422);
 
-    const server = await call(sb, 'POST', '/v1.0/server', { form: { ip: '192.0.2.20', user_id: 'alice@example.com', name: 'web1.host.example', zone: 'eu-1', tag: 'shared' } });
+    const server = await call(sb, 'POST', '/v1.0/server', {
+      form: { ip: '192.0.2.20', user_id: 'alice@example.com', name: 'web1.host.example', zone: 'eu-1', tag: 'shared' },
+    });
     expect(server.status).toBe(201);
     expect((await call(sb, 'POST', '/v1.0/server', { form: { ip: '192.0.2.20' } })).status).toBe(409);
     expect((await call(sb, 'POST', '/v1.0/server', { form: { ip: '192.0.2.21', user_id: 'ghost@example.com' } })).status).toBe(404);
-    expect((await call(sb, 'POST', '/v1.0/server', { key: bobKey, form: { ip: '192.0.2.22', user_id: 'alice@example.com' } })).status).toBe(403);
+    expect((await call(sb, 'POST', '/v1.0/server', { key: bobKey, form: { ip: '192.0.2.22', user_id: 'alice@example.com' } })).status).toBe(
+      403,
+    );
     expect((await call(sb, 'GET', '/v1.0/user/alice@example.com')).body.server).toEqual(['192.0.2.20']);
   });
 
@@ -215,14 +234,29 @@ describe('website validation', () => {
     expect(answer.status).toBe(201);
     expect(answer.body.settings.rulesets).toEqual(rulesets);
     expect(answer.body.settings.loadbalancer).toEqual({ ...loadbalancer, certs_issuer: 'acme' });
-    for (const name of RULESETS) await refused(website('x.example', { settings: { rulesets: { [name]: 'yes please' } } }), `settings.rulesets.${name}`);
-    for (const name of LOADBALANCER_FLAGS) await refused(website('x.example', { settings: { loadbalancer: { [name]: 1 } } }), `settings.loadbalancer.${name}`);
-    await refused(website('x.example', { settings: { loadbalancer: { certs_issuer: 'letsencrypt' } } }), 'settings.loadbalancer.certs_issuer');
+    for (const name of RULESETS)
+      await refused(website('x.example', { settings: { rulesets: { [name]: 'yes please' } } }), `settings.rulesets.${name}`);
+    for (const name of LOADBALANCER_FLAGS)
+      await refused(website('x.example', { settings: { loadbalancer: { [name]: 1 } } }), `settings.loadbalancer.${name}`);
+    await refused(
+      website('x.example', { settings: { loadbalancer: { certs_issuer: 'letsencrypt' } } }),
+      'settings.loadbalancer.certs_issuer',
+    );
     await refused(website('x.example', { settings: { rulesets: { typo3: true } } }), 'settings.rulesets.typo3');
   });
 
   it('validates domains, subdomains, addresses, status, callback URL, and refuses unknown fields', async () => {
-    for (const domain of ['', 'localhost', 'exa mple.com', '-bad.example', 'bad-.example', 'a..example', 'example.123', 'http://example.com', `${'a'.repeat(64)}.example`]) {
+    for (const domain of [
+      '',
+      'localhost',
+      'exa mple.com',
+      '-bad.example',
+      'bad-.example',
+      'a..example',
+      'example.123',
+      'http://example.com',
+      `${'a'.repeat(64)}.example`,
+    ]) {
       await refused(website(domain), 'domain');
     }
     await refused({ ip: ['203.0.113.10'] }, 'domain');
@@ -245,9 +279,16 @@ describe('website validation', () => {
   });
 
   it('normalises IDN domains to punycode and lower case, and subdomain lists to a set', async () => {
-    const answer = await call(sb, 'POST', '/v1.0/website', { json: website('Bücher.Example', { subdomain: ['WWW', 'www', 'shop'], ip: ['2001:DB8::10'], ipv6: ['2001:db8::20', '2001:DB8::20'] }) });
+    const answer = await call(sb, 'POST', '/v1.0/website', {
+      json: website('Bücher.Example', { subdomain: ['WWW', 'www', 'shop'], ip: ['2001:DB8::10'], ipv6: ['2001:db8::20', '2001:DB8::20'] }),
+    });
     expect(answer.status).toBe(201);
-    expect(answer.body).toMatchObject({ domain: 'xn--bcher-kva.example', subdomain: ['www', 'shop'], ip: ['2001:db8::10'], ipv6: ['2001:db8::20'] });
+    expect(answer.body).toMatchObject({
+      domain: 'xn--bcher-kva.example',
+      subdomain: ['www', 'shop'],
+      ip: ['2001:db8::10'],
+      ipv6: ['2001:db8::20'],
+    });
     expect((await call(sb, 'GET', `/v1.0/website?domain=${encodeURIComponent('BÜCHER.example')}`)).status).toBe(200);
   });
 
@@ -279,11 +320,20 @@ describe('website validation', () => {
 
 describe('form encoding', () => {
   it('accepts comma-joined, repeated and bracket-notation arrays and form booleans', async () => {
-    const commas = await call(sb, 'POST', '/v1.0/website', { form: { user_id: 'alice@example.com', domain: 'commas.example', subdomain: 'www,shop', ip: '203.0.113.10,2001:db8::1', tag: 'a,b' } });
+    const commas = await call(sb, 'POST', '/v1.0/website', {
+      form: { user_id: 'alice@example.com', domain: 'commas.example', subdomain: 'www,shop', ip: '203.0.113.10,2001:db8::1', tag: 'a,b' },
+    });
     expect(commas.status).toBe(201);
-    expect(commas.body).toMatchObject({ subdomain: ['www', 'shop'], ip: ['203.0.113.10', '2001:db8::1'], tag: ['a', 'b'], user_id: 'alice@example.com' });
+    expect(commas.body).toMatchObject({
+      subdomain: ['www', 'shop'],
+      ip: ['203.0.113.10', '2001:db8::1'],
+      tag: ['a', 'b'],
+      user_id: 'alice@example.com',
+    });
 
-    const repeated = await call(sb, 'POST', '/v1.0/website', { form: { domain: 'repeated.example', subdomain: ['www', 'blog'], ip: ['203.0.113.10', '203.0.113.11'], tag: ['x', 'y'] } });
+    const repeated = await call(sb, 'POST', '/v1.0/website', {
+      form: { domain: 'repeated.example', subdomain: ['www', 'blog'], ip: ['203.0.113.10', '203.0.113.11'], tag: ['x', 'y'] },
+    });
     expect(repeated.body).toMatchObject({ subdomain: ['www', 'blog'], ip: ['203.0.113.10', '203.0.113.11'], tag: ['x', 'y'] });
 
     const brackets = await call(sb, 'POST', '/v1.0/website', {
@@ -300,7 +350,11 @@ describe('form encoding', () => {
 describe('updates', () => {
   it('applies a partial JSON update and leaves every other setting untouched', async () => {
     const created = await call(sb, 'POST', '/v1.0/website', {
-      json: website('partial.example', { subdomain: ['www'], tag: ['t'], settings: { rules: { humans: 'captcha' }, rulesets: { joomla: true }, loadbalancer: { cache_dynamic_pages: true } } }),
+      json: website('partial.example', {
+        subdomain: ['www'],
+        tag: ['t'],
+        settings: { rules: { humans: 'captcha' }, rulesets: { joomla: true }, loadbalancer: { cache_dynamic_pages: true } },
+      }),
     });
     const before = created.body;
     const updated = await call(sb, 'PUT', '/v1.0/website/partial.example', {
@@ -331,23 +385,33 @@ describe('updates', () => {
 describe('status, DNS and certificates', () => {
   it('moves pending_dns -> online when DNS is verified, then pauses and resumes with form status', async () => {
     // No issuance delay here, so the flow is DNS alone.
-    await withSandbox(async (fast) => {
-      const make = await call(fast, 'POST', '/v1.0/website', { json: website('flow.example') });
-      expect(make.body.status).toBe('pending_dns');
-      await fast.control('POST', '/_sandbox/websites/flow.example/dns-verified');
-      expect((await call(fast, 'GET', '/v1.0/website?domain=flow.example')).body.status).toBe('online');
-      const paused = await call(fast, 'PUT', '/v1.0/website/flow.example', { form: { status: 'paused' } });
-      expect(paused.body.status).toBe('paused');
-      const resumed = await call(fast, 'PUT', '/v1.0/website/flow.example', { form: { status: 'online' } });
-      expect(resumed.body.status).toBe('online');
-    }, { certDelaySeconds: 0 });
+    await withSandbox(
+      async (fast) => {
+        const make = await call(fast, 'POST', '/v1.0/website', { json: website('flow.example') });
+        expect(make.body.status).toBe('pending_dns');
+        await fast.control('POST', '/_sandbox/websites/flow.example/dns-verified');
+        expect((await call(fast, 'GET', '/v1.0/website?domain=flow.example')).body.status).toBe('online');
+        const paused = await call(fast, 'PUT', '/v1.0/website/flow.example', { form: { status: 'paused' } });
+        expect(paused.body.status).toBe('paused');
+        const resumed = await call(fast, 'PUT', '/v1.0/website/flow.example', { form: { status: 'online' } });
+        expect(resumed.body.status).toBe('online');
+      },
+      { certDelaySeconds: 0 },
+    );
   });
 
   it('verifies DNS by itself after --dns-delay', async () => {
-    await withSandbox(async (auto) => {
-      await call(auto, 'POST', '/v1.0/website', { json: website('auto.example', { status: 'paused' }) });
-      await waitFor(async () => (await call(auto, 'GET', '/v1.0/website?domain=auto.example')).body.status === 'paused', 3000, 'auto DNS verification');
-    }, { dnsDelaySeconds: 0.2, certDelaySeconds: 0 });
+    await withSandbox(
+      async (auto) => {
+        await call(auto, 'POST', '/v1.0/website', { json: website('auto.example', { status: 'paused' }) });
+        await waitFor(
+          async () => (await call(auto, 'GET', '/v1.0/website?domain=auto.example')).body.status === 'paused',
+          3000,
+          'auto DNS verification',
+        );
+      },
+      { dnsDelaySeconds: 0.2, certDelaySeconds: 0 },
+    );
   });
 
   it('keeps setup until a PUT asks for online', async () => {
@@ -361,70 +425,114 @@ describe('status, DNS and certificates', () => {
 
   it('shows ACME issuance in certificate_status, never in status: at DNS verification and when switching back to acme', async () => {
     const created = await call(sb, 'POST', '/v1.0/website', {
-      json: website('secure.example', { settings: { loadbalancer: { certs_issuer: 'custom' } }, certificate: { public: cert('secure.example.crt'), private: cert('secure.example.key') } }),
+      json: website('secure.example', {
+        settings: { loadbalancer: { certs_issuer: 'custom' } },
+        certificate: { public: cert('secure.example.crt'), private: cert('secure.example.key') },
+      }),
     });
     expect(created.body).toMatchObject({ status: 'pending_dns', certificate_status: 'custom' });
-    const verified = await sb.control<{ status: string; certificate_status: string }>('POST', '/_sandbox/websites/secure.example/dns-verified');
+    const verified = await sb.control<{ status: string; certificate_status: string }>(
+      'POST',
+      '/_sandbox/websites/secure.example/dns-verified',
+    );
     expect(verified).toMatchObject({ status: 'online', certificate_status: 'custom' });
-    const switched = await call(sb, 'PUT', '/v1.0/website/secure.example', { json: { domain: 'secure.example', settings: { loadbalancer: { certs_issuer: 'acme' } } } });
+    const switched = await call(sb, 'PUT', '/v1.0/website/secure.example', {
+      json: { domain: 'secure.example', settings: { loadbalancer: { certs_issuer: 'acme' } } },
+    });
     expect(switched.body).toMatchObject({ status: 'online', certificate_status: 'issuing', certificate: null });
-    const issued = await waitFor(async () => {
-      const body = (await call(sb, 'GET', '/v1.0/website?domain=secure.example')).body;
-      return body.certificate_status === 'issued' ? body : undefined;
-    }, 3000, 'certificate issued');
+    const issued = await waitFor(
+      async () => {
+        const body = (await call(sb, 'GET', '/v1.0/website?domain=secure.example')).body;
+        return body.certificate_status === 'issued' ? body : undefined;
+      },
+      3000,
+      'certificate issued',
+    );
     expect(issued.status).toBe('online');
 
     const acme = await call(sb, 'POST', '/v1.0/website', { json: website('acme.example') });
     expect(acme.body).toMatchObject({ status: 'pending_dns', certificate_status: 'none' });
-    const atVerification = await sb.control<{ status: string; certificate_status: string }>('POST', '/_sandbox/websites/acme.example/dns-verified');
+    const atVerification = await sb.control<{ status: string; certificate_status: string }>(
+      'POST',
+      '/_sandbox/websites/acme.example/dns-verified',
+    );
     expect(atVerification).toMatchObject({ status: 'online', certificate_status: 'issuing' });
-    await waitFor(async () => (await call(sb, 'GET', '/v1.0/website?domain=acme.example')).body.certificate_status === 'issued', 3000, 'certificate issued');
+    await waitFor(
+      async () => (await call(sb, 'GET', '/v1.0/website?domain=acme.example')).body.certificate_status === 'issued',
+      3000,
+      'certificate issued',
+    );
   });
 
   it('shows a status=paused sent during issuance at once, and still finishes the certificate with its signed callback', async () => {
     const receiver = await startReceiver();
     try {
-      await withSandbox(async (slow) => {
-        const aliceOfSlow = (await call(slow, 'POST', '/v1.0/user', { form: { id: 'alice@example.com' } })).body.api_key as string;
-        const callbackUrl = `${receiver.url}/callbacks/website/tok-pause`;
-        await call(slow, 'POST', '/v1.0/website', { key: aliceOfSlow, json: website('pause.example', { callbackUrl }) });
-        const verified = await slow.control<{ status: string; certificate_status: string }>('POST', '/_sandbox/websites/pause.example/dns-verified');
-        expect(verified).toMatchObject({ status: 'online', certificate_status: 'issuing' });
+      await withSandbox(
+        async (slow) => {
+          const aliceOfSlow = (await call(slow, 'POST', '/v1.0/user', { form: { id: 'alice@example.com' } })).body.api_key as string;
+          const callbackUrl = `${receiver.url}/callbacks/website/tok-pause`;
+          await call(slow, 'POST', '/v1.0/website', { key: aliceOfSlow, json: website('pause.example', { callbackUrl }) });
+          const verified = await slow.control<{ status: string; certificate_status: string }>(
+            'POST',
+            '/_sandbox/websites/pause.example/dns-verified',
+          );
+          expect(verified).toMatchObject({ status: 'online', certificate_status: 'issuing' });
 
-        const paused = await call(slow, 'PUT', '/v1.0/website/pause.example', { key: aliceOfSlow, form: { status: 'paused' } });
-        expect(paused.body).toMatchObject({ status: 'paused', requested_status: 'paused', certificate_status: 'issuing' });
-        expect((await call(slow, 'GET', '/v1.0/website?domain=pause.example')).body).toMatchObject({ status: 'paused', certificate_status: 'issuing' });
+          const paused = await call(slow, 'PUT', '/v1.0/website/pause.example', { key: aliceOfSlow, form: { status: 'paused' } });
+          expect(paused.body).toMatchObject({ status: 'paused', requested_status: 'paused', certificate_status: 'issuing' });
+          expect((await call(slow, 'GET', '/v1.0/website?domain=pause.example')).body).toMatchObject({
+            status: 'paused',
+            certificate_status: 'issuing',
+          });
 
-        const finished = await waitFor(async () => {
-          const body = (await call(slow, 'GET', '/v1.0/website?domain=pause.example')).body;
-          return body.certificate_status === 'issued' ? body : undefined;
-        }, 5000, 'certificate issued');
-        expect(finished.status).toBe('paused');
+          const finished = await waitFor(
+            async () => {
+              const body = (await call(slow, 'GET', '/v1.0/website?domain=pause.example')).body;
+              return body.certificate_status === 'issued' ? body : undefined;
+            },
+            5000,
+            'certificate issued',
+          );
+          expect(finished.status).toBe('paused');
 
-        const events = await waitFor(() => {
-          const bodies = receiver.received.map((r) => JSON.parse(r.body) as Record<string, string>);
-          return bodies.some((b) => b.event === 'website.certificate_changed' && b.certificate_status === 'issued') ? bodies : undefined;
-        }, 5000, 'the certificate callback');
-        const byTime = (a: Record<string, string>, b: Record<string, string>) => Date.parse(a.occurred_at ?? '') - Date.parse(b.occurred_at ?? '');
-        expect(events.filter((e) => e.event === 'website.status_changed').sort(byTime).map((e) => `${e.previous_status}->${e.status}`)).toEqual([
-          'pending_dns->online',
-          'online->paused',
-        ]);
-        const certificateEvents = events.filter((e) => e.event === 'website.certificate_changed').sort(byTime);
-        expect(certificateEvents.map((e) => `${e.previous_certificate_status}->${e.certificate_status}`)).toEqual(['none->issuing', 'issuing->issued']);
-        expect(certificateEvents[1]).toEqual({
-          event: 'website.certificate_changed',
-          id: expect.any(String),
-          domain: 'pause.example',
-          certificate_status: 'issued',
-          previous_certificate_status: 'issuing',
-          status: 'paused',
-          occurred_at: expect.any(String),
-        });
-        for (const request of receiver.received) {
-          expect(request.headers['x-signature']).toBe(`sha256=${createHmac('sha256', aliceOfSlow).update(request.body).digest('hex')}`);
-        }
-      }, { certDelaySeconds: 2 });
+          const events = await waitFor(
+            () => {
+              const bodies = receiver.received.map((r) => JSON.parse(r.body) as Record<string, string>);
+              return bodies.some((b) => b.event === 'website.certificate_changed' && b.certificate_status === 'issued')
+                ? bodies
+                : undefined;
+            },
+            5000,
+            'the certificate callback',
+          );
+          const byTime = (a: Record<string, string>, b: Record<string, string>) =>
+            Date.parse(a.occurred_at ?? '') - Date.parse(b.occurred_at ?? '');
+          expect(
+            events
+              .filter((e) => e.event === 'website.status_changed')
+              .sort(byTime)
+              .map((e) => `${e.previous_status}->${e.status}`),
+          ).toEqual(['pending_dns->online', 'online->paused']);
+          const certificateEvents = events.filter((e) => e.event === 'website.certificate_changed').sort(byTime);
+          expect(certificateEvents.map((e) => `${e.previous_certificate_status}->${e.certificate_status}`)).toEqual([
+            'none->issuing',
+            'issuing->issued',
+          ]);
+          expect(certificateEvents[1]).toEqual({
+            event: 'website.certificate_changed',
+            id: expect.any(String),
+            domain: 'pause.example',
+            certificate_status: 'issued',
+            previous_certificate_status: 'issuing',
+            status: 'paused',
+            occurred_at: expect.any(String),
+          });
+          for (const request of receiver.received) {
+            expect(request.headers['x-signature']).toBe(`sha256=${createHmac('sha256', aliceOfSlow).update(request.body).digest('hex')}`);
+          }
+        },
+        { certDelaySeconds: 2 },
+      );
     } finally {
       await receiver.close();
     }
@@ -432,7 +540,9 @@ describe('status, DNS and certificates', () => {
 
   it('requires a matching, valid PEM pair for custom certificates and never returns the private key', async () => {
     const custom = (certificate: unknown) =>
-      call(sb, 'POST', '/v1.0/website', { json: website('secure.example', { settings: { loadbalancer: { certs_issuer: 'custom' } }, certificate }) });
+      call(sb, 'POST', '/v1.0/website', {
+        json: website('secure.example', { settings: { loadbalancer: { certs_issuer: 'custom' } }, certificate }),
+      });
     const missing = await custom(undefined);
     expect(missing.status).toBe(422);
     expect(missing.body.details[0]).toMatchObject({ path: 'certificate', message: expect.stringMatching(/required/) });
@@ -440,10 +550,15 @@ describe('status, DNS and certificates', () => {
     expect((await custom({ public: cert('secure.example.crt'), private: 'garbage' })).body.message).toMatch(/private key/);
     expect((await custom({ public: cert('secure.example.crt'), private: cert('other.key') })).body.message).toMatch(/does not belong/);
     const wrongDomain = await call(sb, 'POST', '/v1.0/website', {
-      json: website('elsewhere.example', { settings: { loadbalancer: { certs_issuer: 'custom' } }, certificate: { public: cert('secure.example.crt'), private: cert('secure.example.key') } }),
+      json: website('elsewhere.example', {
+        settings: { loadbalancer: { certs_issuer: 'custom' } },
+        certificate: { public: cert('secure.example.crt'), private: cert('secure.example.key') },
+      }),
     });
     expect(wrongDomain.body.message).toMatch(/does not cover elsewhere.example/);
-    const withAcme = await call(sb, 'POST', '/v1.0/website', { json: website('acme2.example', { certificate: { public: cert('secure.example.crt'), private: cert('secure.example.key') } }) });
+    const withAcme = await call(sb, 'POST', '/v1.0/website', {
+      json: website('acme2.example', { certificate: { public: cert('secure.example.crt'), private: cert('secure.example.key') } }),
+    });
     expect(withAcme.body.details[0].message).toMatch(/only used when/);
 
     const good = await custom({ public: cert('secure.example.crt'), private: cert('secure.example.key') });
@@ -451,7 +566,13 @@ describe('status, DNS and certificates', () => {
     expect(good.body.certificate).toEqual({ public: cert('secure.example.crt') });
     expect(JSON.stringify(good.body)).not.toContain('PRIVATE KEY');
     // A later update may keep custom without re-sending the stored pair.
-    expect((await call(sb, 'PUT', '/v1.0/website/secure.example', { json: { domain: 'secure.example', settings: { rules: { humans: 'grant' } } } })).status).toBe(200);
+    expect(
+      (
+        await call(sb, 'PUT', '/v1.0/website/secure.example', {
+          json: { domain: 'secure.example', settings: { rules: { humans: 'grant' } } },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -463,12 +584,20 @@ describe('callbacks', () => {
       await call(sb, 'POST', '/v1.0/website', { key: aliceKey, json: website('cb.example', { callbackUrl }) });
       await sb.control('POST', '/_sandbox/websites/cb.example/dns-verified');
       // pending_dns -> online; the certificate none -> issuing -> issued; then online -> paused
-      await waitFor(() => receiver.received.filter((r) => r.answeredWith === 200).length >= 3 || undefined, 5000, 'three delivered callbacks');
+      await waitFor(
+        () => receiver.received.filter((r) => r.answeredWith === 200).length >= 3 || undefined,
+        5000,
+        'three delivered callbacks',
+      );
       await call(sb, 'PUT', '/v1.0/website/cb.example', { form: { status: 'paused' } });
-      const delivered = await waitFor(() => {
-        const ok = receiver.received.filter((r) => r.answeredWith === 200);
-        return ok.length >= 4 ? ok : undefined;
-      }, 5000, 'four delivered callbacks');
+      const delivered = await waitFor(
+        () => {
+          const ok = receiver.received.filter((r) => r.answeredWith === 200);
+          return ok.length >= 4 ? ok : undefined;
+        },
+        5000,
+        'four delivered callbacks',
+      );
 
       expect(receiver.received.slice(0, 2).every((r) => r.answeredWith === 500)).toBe(true);
       const bodies = delivered.map((r) => JSON.parse(r.body) as { event: string; previous_status: string; status: string });
@@ -518,7 +647,12 @@ describe('statistics', () => {
     const empty = await call(sb, 'GET', '/v1.0/website/stats.example/statistics');
     expect(empty.body).toMatchObject({ domain: 'stats.example', total: 0, permitted: 0, blocked: 0, mitigated: { total: 0 } });
 
-    await sb.control('POST', '/_sandbox/websites/stats.example/traffic', { hits: 100, blocked: 10, mitigated: 5, category: 'content_scrapers' });
+    await sb.control('POST', '/_sandbox/websites/stats.example/traffic', {
+      hits: 100,
+      blocked: 10,
+      mitigated: 5,
+      category: 'content_scrapers',
+    });
     await sb.control('POST', '/_sandbox/traffic', [
       { domain: 'stats.example', hits: 50 },
       { domain: 'stats2.example', hits: 7, blocked: 7 },
@@ -549,25 +683,36 @@ describe('statistics', () => {
 
 describe('traffic generator', () => {
   it('adds hits to online websites by itself when --traffic is set', async () => {
-    await withSandbox(async (busy) => {
-      await call(busy, 'POST', '/v1.0/website', { json: website('busy.example') });
-      await call(busy, 'POST', '/v1.0/website', { json: website('waiting.example') });
-      await busy.control('POST', '/_sandbox/websites/busy.example/dns-verified');
-      const grown = await waitFor(async () => {
-        const stats = (await call(busy, 'GET', '/v1.0/website/busy.example/statistics')).body;
-        return stats.total > 0 ? stats : undefined;
-      }, 4000, 'generated traffic');
-      expect(grown.permitted + grown.blocked).toBe(grown.total);
-      // Websites that are not online yet get no visitors.
-      expect((await call(busy, 'GET', '/v1.0/website/waiting.example/statistics')).body.total).toBe(0);
-    }, { trafficPerSecond: 100, certDelaySeconds: 0 });
+    await withSandbox(
+      async (busy) => {
+        await call(busy, 'POST', '/v1.0/website', { json: website('busy.example') });
+        await call(busy, 'POST', '/v1.0/website', { json: website('waiting.example') });
+        await busy.control('POST', '/_sandbox/websites/busy.example/dns-verified');
+        const grown = await waitFor(
+          async () => {
+            const stats = (await call(busy, 'GET', '/v1.0/website/busy.example/statistics')).body;
+            return stats.total > 0 ? stats : undefined;
+          },
+          4000,
+          'generated traffic',
+        );
+        expect(grown.permitted + grown.blocked).toBe(grown.total);
+        // Websites that are not online yet get no visitors.
+        expect((await call(busy, 'GET', '/v1.0/website/waiting.example/statistics')).body.total).toBe(0);
+      },
+      { trafficPerSecond: 100, certDelaySeconds: 0 },
+    );
   });
 });
 
 describe('error bodies', () => {
   /** One request with exactly these headers and bytes; the answer with its size in bytes. */
   async function send(path: string, headers: Record<string, string>, body: string | Buffer) {
-    const response = await fetch(`${sb.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${sb.partnerKey}`, ...headers }, body });
+    const response = await fetch(`${sb.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sb.partnerKey}`, ...headers },
+      body,
+    });
     const bytes = Buffer.from(await response.arrayBuffer());
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return { status: response.status, bytes: bytes.length, body: JSON.parse(bytes.toString('utf8')) as any };
@@ -575,7 +720,8 @@ describe('error bodies', () => {
   const errorShape = { status: 'error', code: expect.any(String), message: expect.any(String), details: expect.any(Array) };
 
   it('answers more form parameters than the limit with 413 payload_too_large, and reads up to the limit', async () => {
-    const form = (n: number) => ['domain=params.example', 'ip=203.0.113.10', ...Array.from({ length: n - 2 }, (_, i) => `k${i}=1`)].join('&');
+    const form = (n: number) =>
+      ['domain=params.example', 'ip=203.0.113.10', ...Array.from({ length: n - 2 }, (_, i) => `k${i}=1`)].join('&');
     const over = await send('/v1.0/website', { 'content-type': 'application/x-www-form-urlencoded' }, form(5001));
     expect(over.status).toBe(413);
     expect(over.body).toMatchObject({ ...errorShape, code: 'payload_too_large' });
@@ -592,20 +738,38 @@ describe('error bodies', () => {
     for (const encoding of ['compress', 'x-unknown']) {
       const answer = await send('/v1.0/website', { 'content-type': 'application/json', 'content-encoding': encoding }, body);
       expect(answer.status, encoding).toBe(415);
-      expect(answer.body, encoding).toMatchObject({ ...errorShape, code: 'unsupported_media_type', message: expect.stringContaining(encoding) });
+      expect(answer.body, encoding).toMatchObject({
+        ...errorShape,
+        code: 'unsupported_media_type',
+        message: expect.stringContaining(encoding),
+      });
     }
     const control = await send('/_sandbox/nxdomain', { 'content-type': 'application/json; charset=latin9' }, '{"domains":["a.example"]}');
     expect(control.status).toBe(415);
     expect(control.body).toMatchObject({ ...errorShape, code: 'unsupported_media_type' });
     // Supported encodings are read as they are.
     const { brotliCompressSync, gzipSync } = await import('node:zlib');
-    expect((await send('/v1.0/website', { 'content-type': 'application/json', 'content-encoding': 'br' }, brotliCompressSync(body))).status).toBe(201);
-    expect((await send('/v1.0/website', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync(JSON.stringify(website('gz.example'))))).status).toBe(201);
+    expect(
+      (await send('/v1.0/website', { 'content-type': 'application/json', 'content-encoding': 'br' }, brotliCompressSync(body))).status,
+    ).toBe(201);
+    expect(
+      (
+        await send(
+          '/v1.0/website',
+          { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+          gzipSync(JSON.stringify(website('gz.example'))),
+        )
+      ).status,
+    ).toBe(201);
   });
 
   it('caps details at 50 with a count of the rest: 10,000 unknown keys answer a small 422', async () => {
     const keys = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`unknown_field_${i}`, 'x']));
-    const answer = await send('/v1.0/website', { 'content-type': 'application/json' }, JSON.stringify({ ...website('many.example'), ...keys }));
+    const answer = await send(
+      '/v1.0/website',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ ...website('many.example'), ...keys }),
+    );
     expect(answer.status).toBe(422);
     expect(answer.body).toMatchObject({ ...errorShape, code: 'validation_failed', details_omitted: 9950 });
     expect(answer.body.details).toHaveLength(50);
@@ -616,13 +780,21 @@ describe('error bodies', () => {
     expect(few.body).toMatchObject({ code: 'validation_failed', details_omitted: 0 });
     expect(few.body.details).toHaveLength(2);
     // One huge unknown key does not make a huge answer either.
-    const huge = await send('/v1.0/website', { 'content-type': 'application/json' }, JSON.stringify({ ...website('huge.example'), [`k${'x'.repeat(50_000)}`]: 1 }));
+    const huge = await send(
+      '/v1.0/website',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ ...website('huge.example'), [`k${'x'.repeat(50_000)}`]: 1 }),
+    );
     expect(huge.status).toBe(422);
     expect(huge.bytes).toBeLessThan(2 * 1024);
   });
 
   it('caps details in control API errors too', async () => {
-    const answer = await send('/_sandbox/nxdomain', { 'content-type': 'application/json' }, JSON.stringify({ domains: Array.from({ length: 200 }, (_, i) => `bad name ${i}`) }));
+    const answer = await send(
+      '/_sandbox/nxdomain',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ domains: Array.from({ length: 200 }, (_, i) => `bad name ${i}`) }),
+    );
     expect(answer.status).toBe(422);
     expect(answer.body).toMatchObject({ ...errorShape, code: 'validation_failed', details_omitted: 150 });
     expect(answer.body.details).toHaveLength(50);
@@ -644,32 +816,42 @@ describe('limits and versions', () => {
   });
 
   it('gives each new user the --domain-limit default', async () => {
-    await withSandbox(async (limited) => {
-      await call(limited, 'POST', '/v1.0/user', { form: { id: 'x@example.com' } });
-      expect((await call(limited, 'GET', '/v1.0/user/x@example.com')).body.domain_limit).toBe(1);
-      expect((await call(limited, 'POST', '/v1.0/website', { json: website('a.example', { user_id: 'x@example.com' }) })).status).toBe(201);
-      expect((await call(limited, 'POST', '/v1.0/website', { json: website('b.example', { user_id: 'x@example.com' }) })).body.code).toBe('domain_limit_reached');
-    }, { defaultDomainLimit: 1 });
+    await withSandbox(
+      async (limited) => {
+        await call(limited, 'POST', '/v1.0/user', { form: { id: 'x@example.com' } });
+        expect((await call(limited, 'GET', '/v1.0/user/x@example.com')).body.domain_limit).toBe(1);
+        expect((await call(limited, 'POST', '/v1.0/website', { json: website('a.example', { user_id: 'x@example.com' }) })).status).toBe(
+          201,
+        );
+        expect((await call(limited, 'POST', '/v1.0/website', { json: website('b.example', { user_id: 'x@example.com' }) })).body.code).toBe(
+          'domain_limit_reached',
+        );
+      },
+      { defaultDomainLimit: 1 },
+    );
   });
 
   it('answers 429 with Retry-After past the per-key rate, per key', async () => {
-    await withSandbox(async (limited) => {
-      const statuses: number[] = [];
-      let retryAfter: string | null = null;
-      for (let i = 0; i < 8; i++) {
-        const answer = await call(limited, 'GET', '/v1.0/user');
-        statuses.push(answer.status);
-        if (answer.status === 429) {
-          retryAfter = answer.headers.get('retry-after');
-          expect(answer.body.code).toBe('rate_limited');
+    await withSandbox(
+      async (limited) => {
+        const statuses: number[] = [];
+        let retryAfter: string | null = null;
+        for (let i = 0; i < 8; i++) {
+          const answer = await call(limited, 'GET', '/v1.0/user');
+          statuses.push(answer.status);
+          if (answer.status === 429) {
+            retryAfter = answer.headers.get('retry-after');
+            expect(answer.body.code).toBe('rate_limited');
+          }
         }
-      }
-      expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
-      expect(statuses).toContain(429);
-      expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-      // The control API is never rate limited.
-      expect((await limited.control<unknown[]>('GET', '/_sandbox/requests')).length).toBeGreaterThan(0);
-    }, { rateLimitPerSecond: 5 });
+        expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+        expect(statuses).toContain(429);
+        expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+        // The control API is never rate limited.
+        expect((await limited.control<unknown[]>('GET', '/_sandbox/requests')).length).toBeGreaterThan(0);
+      },
+      { rateLimitPerSecond: 5 },
+    );
   });
 
   it('answers 404 unknown_version for any other version prefix', async () => {
@@ -740,7 +922,11 @@ describe('rules editor frame', () => {
     expect(html).toContain('frame.example');
     expect(html).toContain('name="settings[rules][humans]"');
 
-    const form = new URLSearchParams({ 'settings[rules][humans]': 'captcha', 'settings[rulesets][wordpress]': 'true', 'settings[loadbalancer][certs_issuer]': 'acme' });
+    const form = new URLSearchParams({
+      'settings[rules][humans]': 'captcha',
+      'settings[rulesets][wordpress]': 'true',
+      'settings[loadbalancer][certs_issuer]': 'acme',
+    });
     const saved = await fetch(`${sb.url}/en/website/frame.example/edit?api-key=${aliceKey}`, { method: 'POST', body: form });
     expect(saved.status).toBe(200);
     expect(await saved.text()).toContain('Saved.');

@@ -17,7 +17,11 @@ let sb: TestSandbox;
 async function call(method: string, path: string, json?: unknown, key: string = sb.partnerKey): Promise<Answer> {
   const response = await fetch(`${sb.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, accept: 'application/json', ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${key}`,
+      accept: 'application/json',
+      ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: json === undefined ? undefined : JSON.stringify(json),
   });
   const text = await response.text();
@@ -65,7 +69,13 @@ describe('POST /_sandbox/websites/bulk', () => {
 
     const stats = await call('GET', '/v1.0/website/a.example/statistics');
     expect(stats.status).toBe(200);
-    expect(stats.body).toMatchObject({ domain: 'a.example', total: 1234, permitted: 1234, blocked: 0, mitigated: { total: 0, captcha: 0, deny: 0 } });
+    expect(stats.body).toMatchObject({
+      domain: 'a.example',
+      total: 1234,
+      permitted: 1234,
+      blocked: 0,
+      mitigated: { total: 0, captcha: 0, deny: 0 },
+    });
     // The hits are in the current hour too, so a ranged read sees them.
     const from = new Date(Date.now() - 3_600_000).toISOString();
     const ranged = await call('GET', `/v1.0/website/a.example/statistics?from=${encodeURIComponent(from)}`);
@@ -79,9 +89,16 @@ describe('POST /_sandbox/websites/bulk', () => {
   });
 
   it('takes the requested status, origin addresses and zero hits by default', async () => {
-    expect((await bulk({ user_id: 'alice@example.com', domains: ['p.example'], status: 'paused', ip: ['198.51.100.7', '2001:db8::1'] })).status).toBe(201);
+    expect(
+      (await bulk({ user_id: 'alice@example.com', domains: ['p.example'], status: 'paused', ip: ['198.51.100.7', '2001:db8::1'] })).status,
+    ).toBe(201);
     const website = (await call('GET', '/v1.0/website/p.example')).body;
-    expect(website).toMatchObject({ status: 'paused', requested_status: 'paused', ip: ['198.51.100.7', '2001:db8::1'], dns_verified: true });
+    expect(website).toMatchObject({
+      status: 'paused',
+      requested_status: 'paused',
+      ip: ['198.51.100.7', '2001:db8::1'],
+      dns_verified: true,
+    });
     expect((await call('GET', '/v1.0/website/p.example/statistics')).body.total).toBe(0);
     // A seeded website changes like any other.
     const online = await call('PUT', '/v1.0/website/p.example', { status: 'online' });
@@ -116,11 +133,17 @@ describe('POST /_sandbox/websites/bulk', () => {
 
   it('refuses existing and repeated domains with 409 listing them, and writes nothing', async () => {
     expect((await bulk({ user_id: 'alice@example.com', domains: ['taken.example'] })).status).toBe(201);
-    const answer = await bulk({ user_id: 'alice@example.com', domains: ['new.example', 'Taken.example', 'twice.example', 'TWICE.example', 'other.example'] });
+    const answer = await bulk({
+      user_id: 'alice@example.com',
+      domains: ['new.example', 'Taken.example', 'twice.example', 'TWICE.example', 'other.example'],
+    });
     expect(answer.status).toBe(409);
     expect(answer.body.code).toBe('already_exists');
     expect(answer.body.message).toMatch(/already exists/);
-    expect(answer.body.details.map((d: { message: string }) => d.message)).toEqual(['taken.example already exists', 'twice.example already exists']);
+    expect(answer.body.details.map((d: { message: string }) => d.message)).toEqual([
+      'taken.example already exists',
+      'twice.example already exists',
+    ]);
     expect(await websiteCount()).toBe(1);
     expect((await call('GET', '/v1.0/website/new.example')).status).toBe(404);
   });

@@ -11,11 +11,15 @@ const exec = promisify(execFile);
 const root = new URL('../..', import.meta.url).pathname;
 
 function startCli(dataDir: string): Promise<{ child: ChildProcess; url: string; key: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'sandbox', '--port', '0', '--data', dataDir, '--dns-delay', 'never', '--cert-delay', '0'], {
-    cwd: root,
-    env: { ...process.env, WPP_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli.ts', 'sandbox', '--port', '0', '--data', dataDir, '--dns-delay', 'never', '--cert-delay', '0'],
+    {
+      cwd: root,
+      env: { ...process.env, WPP_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
@@ -71,21 +75,59 @@ describe('wpp sandbox with curl', () => {
     const listByPost = await curl(...auth, '-X', 'POST', '-H', 'content-type: application/x-www-form-urlencoded', `${url}/v1.0/user`);
     expect(listByPost.status).toBe(200);
 
-    const formSite = await curl(...auth, '-d', 'user_id=alice@example.com', '-d', 'domain=example.com', '-d', 'subdomain=www,shop', '-d', 'ip=203.0.113.10', '-d', 'tag=basic', `${url}/v1.0/website`);
+    const formSite = await curl(
+      ...auth,
+      '-d',
+      'user_id=alice@example.com',
+      '-d',
+      'domain=example.com',
+      '-d',
+      'subdomain=www,shop',
+      '-d',
+      'ip=203.0.113.10',
+      '-d',
+      'tag=basic',
+      `${url}/v1.0/website`,
+    );
     expect(formSite.status).toBe(201);
     expect(formSite.body).toMatchObject({ domain: 'example.com', subdomain: ['www', 'shop'], status: 'pending_dns' });
 
-    const jsonSite = await curl(...auth, '-H', 'content-type: application/json', '-d', JSON.stringify({
-      domain: 'shop.example', subdomain: ['www'], user_id: 'alice@example.com', ip: ['203.0.113.11'], tag: ['pro'], status: 'online',
-      settings: { rules: { humans: 'grant', content_scrapers: 'deny', suspicious_behaviour: 'captcha' }, rulesets: { wordpress: true }, loadbalancer: { certs_issuer: 'acme', force_https: true } },
-    }), `${url}/v1.0/website`);
+    const jsonSite = await curl(
+      ...auth,
+      '-H',
+      'content-type: application/json',
+      '-d',
+      JSON.stringify({
+        domain: 'shop.example',
+        subdomain: ['www'],
+        user_id: 'alice@example.com',
+        ip: ['203.0.113.11'],
+        tag: ['pro'],
+        status: 'online',
+        settings: {
+          rules: { humans: 'grant', content_scrapers: 'deny', suspicious_behaviour: 'captcha' },
+          rulesets: { wordpress: true },
+          loadbalancer: { certs_issuer: 'acme', force_https: true },
+        },
+      }),
+      `${url}/v1.0/website`,
+    );
     expect(jsonSite.status).toBe(201);
     expect(jsonSite.body.settings.rulesets.wordpress).toBe(true);
 
     // Bare key (one of the spec's examples), form status change.
     const paused = await curl('-X', 'PUT', '-H', `Authorization: ${key}`, '-d', 'status=paused', `${url}/v1.0/website/example.com`);
     expect(paused.body.requested_status).toBe('paused');
-    const partial = await curl('-X', 'PUT', ...auth, '-H', 'content-type: application/json', '-d', '{"domain":"example.com","settings":{"rules":{"suspicious_behaviour":"deny"}}}', `${url}/v1.0/website/example.com`);
+    const partial = await curl(
+      '-X',
+      'PUT',
+      ...auth,
+      '-H',
+      'content-type: application/json',
+      '-d',
+      '{"domain":"example.com","settings":{"rules":{"suspicious_behaviour":"deny"}}}',
+      `${url}/v1.0/website/example.com`,
+    );
     expect(partial.body.settings.rules.suspicious_behaviour).toBe('deny');
     const looked = await curl(...auth, `${url}/v1.0/website?domain=example.com`);
     expect(looked.body.settings.rules.suspicious_behaviour).toBe('deny');

@@ -105,7 +105,7 @@ describe('a statistics sync while another process holds the write lock', () => {
 });
 
 describe('listening', () => {
-  it('names the address and the cause when the port is taken, or the address is not this machine\'s', async () => {
+  it("names the address and the cause when the port is taken, or the address is not this machine's", async () => {
     const taken = await startServer();
     const port = taken.port;
     const sandbox = await startTestSandbox();
@@ -155,7 +155,9 @@ describe('listening', () => {
 
   it('the sandbox does too', async () => {
     await withSandbox(async (first) => {
-      await expect(startTestSandbox({ port: first.port })).rejects.toThrow(`The provider sandbox cannot listen on 127.0.0.1:${first.port}: the address is already in use (EADDRINUSE)`);
+      await expect(startTestSandbox({ port: first.port })).rejects.toThrow(
+        `The provider sandbox cannot listen on 127.0.0.1:${first.port}: the address is already in use (EADDRINUSE)`,
+      );
     });
   });
 });

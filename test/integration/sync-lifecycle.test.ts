@@ -25,8 +25,12 @@ async function seed(sb: TestSandbox, dataDir: string, n: number): Promise<void> 
   const db = openPluginDatabase(testConfig(dataDir, sb));
   try {
     db.transaction(() => {
-      db.prepare("INSERT INTO accounts (account, provider_user_id, state, created_at, updated_at) VALUES ('kim', 'kim@panel.example', 'active', 0, 0)").run();
-      const insert = db.prepare("INSERT INTO websites (domain, account, desired_status, callback_token_hash, created_at, updated_at) VALUES (?, 'kim', 'online', ?, 0, 0)");
+      db.prepare(
+        "INSERT INTO accounts (account, provider_user_id, state, created_at, updated_at) VALUES ('kim', 'kim@panel.example', 'active', 0, 0)",
+      ).run();
+      const insert = db.prepare(
+        "INSERT INTO websites (domain, account, desired_status, callback_token_hash, created_at, updated_at) VALUES (?, 'kim', 'online', ?, 0, 0)",
+      );
       domains.forEach((domain, i) => insert.run(domain, `hash-${i}`));
     })();
   } finally {
@@ -45,7 +49,9 @@ function inspect<T>(sb: TestSandbox, dataDir: string, fn: (db: Db) => T): T {
 }
 
 const syncRuns = (db: Db) =>
-  db.prepare("SELECT id, status, finished_at, websites_read, websites_failed FROM job_runs WHERE name = 'sync-stats' ORDER BY id").all() as {
+  db
+    .prepare("SELECT id, status, finished_at, websites_read, websites_failed FROM job_runs WHERE name = 'sync-stats' ORDER BY id")
+    .all() as {
     id: number;
     status: string;
     finished_at: number | null;
@@ -57,7 +63,11 @@ const lockCount = (db: Db) => (db.prepare('SELECT COUNT(*) AS n FROM locks').get
 
 /** Waits until a `wpp sync-stats` process has taken the lock and started its run. */
 const syncStarted = (sb: TestSandbox, dataDir: string) =>
-  waitFor(() => inspect(sb, dataDir, (db) => syncRuns(db).some((run) => run.status === 'running')) || undefined, 20_000, 'the sync to start');
+  waitFor(
+    () => inspect(sb, dataDir, (db) => syncRuns(db).some((run) => run.status === 'running')) || undefined,
+    20_000,
+    'the sync to start',
+  );
 
 async function exitOf(child: WppProcess, timeoutMs: number) {
   const exit = await child.exited(timeoutMs);
@@ -172,7 +182,9 @@ describe('a sync another process is running', () => {
         await syncStarted(sb, dataDir);
         const second = await runWpp(['sync-stats', '--no-enforce'], { env });
         expect(second.code).toBe(3);
-        expect(second.stdout).toMatch(new RegExp(`another statistics sync is running \\(host ${host}, pid ${holder.pid}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\)`));
+        expect(second.stdout).toMatch(
+          new RegExp(`another statistics sync is running \\(host ${host}, pid ${holder.pid}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\)`),
+        );
         const first = await exitOf(holder, 30_000);
         expect(first.stdout).toMatch(/statistics: 10 websites read, 0 failed/);
         expect(first.code).toBe(0);
@@ -237,7 +249,11 @@ describe('enforcement passes', () => {
         // The pause the pass makes takes 5 s at the provider.
         await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 5000 });
         const child = spawnWpp(['enforce'], { env });
-        await waitFor(() => inspect(sb, dataDir, (db) => db.prepare("SELECT 1 FROM job_runs WHERE name = 'enforce' AND status = 'running'").get()), 20_000, 'the pass to start');
+        await waitFor(
+          () => inspect(sb, dataDir, (db) => db.prepare("SELECT 1 FROM job_runs WHERE name = 'enforce' AND status = 'running'").get()),
+          20_000,
+          'the pass to start',
+        );
         child.kill('SIGTERM');
         await sleep(300);
         const sent = Date.now();

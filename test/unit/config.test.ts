@@ -36,13 +36,17 @@ describe('loadConfig', () => {
   it('names every bad variable in one error', () => {
     let error: unknown;
     try {
-      loadConfig({ WPP_PORT: 'eighty', WPP_PROVIDER_URL: 'ftp://x', WPP_AUTO_PROTECT: 'maybe', WPP_SERVER_IP: '1.2.3', WPP_PANEL_SECRET: 'short' }, machine);
+      loadConfig(
+        { WPP_PORT: 'eighty', WPP_PROVIDER_URL: 'ftp://x', WPP_AUTO_PROTECT: 'maybe', WPP_SERVER_IP: '1.2.3', WPP_PANEL_SECRET: 'short' },
+        machine,
+      );
     } catch (caught) {
       error = caught;
     }
     expect(isAppError(error, 'CONFIG_INVALID')).toBe(true);
     const message = (error as Error).message;
-    for (const key of ['WPP_PORT', 'WPP_PROVIDER_URL', 'WPP_AUTO_PROTECT', 'WPP_SERVER_IP', 'WPP_PANEL_SECRET']) expect(message).toContain(key);
+    for (const key of ['WPP_PORT', 'WPP_PROVIDER_URL', 'WPP_AUTO_PROTECT', 'WPP_SERVER_IP', 'WPP_PANEL_SECRET'])
+      expect(message).toContain(key);
   });
 
   it('needs the partner key with a provider URL, and never puts the key in an error', () => {
@@ -63,7 +67,9 @@ describe('settings of the hook and sandbox commands', () => {
     expect(loadConfig({}, machine).hook.url).toBe('http://127.0.0.1:8080');
     expect(loadConfig({ WPP_HOST: '10.0.0.5', WPP_PORT: '9000' }, machine).hook.url).toBe('http://10.0.0.5:9000');
     expect(loadConfig({ WPP_PUBLIC_URL: 'https://plugin.example/' }, machine).hook.url).toBe('https://plugin.example');
-    expect(loadConfig({ WPP_PUBLIC_URL: 'https://plugin.example', WPP_HOOK_URL: 'http://127.0.0.1:8080/' }, machine).hook.url).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ WPP_PUBLIC_URL: 'https://plugin.example', WPP_HOOK_URL: 'http://127.0.0.1:8080/' }, machine).hook.url).toBe(
+      'http://127.0.0.1:8080',
+    );
     expect(() => loadConfig({ WPP_HOOK_URL: 'plugin.example' }, machine)).toThrow(/WPP_HOOK_URL: must be an http\(s\) URL/);
   });
 
@@ -87,7 +93,10 @@ describe('unknown WPP_* variables', () => {
     expect(loadConfig({ WPP_SYNC_INTERVAL: '10' }, machine).warnings).toEqual([
       'WPP_SYNC_INTERVAL is not a setting of wpp; did you mean WPP_SYNC_INTERVAL_MINUTES?',
     ]);
-    expect(loadConfig({ WPP_LOGLEVEL: 'debug', WPP_PANEL_SECRT: 'a-secret-value-0123456789', WPP_COLOUR: 'blue', WPP_PORT: '' }, machine).warnings).toEqual([
+    expect(
+      loadConfig({ WPP_LOGLEVEL: 'debug', WPP_PANEL_SECRT: 'a-secret-value-0123456789', WPP_COLOUR: 'blue', WPP_PORT: '' }, machine)
+        .warnings,
+    ).toEqual([
       'WPP_LOGLEVEL is not a setting of wpp; did you mean WPP_LOG_LEVEL?',
       'WPP_PANEL_SECRT is not a setting of wpp; did you mean WPP_PANEL_SECRET?',
       'WPP_COLOUR is not a setting of wpp',

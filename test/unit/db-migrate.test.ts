@@ -14,9 +14,7 @@ function writeMigrations(dir: string, files: Record<string, string>): string {
 }
 
 const tables = (db: ReturnType<typeof openDatabase>) =>
-  (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
-    (row) => row.name,
-  );
+  (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
 
 describe('openDatabase', () => {
   it('opens a file with WAL, foreign keys and a busy timeout', () =>

@@ -16,9 +16,9 @@ describe('describeError', () => {
     expect(describeError(new Error('sent authorization: Bearer abc.DEF-123 and was refused'))).toBe(
       'Error: sent authorization: Bearer [redacted] and was refused',
     );
-    expect(describeError(Object.assign(new Error('GET https://p.example/v1?domain=a.example&api_key=s3cr3t&x=1 failed'), { code: 'E_GET' }))).toBe(
-      'E_GET: GET https://p.example/v1?domain=a.example&api_key=[redacted]&x=1 failed',
-    );
+    expect(
+      describeError(Object.assign(new Error('GET https://p.example/v1?domain=a.example&api_key=s3cr3t&x=1 failed'), { code: 'E_GET' })),
+    ).toBe('E_GET: GET https://p.example/v1?domain=a.example&api_key=[redacted]&x=1 failed');
     expect(describeError('rejected {"id":"a@example.com","api_key":"s3\\"cr3t","tag":"x"}')).toBe(
       'rejected {"id":"a@example.com","api_key":"[redacted]","tag":"x"}',
     );

@@ -28,7 +28,11 @@ function arrivingTogether(count: number, app: RequestListener): RequestListener 
 }
 
 /** The app on a real server; `together` requests at a time reach it at once. */
-async function withHooksApp<T>(ingest: (events: PanelEvent[]) => IngestResult[], together: number, fn: (url: string) => Promise<T>): Promise<T> {
+async function withHooksApp<T>(
+  ingest: (events: PanelEvent[]) => IngestResult[],
+  together: number,
+  fn: (url: string) => Promise<T>,
+): Promise<T> {
   const app = createApp({
     logger: pino({ level: 'silent' }),
     hooks: { panelSecret: SECRET, ingest },
@@ -74,7 +78,11 @@ describe('POST /hooks/events group commit', () => {
       return events.map((e) => ({ eventId: e.id, type: e.type, jobId: jobIdOf(e.id), created: true }));
     };
     await withHooksApp(ingest, 10, async (url) => {
-      const bodies = Array.from({ length: 10 }, (_, i) => ({ id: `e-${i}`, type: 'account.created', account: i === 4 ? 'explode' : `ok${i}` }));
+      const bodies = Array.from({ length: 10 }, (_, i) => ({
+        id: `e-${i}`,
+        type: 'account.created',
+        account: i === 4 ? 'explode' : `ok${i}`,
+      }));
       const answers = await Promise.all(bodies.map((body) => post(url, body)));
       answers.forEach((answer, i) => {
         if (i === 4) expect(answer).toMatchObject({ status: 409, body: { code: 'CONFLICT' } });

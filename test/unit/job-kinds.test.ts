@@ -43,9 +43,17 @@ describe('the job registry', () => {
       ).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', details: [expect.objectContaining({ path: 'domain' })] }));
       expect(() =>
         queueJobs(jobs, [
-          { kind: 'panel.event', payload: { id: 'e1', type: 'account.created', occurredAt: '2026-11-23T10:00:00Z', account: 'alice' }, maxAttempts: 3 },
-          // @ts-expect-error -- an unknown event type: a type error, and the whole batch is refused.
-          { kind: 'panel.event', payload: { id: 'e2', type: 'account.renamed', occurredAt: '2026-11-23T10:00:00Z', account: 'bob' }, maxAttempts: 3 },
+          {
+            kind: 'panel.event',
+            payload: { id: 'e1', type: 'account.created', occurredAt: '2026-11-23T10:00:00Z', account: 'alice' },
+            maxAttempts: 3,
+          },
+          {
+            kind: 'panel.event',
+            // @ts-expect-error -- an unknown event type: a type error, and the whole batch is refused.
+            payload: { id: 'e2', type: 'account.renamed', occurredAt: '2026-11-23T10:00:00Z', account: 'bob' },
+            maxAttempts: 3,
+          },
         ]),
       ).toThrow(/payload does not match/);
       // @ts-expect-error -- an unregistered kind is a type error too.
@@ -56,7 +64,11 @@ describe('the job registry', () => {
 
   it('stores the payload as its handler will read it back', async () => {
     await withJobs(async (jobs) => {
-      const { job } = queueJob(jobs, { kind: 'panel.event', payload: { id: 'e1', type: 'domain.added', occurredAt: '2026-11-23T10:00:00Z', account: 'Alice', domain: 'Bücher.Example.' }, maxAttempts: 3 });
+      const { job } = queueJob(jobs, {
+        kind: 'panel.event',
+        payload: { id: 'e1', type: 'domain.added', occurredAt: '2026-11-23T10:00:00Z', account: 'Alice', domain: 'Bücher.Example.' },
+        maxAttempts: 3,
+      });
       const seen: unknown[] = [];
       await jobHandlers(handlers({ 'panel.event': async (event) => void seen.push([event.account, event.domain]) }))['panel.event'](job);
       expect(seen).toEqual([['alice', 'xn--bcher-kva.example']]);
@@ -79,7 +91,11 @@ describe('the job registry', () => {
       async (plugin) => {
         const { job } = plugin.jobs.enqueue({ kind: 'website.refresh', payload: { host: 'a.example' }, maxAttempts: 10 });
         await plugin.drain();
-        expect(plugin.jobs.get(job.id)).toMatchObject({ state: 'dead', attempts: 1, lastError: expect.stringMatching(/^VALIDATION_FAILED: a website.refresh job's payload does not match its kind/) });
+        expect(plugin.jobs.get(job.id)).toMatchObject({
+          state: 'dead',
+          attempts: 1,
+          lastError: expect.stringMatching(/^VALIDATION_FAILED: a website.refresh job's payload does not match its kind/),
+        });
       },
       { worker: false },
     );
@@ -91,14 +107,20 @@ describe('migration 006', () => {
     await withTempDir(async (dir) => {
       const older = join(dir, 'migrations');
       mkdirSync(older);
-      for (const file of readdirSync(paths.migrations).filter((name) => /^00[1-5]_.*\.sql$/.test(name))) copyFileSync(join(paths.migrations, file), join(older, file));
+      for (const file of readdirSync(paths.migrations).filter((name) => /^00[1-5]_.*\.sql$/.test(name)))
+        copyFileSync(join(paths.migrations, file), join(older, file));
       const db = openDatabase(join(dir, 'plugin.sqlite'));
       try {
         migrate(db, older);
         const jobs = createJobsRepo(db);
         for (const kind of ['panel_event', 'notify', 'website.refresh']) jobs.enqueue({ kind, payload: {}, maxAttempts: 3 });
         migrate(db, paths.migrations);
-        expect(jobs.list().map((job) => job.kind).sort()).toEqual(['notification.send', 'panel.event', 'website.refresh']);
+        expect(
+          jobs
+            .list()
+            .map((job) => job.kind)
+            .sort(),
+        ).toEqual(['notification.send', 'panel.event', 'website.refresh']);
       } finally {
         db.close();
       }

@@ -227,7 +227,11 @@ describe('jobs repository: claim', () => {
       expect(repo.claim('crash-2', 1, 10)).toHaveLength(1);
       clock.advance(11);
       expect(repo.claim('w3', 1, 10)).toEqual([]);
-      expect(repo.get(queued.id)).toMatchObject({ state: 'dead', attempts: 2, lastError: expect.stringMatching(/^LEASE_EXPIRED: .*crash-2/) });
+      expect(repo.get(queued.id)).toMatchObject({
+        state: 'dead',
+        attempts: 2,
+        lastError: expect.stringMatching(/^LEASE_EXPIRED: .*crash-2/),
+      });
     }));
 });
 
@@ -276,7 +280,13 @@ describe('jobs repository: fail, retry, views', () => {
       repo.complete(doneJob.id, 'w1');
       clock.advance(5);
 
-      expect(repo.retry(deadJob.id)).toMatchObject({ state: 'pending', attempts: 0, runAt: clock.now(), lastError: 'E: broken', finishedAt: null });
+      expect(repo.retry(deadJob.id)).toMatchObject({
+        state: 'pending',
+        attempts: 0,
+        runAt: clock.now(),
+        lastError: 'E: broken',
+        finishedAt: null,
+      });
       // A done job is not run again: it could re-apply an old event after newer ones.
       expect(repo.retry(doneJob.id)).toBeNull();
       expect(repo.retry(pendingJob.id)).toBeNull();
@@ -333,13 +343,12 @@ describe('jobs repository: claim query plan', () => {
       );
       db.transaction(() => {
         for (let i = 0; i < 100_000; i++) insert.run(`acct${i % 2000}`, i % 3 ? `d${i % 7}.example` : null, 'done', i);
-        for (let i = 0; i < 5_000; i++) insert.run(`acct${i % 1000}`, i % 3 ? `d${i % 7}.example` : null, 'pending', clock.now() - 5000 + i);
+        for (let i = 0; i < 5_000; i++)
+          insert.run(`acct${i % 1000}`, i % 3 ? `d${i % 7}.example` : null, 'pending', clock.now() - 5000 + i);
       })();
       const plan = (
         db
-          .prepare(
-            `EXPLAIN QUERY PLAN UPDATE jobs SET state = 'running' WHERE id IN (${CLAIMABLE_IDS_SQL})`,
-          )
+          .prepare(`EXPLAIN QUERY PLAN UPDATE jobs SET state = 'running' WHERE id IN (${CLAIMABLE_IDS_SQL})`)
           .all({ now: clock.now(), limit: 10 }) as { detail: string }[]
       ).map((row) => row.detail);
       expect(plan).toContain('SEARCH j USING INDEX jobs_due (state=? AND run_at<?)');

@@ -31,10 +31,37 @@ const NUMBER_OPTIONS = ['website-hits', 'account-hits', 'domain-limit', 'anchor-
 
 describe('limit values', () => {
   // Number('') is 0, Number('0x10') is 16, Number('1e3') is 1000: none of that becomes a limit.
-  const bad = ['', ' ', '0x10', '0b1', '0o7', '-1', '-0', '+5', '1.5', '5.', '1e3', 'Infinity', 'NaN', ' 5', '5 ', '5\n', '１２', '1_000', '1,000', 'None', 'null', '9007199254740993'];
+  const bad = [
+    '',
+    ' ',
+    '0x10',
+    '0b1',
+    '0o7',
+    '-1',
+    '-0',
+    '+5',
+    '1.5',
+    '5.',
+    '1e3',
+    'Infinity',
+    'NaN',
+    ' 5',
+    '5 ',
+    '5\n',
+    '１２',
+    '1_000',
+    '1,000',
+    'None',
+    'null',
+    '9007199254740993',
+  ];
   for (const option of NUMBER_OPTIONS) {
     it(`--${option} takes plain decimal digits or none, nothing else`, () => {
-      for (const value of bad) expect(usageMessage(() => parse(['--scope', 'global', `--${option}=${value}`])), JSON.stringify(value)).toContain(`--${option}`);
+      for (const value of bad)
+        expect(
+          usageMessage(() => parse(['--scope', 'global', `--${option}=${value}`])),
+          JSON.stringify(value),
+        ).toContain(`--${option}`);
       expect(parse(['--scope', 'global', `--${option}`, 'none'])?.changes).toEqual({ [camel(option)]: null });
       expect(parse(['--scope', 'global', `--${option}`, '05'])?.changes).toEqual({ [camel(option)]: 5 });
     });
@@ -42,19 +69,32 @@ describe('limit values', () => {
 
   it('keeps the ranges: 0 is a limit (pause at the first hit), anchor day 1-28, warning 1-100 percent', () => {
     expect(parse(['--scope', 'global', '--website-hits', '0', '--domain-limit', '0'])?.changes).toEqual({ websiteHits: 0, domainLimit: 0 });
-    for (const value of ['0', '29']) expect(usageMessage(() => parse(['--scope', 'global', '--anchor-day', value]))).toContain('--anchor-day');
-    for (const value of ['0', '101']) expect(usageMessage(() => parse(['--scope', 'global', '--warning-percent', value]))).toContain('--warning-percent');
-    expect(parse(['--scope', 'global', '--anchor-day', '28', '--warning-percent', '100'])?.changes).toEqual({ anchorDay: 28, warningPercent: 100 });
+    for (const value of ['0', '29'])
+      expect(usageMessage(() => parse(['--scope', 'global', '--anchor-day', value]))).toContain('--anchor-day');
+    for (const value of ['0', '101'])
+      expect(usageMessage(() => parse(['--scope', 'global', '--warning-percent', value]))).toContain('--warning-percent');
+    expect(parse(['--scope', 'global', '--anchor-day', '28', '--warning-percent', '100'])?.changes).toEqual({
+      anchorDay: 28,
+      warningPercent: 100,
+    });
   });
 
   it('takes period and exempt words exactly, none clears them', () => {
     expect(parse(['--scope', 'global', '--period', 'daily', '--exempt', 'false'])?.changes).toEqual({ period: 'daily', exempt: false });
     expect(parse(['--scope', 'global', '--period', 'none', '--exempt', 'none'])?.changes).toEqual({ period: null, exempt: null });
-    for (const args of [['--period', 'Monthly'], ['--period', ''], ['--exempt', 'yes'], ['--exempt', '']]) expect(() => parse(['--scope', 'global', ...args])).toThrow(UsageError);
+    for (const args of [
+      ['--period', 'Monthly'],
+      ['--period', ''],
+      ['--exempt', 'yes'],
+      ['--exempt', ''],
+    ])
+      expect(() => parse(['--scope', 'global', ...args])).toThrow(UsageError);
   });
 
   it('names every problem in one message', () => {
-    const message = usageMessage(() => parse(['--scope', 'website', '--subject', 'not a domain', '--website-hits', '', '--warning-percent', '0x10', '--period', 'daily']));
+    const message = usageMessage(() =>
+      parse(['--scope', 'website', '--subject', 'not a domain', '--website-hits', '', '--warning-percent', '0x10', '--period', 'daily']),
+    );
     expect(message.split('\n')).toHaveLength(4);
     for (const part of ['--subject', '--website-hits', '--warning-percent', '--period']) expect(message).toContain(part);
   });
@@ -62,8 +102,14 @@ describe('limit values', () => {
 
 describe('scope and subject', () => {
   it('normalises subjects the way enforcement looks them up', () => {
-    expect(parse(['--scope', 'website', '--subject', 'Bücher.Example.', '--exempt', 'true'])).toMatchObject({ scope: 'website', subject: 'xn--bcher-kva.example' });
-    expect(parse(['--scope', 'account', '--subject', ' ALICE ', '--account-hits', '5'])).toMatchObject({ scope: 'account', subject: 'alice' });
+    expect(parse(['--scope', 'website', '--subject', 'Bücher.Example.', '--exempt', 'true'])).toMatchObject({
+      scope: 'website',
+      subject: 'xn--bcher-kva.example',
+    });
+    expect(parse(['--scope', 'account', '--subject', ' ALICE ', '--account-hits', '5'])).toMatchObject({
+      scope: 'account',
+      subject: 'alice',
+    });
     expect(parse(['--scope', 'plan', '--subject', ' Gold ', '--domain-limit', '5'])).toMatchObject({ scope: 'plan', subject: 'Gold' });
     expect(parse(['--scope', 'global', '--website-hits', '5'])).toMatchObject({ scope: 'global', subject: '' });
   });
@@ -74,9 +120,13 @@ describe('scope and subject', () => {
       asked.push(`${scope}:${subject}`);
       return false;
     };
-    expect(usageMessage(() => parse(['--scope', 'website', '--subject', 'ONE.example', '--exempt', 'true'], unknown))).toMatch(/one\.example.*--allow-unknown/);
+    expect(usageMessage(() => parse(['--scope', 'website', '--subject', 'ONE.example', '--exempt', 'true'], unknown))).toMatch(
+      /one\.example.*--allow-unknown/,
+    );
     expect(asked).toEqual(['website:one.example']);
-    expect(parse(['--scope', 'account', '--subject', 'Bob', '--website-hits', '5', '--allow-unknown'], unknown)).toMatchObject({ subject: 'bob' });
+    expect(parse(['--scope', 'account', '--subject', 'Bob', '--website-hits', '5', '--allow-unknown'], unknown)).toMatchObject({
+      subject: 'bob',
+    });
     expect(asked).toHaveLength(1);
   });
 
@@ -105,7 +155,9 @@ describe('scope and subject', () => {
 
 describe('options given twice (every command is strict the same way)', () => {
   it('refuses a repeated option instead of keeping the last', () => {
-    expect(usageMessage(() => readLimitsOptions(['--scope', 'global', '--website-hits', '5', '--account-hits', '9', '--website-hits', '6']))).toMatch(/--website-hits given 2 times/);
+    expect(
+      usageMessage(() => readLimitsOptions(['--scope', 'global', '--website-hits', '5', '--account-hits', '9', '--website-hits', '6'])),
+    ).toMatch(/--website-hits given 2 times/);
     expect(usageMessage(() => readLimitsOptions(['--scope=global', '--scope', 'global']))).toMatch(/--scope given 2 times/);
     expect(usageMessage(() => readLimitsOptions(['--allow-unknown', '--allow-unknown']))).toMatch(/--allow-unknown given 2 times/);
     expect(readLimitsOptions(['--scope', 'global', '--website-hits', '5'])).toMatchObject({ scope: 'global', 'website-hits': '5' });

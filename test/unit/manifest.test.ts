@@ -25,8 +25,10 @@ describe('plugin.json', () => {
 
   it('gives each setting the type the config schema reads', () => {
     const machine = { hostname: 'web1', primaryIp: undefined };
-    const accepts = (key: string, value: string) => expect(() => loadConfig({ [key]: value }, machine, 'standalone'), `${key}=${value}`).not.toThrow();
-    const refuses = (key: string, value: string) => expect(() => loadConfig({ [key]: value }, machine, 'standalone'), `${key}=${value}`).toThrow(key);
+    const accepts = (key: string, value: string) =>
+      expect(() => loadConfig({ [key]: value }, machine, 'standalone'), `${key}=${value}`).not.toThrow();
+    const refuses = (key: string, value: string) =>
+      expect(() => loadConfig({ [key]: value }, machine, 'standalone'), `${key}=${value}`).toThrow(key);
     for (const setting of manifest.settings) {
       for (const value of setting.enum ?? []) accepts(setting.key, value);
       if (setting.enum) refuses(setting.key, 'none-of-these');

@@ -124,8 +124,10 @@ describe('cPanel Standardized Hooks', () => {
     expect(paths).toEqual(['data.new_domain']);
   });
 
-  it('says which field is missing in the brief\'s words', () => {
-    const { error } = errorOf(translateCpanelHook({ context: { category: 'Whostmgr', event: 'Domain::unpark', stage: 'post' }, data: { user: 'alice' } }, NOW));
+  it("says which field is missing in the brief's words", () => {
+    const { error } = errorOf(
+      translateCpanelHook({ context: { category: 'Whostmgr', event: 'Domain::unpark', stage: 'post' }, data: { user: 'alice' } }, NOW),
+    );
     expect(error).toContain('domain.removed needs a domain: data.domain is missing');
   });
 
@@ -134,7 +136,10 @@ describe('cPanel Standardized Hooks', () => {
     expect(error).toMatch(/^unsupported cPanel hook Cpanel::UAPI::Email::add_pop \(post\); supported: /);
     expect(error).toContain('Whostmgr Accounts::Create (post)');
     expect(error).toContain('Cpanel Api2::SubDomain::delsubdomain (post)');
-    const wrongStage = translateCpanelHook({ context: { category: 'Whostmgr', event: 'Accounts::Create', stage: 'pre' }, data: { user: 'alice' } }, NOW);
+    const wrongStage = translateCpanelHook(
+      { context: { category: 'Whostmgr', event: 'Accounts::Create', stage: 'pre' }, data: { user: 'alice' } },
+      NOW,
+    );
     expect(errorOf(wrongStage).error).toMatch(/^unsupported cPanel hook Whostmgr::Accounts::Create \(pre\)/);
   });
 
@@ -156,7 +161,10 @@ describe('cPanel Standardized Hooks', () => {
 
   it('yields one id for an addon domain seen by both the Api2 and the park hook', () => {
     const addon = fixture('cpanel/api2-addaddondomain.json') as { data: Record<string, unknown> };
-    const park = { context: { category: 'Whostmgr', event: 'Domain::park', stage: 'post' }, data: { user: 'alice', new_domain: 'bücher-alice.example', target_domain: 'buecher.alice-shop.example' } };
+    const park = {
+      context: { category: 'Whostmgr', event: 'Domain::park', stage: 'post' },
+      data: { user: 'alice', new_domain: 'bücher-alice.example', target_domain: 'buecher.alice-shop.example' },
+    };
     expect(idsOf(translateCpanelHook(park, NOW))).toEqual(idsOf(translateCpanelHook(addon, SAME_MINUTE)));
   });
 
@@ -208,16 +216,26 @@ describe('Plesk Event Manager', () => {
   });
 
   it('ignores a client_update that does not change the status', () => {
-    expect(plesk('client-update-email-only', NOW)).toEqual({ ok: true, events: [], note: expect.stringContaining('the status did not change') });
+    expect(plesk('client-update-email-only', NOW)).toEqual({
+      ok: true,
+      events: [],
+      note: expect.stringContaining('the status did not change'),
+    });
     expect(translatePleskEvent('client_update', { NEW_LOGIN_NAME: 'jdoe' }, NOW)).toMatchObject({ ok: true, events: [] });
   });
 
   it('reads any non-zero status as suspended and words as well', () => {
     for (const status of ['32', '64', '256', 'suspended']) {
-      expect(shapes(translatePleskEvent('client_update', { NEW_LOGIN_NAME: 'jdoe', NEW_STATUS: status }, NOW))[0]?.type).toBe('account.suspended');
+      expect(shapes(translatePleskEvent('client_update', { NEW_LOGIN_NAME: 'jdoe', NEW_STATUS: status }, NOW))[0]?.type).toBe(
+        'account.suspended',
+      );
     }
-    expect(shapes(translatePleskEvent('client_update', { NEW_LOGIN_NAME: 'jdoe', NEW_STATUS: 'active', OLD_STATUS: '16' }, NOW))[0]?.type).toBe('account.unsuspended');
-    expect(errorOf(translatePleskEvent('client_update', { NEW_LOGIN_NAME: 'jdoe', NEW_STATUS: 'weird' }, NOW)).error).toContain('NEW_STATUS="weird" is not a Plesk status');
+    expect(
+      shapes(translatePleskEvent('client_update', { NEW_LOGIN_NAME: 'jdoe', NEW_STATUS: 'active', OLD_STATUS: '16' }, NOW))[0]?.type,
+    ).toBe('account.unsuspended');
+    expect(errorOf(translatePleskEvent('client_update', { NEW_LOGIN_NAME: 'jdoe', NEW_STATUS: 'weird' }, NOW)).error).toContain(
+      'NEW_STATUS="weird" is not a Plesk status',
+    );
   });
 
   it('fails clearly when no owner is given', () => {
@@ -238,7 +256,19 @@ describe('Plesk Event Manager', () => {
   it('rejects unsupported events, listing the supported ones', () => {
     const { error } = errorOf(plesk('unsupported-event', NOW));
     expect(error).toBe(`unsupported Plesk event "mailname_create"; supported: ${PLESK_EVENTS.join(', ')}`);
-    expect(PLESK_EVENTS).toEqual(expect.arrayContaining(['client_create', 'client_update', 'client_delete', 'domain_create', 'domain_delete', 'site_create', 'subdomain_create', 'subdomain_delete', 'phys_hosting_create']));
+    expect(PLESK_EVENTS).toEqual(
+      expect.arrayContaining([
+        'client_create',
+        'client_update',
+        'client_delete',
+        'domain_create',
+        'domain_delete',
+        'site_create',
+        'subdomain_create',
+        'subdomain_delete',
+        'phys_hosting_create',
+      ]),
+    );
   });
 
   it('keeps ids stable within a minute', () => {
@@ -290,15 +320,21 @@ describe('DirectAdmin hook scripts', () => {
   });
 
   it('rejects unsupported hooks and accepts the script file name', () => {
-    expect(errorOf(directadmin('unsupported-hook', NOW)).error).toBe(`unsupported DirectAdmin hook "email_create_post"; supported: ${DIRECTADMIN_HOOKS.join(', ')}`);
-    expect(shapes(translateDirectAdminHook('user_suspend_post.sh', { username: 'fred' }, NOW))).toEqual([shape({ type: 'account.suspended', account: 'fred' })]);
+    expect(errorOf(directadmin('unsupported-hook', NOW)).error).toBe(
+      `unsupported DirectAdmin hook "email_create_post"; supported: ${DIRECTADMIN_HOOKS.join(', ')}`,
+    );
+    expect(shapes(translateDirectAdminHook('user_suspend_post.sh', { username: 'fred' }, NOW))).toEqual([
+      shape({ type: 'account.suspended', account: 'fred' }),
+    ]);
   });
 
   it('keeps ids stable within a minute and apart from other panels', () => {
     const first = idsOf(directadmin('user-create-post', NOW));
     expect(idsOf(directadmin('user-create-post', SAME_MINUTE))).toEqual(first);
     expect(idsOf(directadmin('user-create-post', NEXT_MINUTE))).not.toEqual(first);
-    const emitted = idsOf(translateEmit(['account.created', '--account', 'fred', '--email', 'fred@fred-site.example', '--plan', 'bronze'], NOW));
+    const emitted = idsOf(
+      translateEmit(['account.created', '--account', 'fred', '--email', 'fred@fred-site.example', '--plan', 'bronze'], NOW),
+    );
     expect(emitted[0]).not.toBe(first[0]);
   });
 });
@@ -306,11 +342,33 @@ describe('DirectAdmin hook scripts', () => {
 describe('wpp hook emit', () => {
   it('builds one event from the options', () => {
     const result = translateEmit(
-      ['subdomain.added', '--account', 'Alice', '--domain', 'Alice-Shop.example', '--subdomain', 'Blog', '--plan', 'gold', '--email', 'a@alice-shop.example', '--ip', '2001:DB8::1'],
+      [
+        'subdomain.added',
+        '--account',
+        'Alice',
+        '--domain',
+        'Alice-Shop.example',
+        '--subdomain',
+        'Blog',
+        '--plan',
+        'gold',
+        '--email',
+        'a@alice-shop.example',
+        '--ip',
+        '2001:DB8::1',
+      ],
       NOW,
     );
     expect(shapes(result)).toEqual([
-      shape({ type: 'subdomain.added', account: 'alice', domain: 'alice-shop.example', subdomain: 'blog', plan: 'gold', email: 'a@alice-shop.example', ip: '2001:db8::1' }),
+      shape({
+        type: 'subdomain.added',
+        account: 'alice',
+        domain: 'alice-shop.example',
+        subdomain: 'blog',
+        plan: 'gold',
+        email: 'a@alice-shop.example',
+        ip: '2001:db8::1',
+      }),
     ]);
   });
 
@@ -319,22 +377,32 @@ describe('wpp hook emit', () => {
       error: 'emit: domain.added needs a domain: --domain is missing',
       paths: ['--domain'],
     });
-    expect(errorOf(translateEmit(['plan.changed', '--account', 'alice'], NOW)).error).toBe('emit: plan.changed needs a plan: --plan is missing');
+    expect(errorOf(translateEmit(['plan.changed', '--account', 'alice'], NOW)).error).toBe(
+      'emit: plan.changed needs a plan: --plan is missing',
+    );
     expect(errorOf(translateEmit(['account.created'], NOW)).error).toBe('emit: account.created needs an account: --account is missing');
-    expect(errorOf(translateEmit(['account.created', '--account', ''], NOW)).error).toBe('emit: account.created needs an account: --account is missing');
+    expect(errorOf(translateEmit(['account.created', '--account', ''], NOW)).error).toBe(
+      'emit: account.created needs an account: --account is missing',
+    );
   });
 
   it('rejects unknown options, unknown types and stray arguments', () => {
-    expect(errorOf(translateEmit(['account.created', '--account', 'alice', '--colour', 'red'], NOW)).error).toMatch(/^emit: Unknown option '--colour'/);
-    expect(errorOf(translateEmit(['website.added', '--account', 'alice'], NOW)).error).toMatch(/^emit needs an event type first, not "website\.added"; one of: account\.created, /);
+    expect(errorOf(translateEmit(['account.created', '--account', 'alice', '--colour', 'red'], NOW)).error).toMatch(
+      /^emit: Unknown option '--colour'/,
+    );
+    expect(errorOf(translateEmit(['website.added', '--account', 'alice'], NOW)).error).toMatch(
+      /^emit needs an event type first, not "website\.added"; one of: account\.created, /,
+    );
     expect(errorOf(translateEmit(['--account', 'alice'], NOW)).error).toMatch(/^emit needs an event type first; one of: /);
-    expect(errorOf(translateEmit(['account.created', 'extra', '--account', 'alice'], NOW)).error).toBe('emit takes one event type; unexpected: extra');
+    expect(errorOf(translateEmit(['account.created', 'extra', '--account', 'alice'], NOW)).error).toBe(
+      'emit takes one event type; unexpected: extra',
+    );
     expect(errorOf(translateEmit(['domain.added', '--account', 'alice', '--domain', 'x.example', '--ip', '999.1.1.1'], NOW)).error).toBe(
       'emit: domain.added: --ip ip must be an IPv4 or IPv6 address',
     );
   });
 
-  it('uses the caller\'s --id, else derives a stable one', () => {
+  it("uses the caller's --id, else derives a stable one", () => {
     const own = translateEmit(['account.suspended', '--account', 'alice', '--id', 'whmcs-suspend-4711'], NOW);
     expect(idsOf(own)).toEqual(['whmcs-suspend-4711']);
     const derived = idsOf(translateEmit(['account.suspended', '--account', 'alice'], NOW));

@@ -61,7 +61,13 @@ describe('requests', () => {
       req.on('end', () => answer(201, JSON.stringify({ domain: 'example.com', status: 'pending_dns' }))(req, res));
     };
     hits.length = 0;
-    await client().createWebsiteForm({ user_id: 'a@example.com', domain: 'example.com', subdomain: ['www', 'shop'], ip: ['192.0.2.1'], tag: ['x', 'y'] });
+    await client().createWebsiteForm({
+      user_id: 'a@example.com',
+      domain: 'example.com',
+      subdomain: ['www', 'shop'],
+      ip: ['192.0.2.1'],
+      tag: ['x', 'y'],
+    });
     expect(hits[0]).toMatchObject({ method: 'POST', url: '/api/v1.0/website', authorization: `Bearer ${key}` });
     expect(new URLSearchParams(body).get('subdomain')).toBe('www,shop');
     expect(new URLSearchParams(body).get('tag')).toBe('x,y');
@@ -70,9 +76,17 @@ describe('requests', () => {
 
 describe('error bodies', () => {
   it('reads the JSON error format', async () => {
-    handler = answer(422, JSON.stringify({ status: 'error', code: 'validation_failed', message: 'bad', details: [{ path: 'ip.0', message: 'nope' }] }));
+    handler = answer(
+      422,
+      JSON.stringify({ status: 'error', code: 'validation_failed', message: 'bad', details: [{ path: 'ip.0', message: 'nope' }] }),
+    );
     const error = await failure(client().listUsers(), 'PROVIDER_VALIDATION');
-    expect(error).toMatchObject({ status: 422, providerCode: 'validation_failed', providerMessage: 'bad', details: [{ path: 'ip.0', message: 'nope' }] });
+    expect(error).toMatchObject({
+      status: 422,
+      providerCode: 'validation_failed',
+      providerMessage: 'bad',
+      details: [{ path: 'ip.0', message: 'nope' }],
+    });
   });
 
   it('reads plain-text and empty error bodies', async () => {
@@ -115,7 +129,11 @@ describe('success bodies', () => {
     handler = answer(200, '<html>hello</html>');
     expect((await failure(client().listUsers(), 'PROVIDER_BAD_RESPONSE')).message).toBe(`GET /v1.0/user ${cannot}: the body is not JSON`);
     const statistics = await failure(client().getWebsiteStatistics('example.com'), 'PROVIDER_BAD_RESPONSE');
-    expect(statistics).toMatchObject({ message: `GET /v1.0/website/example.com/statistics ${cannot}: the body is not JSON`, status: 200, attempts: 1 });
+    expect(statistics).toMatchObject({
+      message: `GET /v1.0/website/example.com/statistics ${cannot}: the body is not JSON`,
+      status: 200,
+      attempts: 1,
+    });
     handler = answer(200, '42');
     expect(await failure(client().getWebsiteStatistics('example.com'), 'PROVIDER_BAD_RESPONSE')).toMatchObject({
       message: `GET /v1.0/website/example.com/statistics ${cannot}: it does not match the statistics record`,
@@ -145,7 +163,13 @@ describe('success bodies', () => {
 
   it('fills the domain of statistics that do not name it', async () => {
     handler = answer(200, JSON.stringify({ total: '10', blocked: 4, mitigated: 6 }));
-    expect(await client().getWebsiteStatistics('example.com')).toEqual({ domain: 'example.com', total: 10, permitted: 6, blocked: 4, mitigated: 6 });
+    expect(await client().getWebsiteStatistics('example.com')).toEqual({
+      domain: 'example.com',
+      total: 10,
+      permitted: 6,
+      blocked: 4,
+      mitigated: 6,
+    });
   });
 });
 

@@ -104,9 +104,9 @@ describe('websiteCreateSchema', () => {
     });
 
     it('refuses an unknown issuer and an incomplete certificate', () => {
-      expect(
-        issuePaths(websiteCreateSchema.safeParse({ ...base, settings: { loadbalancer: { certs_issuer: 'letsencrypt' } } })),
-      ).toContain('settings.loadbalancer.certs_issuer');
+      expect(issuePaths(websiteCreateSchema.safeParse({ ...base, settings: { loadbalancer: { certs_issuer: 'letsencrypt' } } }))).toContain(
+        'settings.loadbalancer.certs_issuer',
+      );
       const result = websiteCreateSchema.safeParse({
         ...base,
         certificate: { public: 'x' },
@@ -151,7 +151,16 @@ describe('websiteCreateSchema', () => {
     });
 
     it('refuses invalid domains', () => {
-      for (const domain of ['', 'localhost', 'exa mple.com', '-bad.example', 'example.123', 'a..b', 'http://example.com', `${'a'.repeat(64)}.com`]) {
+      for (const domain of [
+        '',
+        'localhost',
+        'exa mple.com',
+        '-bad.example',
+        'example.123',
+        'a..b',
+        'http://example.com',
+        `${'a'.repeat(64)}.com`,
+      ]) {
         expect(issuePaths(websiteCreateSchema.safeParse({ ...base, domain })), domain).toContain('domain');
       }
     });
@@ -244,8 +253,7 @@ describe('websiteUpdateSchema', () => {
 
   it('refuses a certificate sent with certs_issuer acme but not one sent alone', () => {
     expect(
-      websiteUpdateSchema.safeParse({ domain: 'example.com', certificate, settings: { loadbalancer: { certs_issuer: 'acme' } } })
-        .success,
+      websiteUpdateSchema.safeParse({ domain: 'example.com', certificate, settings: { loadbalancer: { certs_issuer: 'acme' } } }).success,
     ).toBe(false);
     expect(websiteUpdateSchema.safeParse({ domain: 'example.com', certificate }).success).toBe(true);
   });
@@ -331,7 +339,10 @@ describe('tolerant response parsing', () => {
   });
 
   it('exposes an optional certificate_status, keeping unknown values as they are', () => {
-    expect(websiteSchema.parse({ domain: 'example.com', status: 'paused', certificate_status: 'issuing' })).toMatchObject({ status: 'paused', certificate_status: 'issuing' });
+    expect(websiteSchema.parse({ domain: 'example.com', status: 'paused', certificate_status: 'issuing' })).toMatchObject({
+      status: 'paused',
+      certificate_status: 'issuing',
+    });
     expect(websiteSchema.parse({ domain: 'example.com', certificate_status: 'revoked' }).certificate_status).toBe('revoked');
     expect(websiteSchema.parse({ domain: 'example.com' }).certificate_status).toBeUndefined();
     // Real providers may still report issuance in the status itself; it is kept as-is.

@@ -42,7 +42,9 @@ describe('form values', () => {
   });
 
   it('keeps certs_issuer a word while turning switches into booleans', () => {
-    const body = normalizeFormWebsite({ settings: { loadbalancer: { force_https: '1', certs_issuer: 'custom' }, rulesets: { drupal: 'off' } } });
+    const body = normalizeFormWebsite({
+      settings: { loadbalancer: { force_https: '1', certs_issuer: 'custom' }, rulesets: { drupal: 'off' } },
+    });
     expect(body.settings).toEqual({ loadbalancer: { force_https: true, certs_issuer: 'custom' }, rulesets: { drupal: false } });
   });
 });

@@ -17,7 +17,11 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 async function runsOver(everyMinutes: number, hours: number, options: { start?: number; lateMs?: number; skipMinutes?: Set<number> } = {}) {
   let time = options.start ?? Date.UTC(2026, 10, 23, 9, 17, 0);
   const runs: number[] = [];
-  const scheduler = createScheduler({ logger: silent, now: () => time, jobs: [{ name: 'job', everyMinutes, run: async () => void runs.push(time) }] });
+  const scheduler = createScheduler({
+    logger: silent,
+    now: () => time,
+    jobs: [{ name: 'job', everyMinutes, run: async () => void runs.push(time) }],
+  });
   const firstMinute = Math.ceil(time / MINUTE) * MINUTE;
   for (let minute = 0; minute < hours * 60; minute++) {
     if (options.skipMinutes?.has(minute)) continue;
@@ -39,7 +43,16 @@ describe('interval schedules', () => {
 
   it('45 minutes is not the cron step */45 (gaps of 45 and 15), nor 90 minutes two hours', async () => {
     const at45 = await runsOver(45, 6);
-    expect(at45.map((at) => new Date(at).toISOString().slice(11, 16))).toEqual(['09:45', '10:30', '11:15', '12:00', '12:45', '13:30', '14:15', '15:00']);
+    expect(at45.map((at) => new Date(at).toISOString().slice(11, 16))).toEqual([
+      '09:45',
+      '10:30',
+      '11:15',
+      '12:00',
+      '12:45',
+      '13:30',
+      '14:15',
+      '15:00',
+    ]);
     expect(gapsOf(await runsOver(90, 12))).toEqual(Array(7).fill(90));
   });
 
@@ -52,7 +65,9 @@ describe('interval schedules', () => {
     const runs = await runsOver(10, 4, { lateMs: 40_000, skipMinutes: new Set([13, 43, 44]) });
     // A late beat still runs in its slot (at :x0:40); a missed one runs at the next beat of the slot.
     expect(runs.map((at) => (at % (10 * MINUTE)) / 1000)).toContain(40);
-    expect(runs.every((at, i) => i === 0 || Math.floor(at / (10 * MINUTE)) - Math.floor((runs[i - 1] as number) / (10 * MINUTE)) === 1)).toBe(true);
+    expect(
+      runs.every((at, i) => i === 0 || Math.floor(at / (10 * MINUTE)) - Math.floor((runs[i - 1] as number) / (10 * MINUTE)) === 1),
+    ).toBe(true);
   });
 
   it('skips a slot rather than overlapping a run still going', async () => {
@@ -62,7 +77,7 @@ describe('interval schedules', () => {
     const scheduler = createScheduler({
       logger: silent,
       now: () => time,
-      jobs: [{ name: 'slow', everyMinutes: 1, run: () => new Promise<void>((resolve) => ((started++, (finish = resolve)))) }],
+      jobs: [{ name: 'slow', everyMinutes: 1, run: () => new Promise<void>((resolve) => (started++, (finish = resolve))) }],
     });
     for (const minute of [1, 2, 3]) {
       time = Date.UTC(2026, 10, 23, 0, minute, 0);
@@ -82,7 +97,9 @@ describe('interval schedules', () => {
 
   it('refuses an interval outside 1 minute to 24 hours', () => {
     for (const everyMinutes of [0, 1441, 2.5]) {
-      expect(() => createScheduler({ logger: silent, jobs: [{ name: 'x', everyMinutes, run: async () => undefined }] })).toThrow(/1 to 1440/);
+      expect(() => createScheduler({ logger: silent, jobs: [{ name: 'x', everyMinutes, run: async () => undefined }] })).toThrow(
+        /1 to 1440/,
+      );
     }
   });
 

@@ -95,7 +95,12 @@ function subdomainAdded(data: Data): SourcedDraft[] {
   const root = arg(data, 'rootdomain');
   return [
     {
-      draft: { type: 'subdomain.added', account: user.value as string, domain: root.value, subdomain: relativeLabel(label.value, root.value) },
+      draft: {
+        type: 'subdomain.added',
+        account: user.value as string,
+        domain: root.value,
+        subdomain: relativeLabel(label.value, root.value),
+      },
       from: { account: user.from, domain: root.from, subdomain: label.from },
     },
   ];
@@ -173,7 +178,9 @@ const HOOKS: readonly CpanelHook[] = [
     translate: (data) => {
       const user = whm(data, 'user');
       const plan = whm(data, 'new_pkg');
-      return [{ draft: { type: 'plan.changed', account: user.value as string, plan: plan.value }, from: { account: user.from, plan: plan.from } }];
+      return [
+        { draft: { type: 'plan.changed', account: user.value as string, plan: plan.value }, from: { account: user.from, plan: plan.from } },
+      ];
     },
   },
   {
@@ -183,7 +190,12 @@ const HOOKS: readonly CpanelHook[] = [
     translate: (data) => {
       const user = whm(data, 'user');
       const domain = firstOf(data, ['new_domain', 'domain']);
-      return [{ draft: { type: 'domain.added', account: user.value as string, domain: domain.value }, from: { account: user.from, domain: domain.from } }];
+      return [
+        {
+          draft: { type: 'domain.added', account: user.value as string, domain: domain.value },
+          from: { account: user.from, domain: domain.from },
+        },
+      ];
     },
   },
   {
@@ -193,7 +205,12 @@ const HOOKS: readonly CpanelHook[] = [
     translate: (data) => {
       const user = whm(data, 'user');
       const domain = whm(data, 'domain');
-      return [{ draft: { type: 'domain.removed', account: user.value as string, domain: domain.value }, from: { account: user.from, domain: domain.from } }];
+      return [
+        {
+          draft: { type: 'domain.removed', account: user.value as string, domain: domain.value },
+          from: { account: user.from, domain: domain.from },
+        },
+      ];
     },
   },
   { category: 'Cpanel', event: 'Api2::AddonDomain::addaddondomain', stage: 'post', translate: domainEvent('domain.added', 'newdomain') },
@@ -213,7 +230,10 @@ function failedApi2Call(event: string, data: Data): string | undefined {
   const first = record(data.output[0]);
   if (!('result' in first)) return undefined;
   const result = first.result;
-  const succeeded = result === true || (typeof result === 'number' && result !== 0) || (typeof result === 'string' && result.trim() !== '' && result.trim() !== '0');
+  const succeeded =
+    result === true ||
+    (typeof result === 'number' && result !== 0) ||
+    (typeof result === 'string' && result.trim() !== '' && result.trim() !== '0');
   if (succeeded) return undefined;
   const reason = text(first.reason);
   return `ignored: the panel call failed (output[0].result=${JSON.stringify(result ?? null)}${reason ? `: ${reason}` : ''})`;
@@ -232,10 +252,9 @@ export function translateCpanelHook(input: unknown, now?: Date): AdapterResult {
   const hook = HOOKS.find((candidate) => candidate.category === category && candidate.event === event);
   const stage = parsed.data.context.stage ?? hook?.stage ?? '?';
   if (!hook || stage !== hook.stage) {
-    return failure(
-      `unsupported cPanel hook ${category}::${event} (${stage}); supported: ${HOOKS.map(hookName).join(', ')}`,
-      [{ path: 'context', message: `no translation for ${category} ${event} at stage ${stage}` }],
-    );
+    return failure(`unsupported cPanel hook ${category}::${event} (${stage}); supported: ${HOOKS.map(hookName).join(', ')}`, [
+      { path: 'context', message: `no translation for ${category} ${event} at stage ${stage}` },
+    ]);
   }
   const label = `cPanel ${hookName(hook)}`;
   const failed = failedApi2Call(event, data);

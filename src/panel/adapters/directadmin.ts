@@ -38,7 +38,9 @@ function domainEvent(type: 'domain.added' | 'domain.removed') {
   return (env: Env): SourcedDraft[] => {
     const account = value(env, 'username');
     const domain = value(env, 'domain');
-    return [{ draft: { type, account: account.value as string, domain: domain.value }, from: { account: account.from, domain: domain.from } }];
+    return [
+      { draft: { type, account: account.value as string, domain: domain.value }, from: { account: account.from, domain: domain.from } },
+    ];
   };
 }
 
@@ -92,7 +94,9 @@ export function translateDirectAdminHook(hook: string, env: Record<string, strin
   // Callers may pass the script's file name.
   const name = hook.trim().replace(/\.sh$/, '');
   if (!isDirectAdminHook(name)) {
-    return failure(`unsupported DirectAdmin hook "${hook}"; supported: ${DIRECTADMIN_HOOKS.join(', ')}`, [{ path: 'hook', message: 'unsupported hook' }]);
+    return failure(`unsupported DirectAdmin hook "${hook}"; supported: ${DIRECTADMIN_HOOKS.join(', ')}`, [
+      { path: 'hook', message: 'unsupported hook' },
+    ]);
   }
   const label = `DirectAdmin ${name}`;
   // The user's first domain is created with the user; user_create_post already provisions it.

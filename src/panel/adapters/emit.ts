@@ -34,16 +34,24 @@ export function translateEmit(args: string[], now?: Date): AdapterResult {
     parsed = parse(args);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return failure(`emit: ${message}; options: ${Object.keys(OPTIONS).map((name) => `--${name}`).join(', ')}`, [{ path: 'args', message }]);
+    return failure(
+      `emit: ${message}; options: ${Object.keys(OPTIONS)
+        .map((name) => `--${name}`)
+        .join(', ')}`,
+      [{ path: 'args', message }],
+    );
   }
   const [type, ...extra] = parsed.positionals;
   if (type === undefined || !isEventType(type)) {
-    return failure(`emit needs an event type first${type === undefined ? '' : `, not "${type}"`}; one of: ${PANEL_EVENT_TYPES.join(', ')}`, [
-      { path: 'type', message: 'unknown or missing event type' },
-    ]);
+    return failure(
+      `emit needs an event type first${type === undefined ? '' : `, not "${type}"`}; one of: ${PANEL_EVENT_TYPES.join(', ')}`,
+      [{ path: 'type', message: 'unknown or missing event type' }],
+    );
   }
   if (extra.length > 0) {
-    return failure(`emit takes one event type; unexpected: ${extra.join(' ')}`, [{ path: 'args', message: 'unexpected positional arguments' }]);
+    return failure(`emit takes one event type; unexpected: ${extra.join(' ')}`, [
+      { path: 'args', message: 'unexpected positional arguments' },
+    ]);
   }
   const { account, email, domain, subdomain, plan, ip, id } = parsed.values;
   return finishDrafts(
@@ -52,7 +60,15 @@ export function translateEmit(args: string[], now?: Date): AdapterResult {
     [
       {
         draft: { type, account: account as string, email, domain, subdomain, plan, ip, id },
-        from: { account: '--account', email: '--email', domain: '--domain', subdomain: '--subdomain', plan: '--plan', ip: '--ip', id: '--id' },
+        from: {
+          account: '--account',
+          email: '--email',
+          domain: '--domain',
+          subdomain: '--subdomain',
+          plan: '--plan',
+          ip: '--ip',
+          id: '--id',
+        },
       },
     ],
     now,

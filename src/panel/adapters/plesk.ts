@@ -103,7 +103,12 @@ const TRANSLATIONS: Record<Exclude<PleskEvent, 'client_update'>, (env: Env) => S
   client_create: (env) => {
     const account = value(env, 'NEW_LOGIN_NAME');
     const email = value(env, 'NEW_EMAIL');
-    return [{ draft: { type: 'account.created', account: account.value as string, email: email.value }, from: { account: account.from, email: email.from } }];
+    return [
+      {
+        draft: { type: 'account.created', account: account.value as string, email: email.value },
+        from: { account: account.from, email: email.from },
+      },
+    ];
   },
   client_delete: (env) => {
     const account = value(env, 'OLD_LOGIN_NAME');
@@ -122,7 +127,9 @@ const isPleskEvent = (event: string): event is PleskEvent => (PLESK_EVENTS as re
 
 export function translatePleskEvent(event: string, env: Record<string, string | undefined>, now?: Date): AdapterResult {
   if (!isPleskEvent(event)) {
-    return failure(`unsupported Plesk event "${event}"; supported: ${PLESK_EVENTS.join(', ')}`, [{ path: 'event', message: 'unsupported event' }]);
+    return failure(`unsupported Plesk event "${event}"; supported: ${PLESK_EVENTS.join(', ')}`, [
+      { path: 'event', message: 'unsupported event' },
+    ]);
   }
   if (event === 'client_update') return clientUpdate(env, now);
   return finishDrafts('plesk', `Plesk ${event}`, TRANSLATIONS[event](env), now);

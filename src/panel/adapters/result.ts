@@ -11,9 +11,7 @@ export interface AdapterIssue {
   message: string;
 }
 
-export type AdapterResult =
-  | { ok: true; events: PanelEvent[]; note: string }
-  | { ok: false; error: string; details: AdapterIssue[] };
+export type AdapterResult = { ok: true; events: PanelEvent[]; note: string } | { ok: false; error: string; details: AdapterIssue[] };
 
 type DraftField = 'account' | 'email' | 'plan' | 'domain' | 'subdomain' | 'ip' | 'id';
 
@@ -52,7 +50,9 @@ export function finishDrafts(source: string, label: string, drafts: SourcedDraft
       const missing = field !== '' && (given === undefined || (typeof given === 'string' && given.trim() === ''));
       // Drafts of one hook share their sources: say a missing user once, not once per event.
       if (details.some((detail) => detail.path === where)) continue;
-      messages.push(missing ? `${draft.type} needs ${article(field)} ${field}: ${where} is missing` : `${draft.type}: ${where} ${issue.message}`);
+      messages.push(
+        missing ? `${draft.type} needs ${article(field)} ${field}: ${where} is missing` : `${draft.type}: ${where} ${issue.message}`,
+      );
       details.push({ path: where, message: missing ? `${field} is required for ${draft.type}` : issue.message });
     }
   }
