@@ -85,85 +85,75 @@ const SERVE_LOCK = 'serve';
 /** Starts what the role runs. `close` stops it in reverse order, letting in-flight jobs and passes finish. */
 export async function startPlugin(options: PluginOptions): Promise<RunningPlugin> {
   const { config } = options;
-  const role = ROLES[options.role];
   const logger = options.logger ?? createLogger(config);
-  const now = options.now ?? Date.now;
   const panelSecret = ensurePanelSecret(config);
   const db = openPluginDatabase(config, {
     notice: (message) => logger.warn(message),
-    ...(role.serves ? { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS } : {}),
+    ...(ROLES[options.role].serves ? { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS } : {}),
   });
   const life = createLifecycle();
   life.onClose(() => void db.close());
   try {
-    const jobs = createJobsRepo(db, now);
-    const accounts = createAccountsRepo(db, now);
-    const stats = createStatisticsRepo(db, now);
-    if (role.serves) holdServeLock(config, stats, logger, life);
-    const {
-      provider,
-      sandbox,
-      url: providerUrl,
-    } = await connectProvider(config, { startsSandbox: role.serves, logger, life, client: options.providerOptions });
-
-    // The worker is created once the server has its port (callback URLs need it); queueing wakes it.
-    let wakeWorker = () => {};
-    const queue = createJobQueue({ jobs, maxAttempts: config.worker.maxAttempts, onQueued: () => wakeWorker() });
-    const url = role.serves
-      ? await startPluginServer({ config, panelSecret, queue, accounts, logger, life, timeouts: options.serverTimeouts })
-      : httpUrl(config.host, config.port);
-
-    const services = createServices({
-      accounts,
-      stats,
-      provider,
-      logger,
-      now,
-      settings: {
-        accountDomain: config.accountDomain,
-        publicUrl: config.publicUrl ?? url,
-        panelSecret,
-        autoProtect: config.autoProtect,
-        server: config.server,
-      },
-      sync: config.sync,
-      notify: config.notifyUrl ? (action) => queue.notify(action) : undefined,
-      signal: life.signal,
-      track: life.track,
-    });
-    const worker = startBackground(
-      { config, jobs, stats, accounts, queue, services, panelSecret, logger, now, life },
-      // Registration belongs to the long-running server; other roles need not queue it.
-      {
-        runWorker: options.worker ?? role.runsWorker,
-        runSchedule: options.scheduler ?? role.runsSchedule,
-        registerServer: role.serves,
-        workerOverrides: options.workerOptions,
-      },
-    );
-    wakeWorker = worker.wake;
-
-    // Only the server announces itself; a one-shot command need not, on every run.
-    logger[role.serves ? 'info' : 'debug']({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : providerUrl }, 'plugin started');
-    return {
-      url,
-      db,
-      jobs,
-      accounts,
-      provider,
-      sandbox,
-      stats,
-      syncStatistics: services.syncStatistics,
-      enforceLimits: services.enforceLimits,
-      adminResume: services.adminResume,
-      reconcile: (at) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at ?? now() }),
-      drain: worker.drain,
-      close: life.close,
-    };
+    return await wire(options, { db, logger, panelSecret, life });
   } catch (error) {
     await life.close();
     throw error;
   }
+}
+
+/** Everything on the open database, in dependency order; what it starts closes with `life`. */
+async function wire(
+  options: PluginOptions,
+  { db, logger, panelSecret, life }: { db: Db; logger: Logger; panelSecret: string; life: Lifecycle },
+) {
+  const { config } = options;
+  const role = ROLES[options.role];
+  const now = options.now ?? Date.now;
+  const jobs = createJobsRepo(db, now);
+  const accounts = createAccountsRepo(db, now);
+  const stats = createStatisticsRepo(db, now);
+  if (role.serves) holdServeLock(config, stats, logger, life);
+  const connected = await connectProvider(config, { startsSandbox: role.serves, logger, life, client: options.providerOptions });
+  const { provider, sandbox } = connected;
+
+  // The worker is created once the server has its port (callback URLs need it); queueing wakes it.
+  let wakeWorker = () => {};
+  const queue = createJobQueue({ jobs, maxAttempts: config.worker.maxAttempts, onQueued: () => wakeWorker() });
+  const url = role.serves
+    ? await startPluginServer({ config, panelSecret, queue, accounts, logger, life, timeouts: options.serverTimeouts })
+    : httpUrl(config.host, config.port);
+
+  const services = createServices({
+    ...{ accounts, stats, provider, logger, now },
+    settings: { ...config, publicUrl: config.publicUrl ?? url, panelSecret },
+    sync: config.sync,
+    notify: config.notifyUrl ? (action) => queue.notify(action) : undefined,
+    signal: life.signal,
+    track: life.track,
+  });
+  const worker = startBackground(
+    { config, jobs, stats, accounts, queue, services, panelSecret, logger, now, life },
+    // Registration belongs to the long-running server; other roles need not queue it.
+    {
+      runWorker: options.worker ?? role.runsWorker,
+      runSchedule: options.scheduler ?? role.runsSchedule,
+      registerServer: role.serves,
+      workerOverrides: options.workerOptions,
+    },
+  );
+  wakeWorker = worker.wake;
+
+  // Only the server announces itself; a one-shot command need not, on every run.
+  logger[role.serves ? 'info' : 'debug']({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : connected.url }, 'plugin started');
+  return {
+    ...{ url, db, jobs, accounts, provider, sandbox, stats },
+    syncStatistics: services.syncStatistics,
+    enforceLimits: services.enforceLimits,
+    adminResume: services.adminResume,
+    reconcile: (at?: number) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at ?? now() }),
+    drain: worker.drain,
+    close: life.close,
+  } satisfies RunningPlugin;
 }
 
 /** One server per data folder: two would run every scheduled job and enforcement twice. */
