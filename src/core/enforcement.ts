@@ -6,7 +6,8 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { AccountsRepo } from '../db/accounts.repo.js';
-import type { EnforcementAction, StatisticsRepo } from '../db/statistics.repo.js';
+import type { StatisticsRepo } from '../db/statistics.repo.js';
+import type { EnforcementAction } from './types.js';
 import { AppError, describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
 import { runExclusive } from './job-lock.js';

@@ -5,7 +5,7 @@
  * a restart; the action key makes a repeated pass queue it once.
  */
 import { z } from 'zod';
-import type { EnforcementAction } from '../db/statistics.repo.js';
+import type { EnforcementAction } from './types.js';
 import { signBody } from './signature.js';
 
 /** The action as stored in enforcement_actions, without its row id: the notification's content. */

@@ -46,3 +46,21 @@ export interface Plan {
   settings: SettingsPatch;
   subdomains: string[];
 }
+
+/** One thing enforcement did (or an admin): recorded once per action key, and sent to the notification URL. */
+export interface EnforcementAction {
+  id: number;
+  at: number;
+  account: string;
+  domain: string | null;
+  action: 'pause' | 'resume' | 'warning' | 'admin_resume';
+  actor: string;
+  reason: string;
+  usage: number | null;
+  limitValue: number | null;
+  periodStart: number;
+  periodEnd: number;
+  statusBefore: string | null;
+  statusAfter: string | null;
+  actionKey: string;
+}

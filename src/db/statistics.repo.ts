@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Counters, LimitLayer, PeriodKind } from '../core/quota.js';
+import type { EnforcementAction } from '../core/types.js';
 import type { Db } from './open.js';
 
 export type LimitScope = 'global' | 'plan' | 'account' | 'website';
@@ -15,23 +16,6 @@ export interface StatsRead {
   /** Start of the account's current limit period: the usage row the hits go to. */
   periodStart: number;
   counters: Counters;
-}
-
-export interface EnforcementAction {
-  id: number;
-  at: number;
-  account: string;
-  domain: string | null;
-  action: 'pause' | 'resume' | 'warning' | 'admin_resume';
-  actor: string;
-  reason: string;
-  usage: number | null;
-  limitValue: number | null;
-  periodStart: number;
-  periodEnd: number;
-  statusBefore: string | null;
-  statusAfter: string | null;
-  actionKey: string;
 }
 
 export interface JobRun {
