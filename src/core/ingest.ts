@@ -4,7 +4,7 @@
  */
 import type { JobsRepo } from '../db/jobs.repo.js';
 import type { PanelEvent } from '../panel/events.js';
-import { queueJobs } from './job-kinds.js';
+import { queueParsedJobs } from './job-kinds.js';
 
 export interface IngestResult {
   eventId: string;
@@ -22,7 +22,7 @@ export interface IngestResult {
 const isAccountLevel = (type: PanelEvent['type']) => type.startsWith('account.') || type === 'plan.changed' || type === 'domain.added';
 
 export function ingestEvents(jobs: JobsRepo, events: PanelEvent[], maxAttempts: number): IngestResult[] {
-  const results = queueJobs(
+  const results = queueParsedJobs(
     jobs,
     events.map((event) => ({
       kind: 'panel.event' as const,
