@@ -3,6 +3,8 @@
  * standard output, every option and argument with its description. The commands are read from
  * the program itself, so a new one is covered without touching this file.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { createProgram } from '../../src/cli/program.js';
@@ -117,6 +119,27 @@ describe('wpp --help', () => {
       const unknown = await runWpp(['hook', 'nope']);
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain("wpp: unknown command 'nope'\nSee `wpp hook --help`.");
+    },
+    PROCESSES,
+  );
+});
+
+describe('a reader that stops early', () => {
+  it(
+    'ends wpp quietly with exit 0 (wpp --help | head), not with an EPIPE stack trace',
+    async () => {
+      // Standard output closed before wpp writes: every write then fails with EPIPE, as in `| head`.
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--help'], {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        env: { PATH: process.env.PATH ?? '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      expect(stderr).not.toMatch(/EPIPE|Error/);
+      expect(code).toBe(0);
     },
     PROCESSES,
   );
