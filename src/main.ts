@@ -107,6 +107,7 @@ async function wire(
   { db, logger, panelSecret, life }: { db: Db; logger: Logger; panelSecret: string; life: Lifecycle },
 ) {
   const { config } = options;
+  const { accountDomain, autoProtect, server } = config;
   const role = ROLES[options.role];
   const now = options.now ?? Date.now;
   const jobs = createJobsRepo(db, now);
@@ -124,8 +125,12 @@ async function wire(
     : httpUrl(config.host, config.port);
 
   const services = createServices({
-    ...{ accounts, stats, provider, logger, now },
-    settings: { ...config, publicUrl: config.publicUrl ?? url, panelSecret },
+    accounts,
+    stats,
+    provider,
+    logger,
+    now,
+    settings: { accountDomain, autoProtect, server, publicUrl: config.publicUrl ?? url, panelSecret },
     sync: config.sync,
     notify: config.notifyUrl ? (action) => queue.notify(action) : undefined,
     signal: life.signal,
@@ -145,8 +150,9 @@ async function wire(
 
   // Only the server announces itself; a one-shot command need not, on every run.
   logger[role.serves ? 'info' : 'debug']({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : connected.url }, 'plugin started');
+  const parts = { url, db, jobs, accounts, provider, sandbox, stats };
   return {
-    ...{ url, db, jobs, accounts, provider, sandbox, stats },
+    ...parts,
     syncStatistics: services.syncStatistics,
     enforceLimits: services.enforceLimits,
     adminResume: services.adminResume,

@@ -12,7 +12,7 @@ import type { Db } from '../db/open.js';
 import { openPluginDatabase } from '../db/plugin-database.js';
 import { describeCpanelHooks, translateCpanelHook } from '../panel/adapters/cpanel.js';
 import { DIRECTADMIN_HOOKS, translateDirectAdminHook } from '../panel/adapters/directadmin.js';
-import { translateEmit } from '../panel/adapters/emit.js';
+import { EMIT_OPTIONS, translateEmit } from '../panel/adapters/emit.js';
 import { PLESK_EVENTS, translatePleskEvent } from '../panel/adapters/plesk.js';
 import type { AdapterResult } from '../panel/adapters/result.js';
 import { PANEL_EVENT_TYPES, type PanelEvent } from '../panel/events.js';
@@ -136,7 +136,17 @@ async function runHook(call: HookCall): Promise<number> {
   }
 }
 
-const EMIT_OPTIONS = ['account', 'email', 'domain', 'subdomain', 'plan', 'ip', 'id'] as const;
+type EmitOption = (typeof EMIT_OPTIONS)[number];
+/** The value name and help of each field the emit adapter takes: typed, so a new field cannot go undeclared. */
+const EMIT_HELP: Record<EmitOption, [string, string]> = {
+  account: ['<name>', 'the panel account (every type)'],
+  email: ['<address>', "the account's e-mail address"],
+  domain: ['<domain>', 'the domain (domain.*, subdomain.*)'],
+  subdomain: ['<name>', 'the subdomain (subdomain.*)'],
+  plan: ['<name>', "the account's plan (plan.changed)"],
+  ip: ['<address>', "the website's IP address"],
+  id: ['<key>', 'idempotency key (derived from the event when absent)'],
+};
 
 export const hookCommand = () => {
   const hook = new Command('hook').description('what a panel runs on an event: queue it as panel events, without waiting on the provider');
@@ -161,21 +171,15 @@ export const hookCommand = () => {
     .action(async (name: string) => {
       process.exitCode = await runHook({ panel: 'directadmin', name });
     });
-  hook
+  const emit = hook
     .command('emit')
     .description('any other panel: one event, its fields as options')
-    .argument('<type>', PANEL_EVENT_TYPES.join(', '))
-    .option('--account <name>', 'the panel account (every type)')
-    .option('--email <address>', "the account's e-mail address")
-    .option('--domain <domain>', 'the domain (domain.*, subdomain.*)')
-    .option('--subdomain <name>', 'the subdomain (subdomain.*)')
-    .option('--plan <name>', "the account's plan (plan.changed)")
-    .option('--ip <address>', "the website's IP address")
-    .option('--id <key>', 'idempotency key (derived from the event when absent)')
-    .action(async (type: string, options: Partial<Record<(typeof EMIT_OPTIONS)[number], string>>) => {
-      // The emit adapter reads a command line (its panel input, as JSON is cPanel's): the one commander has checked.
-      const args = [type, ...EMIT_OPTIONS.flatMap((name) => (options[name] === undefined ? [] : [`--${name}`, options[name]]))];
-      process.exitCode = await runHook({ panel: 'emit', args });
-    });
+    .argument('<type>', PANEL_EVENT_TYPES.join(', '));
+  for (const name of EMIT_OPTIONS) emit.option(`--${name} ${EMIT_HELP[name][0]}`, EMIT_HELP[name][1]);
+  emit.action(async (type: string, options: Partial<Record<EmitOption, string>>) => {
+    // The emit adapter reads a command line (its panel input, as JSON is cPanel's): the one commander has checked.
+    const args = [type, ...EMIT_OPTIONS.flatMap((name) => (options[name] === undefined ? [] : [`--${name}`, options[name]]))];
+    process.exitCode = await runHook({ panel: 'emit', args });
+  });
   return hook;
 };

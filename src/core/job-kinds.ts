@@ -47,7 +47,7 @@ function parsePayload<K extends JobKind>(kind: K, payload: unknown): JobPayload<
 }
 
 /** The job ready for the repository: the payload checked, and stored as it will be read back. */
-export function checkedJob<K extends JobKind>(job: TypedNewJob<K>): NewJob {
+function checkedJob<K extends JobKind>(job: TypedNewJob<K>): NewJob {
   return { ...job, payload: parsePayload(job.kind, job.payload) };
 }
 

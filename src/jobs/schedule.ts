@@ -29,7 +29,7 @@ export interface SchedulerOptions {
 const MINUTE_MS = 60_000;
 
 /** The slot `at` falls in, for a job every `everyMinutes` minutes: runs happen once per slot. */
-export function slotOf(at: number, everyMinutes: number): number {
+function slotOf(at: number, everyMinutes: number): number {
   return Math.floor(at / (everyMinutes * MINUTE_MS));
 }
 

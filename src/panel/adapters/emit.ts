@@ -17,6 +17,9 @@ const OPTIONS = {
   id: { type: 'string' },
 } as const;
 
+/** The fields `emit` takes as options, for the command that declares them. */
+export const EMIT_OPTIONS = Object.keys(OPTIONS) as (keyof typeof OPTIONS)[];
+
 const parse = (args: string[]) => {
   const parsed = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true, tokens: true });
   // parseArgs keeps the last of a repeated option: `--account a --account b` would queue an event for b.
@@ -34,12 +37,7 @@ export function translateEmit(args: string[], now?: Date): AdapterResult {
     parsed = parse(args);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return failure(
-      `emit: ${message}; options: ${Object.keys(OPTIONS)
-        .map((name) => `--${name}`)
-        .join(', ')}`,
-      [{ path: 'args', message }],
-    );
+    return failure(`emit: ${message}; options: ${EMIT_OPTIONS.map((name) => `--${name}`).join(', ')}`, [{ path: 'args', message }]);
   }
   const [type, ...extra] = parsed.positionals;
   if (type === undefined || !isEventType(type)) {
