@@ -136,8 +136,9 @@ async function wire(
     signal: life.signal,
     track: life.track,
   });
+  const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
   const worker = startBackground(
-    { config, jobs, stats, accounts, queue, services, panelSecret, logger, now, life },
+    { config, jobs, stats, reconcile, queue, services, panelSecret, logger, now, life },
     // Registration belongs to the long-running server; other roles need not queue it.
     {
       runWorker: options.worker ?? role.runsWorker,
@@ -156,7 +157,7 @@ async function wire(
     syncStatistics: services.syncStatistics,
     enforceLimits: services.enforceLimits,
     adminResume: services.adminResume,
-    reconcile: (at?: number) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at ?? now() }),
+    reconcile,
     drain: worker.drain,
     close: life.close,
   } satisfies RunningPlugin;

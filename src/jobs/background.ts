@@ -8,11 +8,9 @@ import { jobHandlers } from '../core/job-kinds.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { sendNotification } from '../core/notifications.js';
 import { isPermanentProvisioningError } from '../core/provisioning.js';
-import { reconcileWebsites } from '../core/reconcile.js';
 import type { Services } from '../core/services.js';
 import { SYNC_LOCK } from '../core/statistics.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
-import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { startPluginSchedule } from './plugin-schedule.js';
@@ -22,7 +20,8 @@ export interface BackgroundDeps {
   config: Config;
   jobs: JobsRepo;
   stats: StatisticsRepo;
-  accounts: AccountsRepo;
+  /** One reconciliation pass now (core/reconcile.ts, bound to the plugin's repositories and clock). */
+  reconcile(): { enqueued: number };
   queue: JobQueue;
   services: Services;
   panelSecret: string;
@@ -71,7 +70,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
       now: deps.now,
       syncEveryMinutes: config.sync.intervalMinutes,
       lastSuccessfulSync: deps.stats.lastSuccessfulRun(SYNC_LOCK),
-      reconcile: () => reconcileWebsites(deps.accounts, queue.refreshWebsites, { now: deps.now() }),
+      reconcile: () => deps.reconcile(),
       syncStatistics: () => services.syncStatistics(),
       enforceLimits: () => services.enforceLimits(),
     });
