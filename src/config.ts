@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
+import { distance as levenshtein } from 'fastest-levenshtein';
 import { z } from 'zod';
 import { createPrivateFile, makePrivateDir } from './db/files.js';
 import { AppError } from './errors.js';
@@ -126,19 +127,6 @@ export const SETTING_DEFAULTS: Partial<Record<SettingName, unknown>> = Object.fr
   Object.entries(envSchema.parse({})).filter(([, value]) => value !== undefined),
 );
 
-/** Levenshtein distance: the fewest one-character insertions, deletions and substitutions turning `a` into `b`. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (const [i, charA] of [...a].entries()) {
-    const current = [i + 1];
-    for (const [j, charB] of [...b].entries()) {
-      current.push(Math.min((previous[j + 1] ?? 0) + 1, (current[j] ?? 0) + 1, (previous[j] ?? 0) + (charA === charB ? 0 : 1)));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
 /**
  * The setting an unknown `WPP_*` name most likely meant, if any is close: one name containing
  * the other (`WPP_SYNC_INTERVAL` in `WPP_SYNC_INTERVAL_MINUTES`) or a few characters off (up to
@@ -151,7 +139,7 @@ export function closestSetting(name: string): SettingName | undefined {
   const ranked = SETTING_NAMES.map((setting) => {
     const known = setting.replace(/^WPP_/, '');
     const [shorter, longer] = unknown.length <= known.length ? [unknown, known] : [known, unknown];
-    const distance = editDistance(unknown, known);
+    const distance = levenshtein(unknown, known);
     return {
       setting,
       contains: shorter.length >= 4 && longer.includes(shorter),
