@@ -37,6 +37,27 @@ export function readMachineFacts(): MachineFacts {
   return { hostname: hostname(), primaryIp: primary?.address };
 }
 
+/** A CSP source a panel may frame the plugin's pages from: 'self', 'none', or an http(s) origin (a leading *. label allowed). */
+function isFrameAncestor(source: string): boolean {
+  if (source === "'self'" || source === "'none'") return true;
+  const host = /^https?:\/\/(?:\*\.)?([^/:]+)(?::[0-9]{1,5})?$/i.exec(source)?.[1];
+  return host !== undefined && (host === 'localhost' || isIP(host) === 4 || normalizeDomain(host) !== null);
+}
+
+/** The rules editor template gives a valid http(s) URL once filled in, and names the website. */
+function isRulesEditorTemplate(template: string): boolean {
+  if (!template.includes('{domain}')) return false;
+  try {
+    const url = new URL(template.replaceAll('{domain}', 'example.com').replaceAll('{lang}', 'en').replaceAll('{api_key}', 'key'));
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** The rules editor of the older dashboard generation, on the provider's (or the sandbox's) own origin. */
+export const DEFAULT_RULES_EDITOR_PATH = '/{lang}/website/{domain}/edit?api-key={api_key}';
+
 /** A host name usable as the domain of provider user ids, derived from this machine's name. */
 function defaultAccountDomain(machine: MachineFacts): string {
   const name = machine.hostname.toLowerCase().replace(/[^a-z0-9.-]/g, '-');
@@ -109,6 +130,26 @@ const envSchema = z.object({
     .trim()
     .refine((value) => isAbsolute(value), 'must be an absolute path')
     .default('/usr/local/cpanel/3rdparty/bin/wpp-hook-cpanel'),
+  /**
+   * The panel origins allowed to show the plugin's pages in a frame (CSP frame-ancestors),
+   * separated by spaces: `'self'`, `'none'`, `https://panel.host.example:2083` or
+   * `https://*.host.example`. Default 'self'.
+   */
+  WPP_FRAME_ANCESTORS: z
+    .string()
+    .trim()
+    .refine((value) => value.split(/\s+/).every(isFrameAncestor), "must be 'self', 'none' or http(s) origins separated by spaces")
+    .default("'self'"),
+  /**
+   * The provider's rules editor for one website, framed in the customer's domain page: a URL
+   * with {domain}, {lang} and {api_key} (the customer's own key). Default: the provider's
+   * dashboard address /{lang}/website/{domain}/edit?api-key={api_key} (the sandbox's too).
+   */
+  WPP_RULES_EDITOR_URL: z.string().trim().refine(isRulesEditorTemplate, 'must be an http(s) URL template naming {domain}').optional(),
+  /** Minutes a page session may stay unused before it ends. Default 30. */
+  WPP_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+  /** Hours after sign-in a page session ends, however active. Default 12. */
+  WPP_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(168).default(12),
 });
 
 /** The environment as `process.env` holds it. */
@@ -189,6 +230,8 @@ export interface Config {
   logLevel: z.output<typeof envSchema>['WPP_LOG_LEVEL'];
   /** Where a hook that may not write the database posts its events, and the script cPanel runs. */
   hook: { url: string; cpanelCommand: string };
+  /** The customer and admin pages: who may frame them, the rules editor frame, session timeouts. */
+  pages: { frameAncestors: string[]; rulesEditorUrl: string | undefined; sessionIdleMs: number; sessionMaxMs: number };
 }
 
 /** The configuration of a command that never reaches the provider: every setting but `provider`. */
@@ -252,6 +295,13 @@ export function loadConfig(
     notifyUrl: e.WPP_NOTIFY_URL,
     logLevel: e.WPP_LOG_LEVEL,
     hook: { url: e.WPP_HOOK_URL ?? e.WPP_PUBLIC_URL ?? `http://${e.WPP_HOST}:${e.WPP_PORT}`, cpanelCommand: e.WPP_CPANEL_HOOK_COMMAND },
+    pages: {
+      frameAncestors: e.WPP_FRAME_ANCESTORS.split(/\s+/),
+      // Without a template the editor is the provider's own dashboard page; main.ts knows the embedded sandbox's address.
+      rulesEditorUrl: e.WPP_RULES_EDITOR_URL ?? (e.WPP_PROVIDER_URL ? `${e.WPP_PROVIDER_URL}${DEFAULT_RULES_EDITOR_PATH}` : undefined),
+      sessionIdleMs: e.WPP_SESSION_IDLE_MINUTES * 60_000,
+      sessionMaxMs: e.WPP_SESSION_MAX_HOURS * 3_600_000,
+    },
   };
   if (scope === 'standalone') return settings;
   return {
@@ -269,7 +319,7 @@ export const PANEL_SECRET_FILE = 'panel-secret';
  * The panel secret: WPP_PANEL_SECRET, else `panel-secret` in the data folder, created on
  * first use (owner-only) so hooks and the server agree without anyone copying a secret.
  */
-export function ensurePanelSecret(config: Config): string {
+export function ensurePanelSecret(config: Pick<StandaloneConfig, 'panelSecret' | 'dataDir'>): string {
   if (config.panelSecret) return config.panelSecret;
   const file = join(config.dataDir, PANEL_SECRET_FILE);
   if (!existsSync(file)) {

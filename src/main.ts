@@ -24,6 +24,8 @@ import { createLogger } from './logger.js';
 import { connectProvider, httpUrl } from './provider/connect.js';
 import type { ProviderClient, ProviderClientOptions } from './provider/index.js';
 import type { RunningSandbox } from './sandbox/server.js';
+import { createSessionsRepo } from './db/sessions.repo.js';
+import { createPluginApp } from './web/plugin-app.js';
 import { startPluginServer } from './web/plugin-server.js';
 
 /**
@@ -120,9 +122,8 @@ async function wire(
   // The worker is created once the server has its port (callback URLs need it); queueing wakes it.
   let wakeWorker = () => {};
   const queue = createJobQueue({ jobs, maxAttempts: config.worker.maxAttempts, onQueued: () => wakeWorker() });
-  const url = role.serves
-    ? await startPluginServer({ config, panelSecret, queue, accounts, logger, life, timeouts: options.serverTimeouts })
-    : httpUrl(config.host, config.port);
+  const httpServer = role.serves ? await startPluginServer({ config, logger, life, timeouts: options.serverTimeouts }) : undefined;
+  const url = httpServer?.url ?? httpUrl(config.host, config.port);
 
   const services = createServices({
     accounts,
@@ -148,6 +149,19 @@ async function wire(
     },
   );
   wakeWorker = worker.wake;
+  httpServer?.serve(
+    createPluginApp({
+      config,
+      panelSecret,
+      logger,
+      now,
+      queue,
+      accounts,
+      jobs,
+      sessions: createSessionsRepo(db),
+      sandboxUrl: sandbox?.url,
+    }),
+  );
 
   // Only the server announces itself; a one-shot command need not, on every run.
   logger[role.serves ? 'info' : 'debug']({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : connected.url }, 'plugin started');

@@ -11,4 +11,6 @@ export const paths = {
   migrations: fileURLToPath(new URL('../migrations', import.meta.url)),
   sandboxMigrations: fileURLToPath(new URL('../migrations/sandbox', import.meta.url)),
   views: fileURLToPath(new URL('../views', import.meta.url)),
+  /** The pages' own stylesheet and scripts (views/static), served under /assets. */
+  staticAssets: fileURLToPath(new URL('../views/static', import.meta.url)),
 };

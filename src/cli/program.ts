@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { hookCommand } from './hook.command.js';
 import { jobsCommand } from './jobs.command.js';
+import { launchUrlCommand } from './launch-url.command.js';
 import { plansCommand } from './plans.command.js';
 import { sandboxCommand } from './sandbox.command.js';
 import { serveCommand } from './serve.command.js';
@@ -25,6 +26,7 @@ export function createProgram(): Command {
     enforceCommand(),
     limitsCommand(),
     plansCommand(),
+    launchUrlCommand(),
     resumeCommand(),
     sandboxCommand(),
   ]) {

@@ -16,6 +16,12 @@ import { normalizeDomain } from '../provider/spec.js';
 /** The longest a token may live: enough for a panel's redirect, too short to be worth stealing. */
 export const LAUNCH_TOKEN_MAX_AGE_MS = 60_000;
 
+/**
+ * The life of the admin link `npm start` prints with the embedded sandbox only: a newcomer
+ * reads the terminal, then opens the browser. Nothing real is behind a sandbox plugin.
+ */
+export const DEMO_LAUNCH_TOKEN_MAX_AGE_MS = 15 * 60_000;
+
 const domainClaim = z.string().transform((value, ctx) => {
   const domain = normalizeDomain(value);
   if (domain === null) {
@@ -38,8 +44,11 @@ export type LaunchClaims = z.output<typeof launchClaimsSchema>;
 export type LaunchRequest =
   { role: 'customer'; account: string; domain?: string | undefined; panel: string } | { role: 'admin'; admin: string; panel: string };
 
-/** Why a token was refused; stable codes for the refusal page and the log (never the token itself). */
-export type LaunchRefusal = 'malformed' | 'bad_signature' | 'expired' | 'not_yet_valid';
+/**
+ * Why a token was refused; stable codes for the refusal page and the log (never the token
+ * itself). `replayed` and `wrong_role` are decided where the token is used (core/sessions.ts).
+ */
+export type LaunchRefusal = 'malformed' | 'bad_signature' | 'expired' | 'not_yet_valid' | 'replayed' | 'wrong_role';
 
 export class LaunchTokenError extends Error {
   override readonly name = 'LaunchTokenError';
@@ -56,8 +65,10 @@ const sign = (secret: string, encodedClaims: string) =>
 
 export interface LaunchTokenOptions {
   now: number;
-  /** Default 60000 ms, and never more. */
+  /** Default 60000 ms, and never more than `maxLifeMs`. */
   maxAgeMs?: number;
+  /** The cap on `maxAgeMs`: LAUNCH_TOKEN_MAX_AGE_MS, or DEMO_LAUNCH_TOKEN_MAX_AGE_MS in sandbox mode. */
+  maxLifeMs?: number;
   /** Default: 16 random bytes. For tests. */
   nonce?: string;
 }
@@ -68,7 +79,7 @@ export function createLaunchToken(
   request: LaunchRequest,
   options: LaunchTokenOptions,
 ): { token: string; claims: LaunchClaims } {
-  const maxAgeMs = Math.min(options.maxAgeMs ?? LAUNCH_TOKEN_MAX_AGE_MS, LAUNCH_TOKEN_MAX_AGE_MS);
+  const maxAgeMs = Math.min(options.maxAgeMs ?? LAUNCH_TOKEN_MAX_AGE_MS, options.maxLifeMs ?? LAUNCH_TOKEN_MAX_AGE_MS);
   const claims = launchClaimsSchema.parse({
     ...request,
     nonce: options.nonce ?? randomBytes(16).toString('base64url'),
@@ -83,8 +94,9 @@ export function createLaunchToken(
  * The claims of a token signed with `secret` and valid at `now`; throws LaunchTokenError
  * otherwise. The signature is checked (in constant time) before anything in the token is
  * read. Single use is the caller's part: record `claims.nonce` and refuse one seen before.
+ * `maxLifeMs` is the longest life a token may claim (the demo's 15 minutes in sandbox mode).
  */
-export function verifyLaunchToken(secret: string, token: string, now: number): LaunchClaims {
+export function verifyLaunchToken(secret: string, token: string, now: number, maxLifeMs = LAUNCH_TOKEN_MAX_AGE_MS): LaunchClaims {
   const parts = token.split('.');
   if (parts.length !== 2 || !parts[0] || !parts[1]) throw new LaunchTokenError('malformed', 'the launch token is not a token');
   const [encoded, signature] = parts as [string, string];
@@ -100,8 +112,7 @@ export function verifyLaunchToken(secret: string, token: string, now: number): L
     throw new LaunchTokenError('malformed', 'the launch token does not hold valid claims');
   }
   // A token claiming a longer life than the maximum was not made here, whatever it says.
-  if (claims.expiresAt - claims.issuedAt > LAUNCH_TOKEN_MAX_AGE_MS)
-    throw new LaunchTokenError('malformed', 'the launch token claims too long a life');
+  if (claims.expiresAt - claims.issuedAt > maxLifeMs) throw new LaunchTokenError('malformed', 'the launch token claims too long a life');
   if (now >= claims.expiresAt) throw new LaunchTokenError('expired', 'the launch token has expired: open the page from the panel again');
   // A little clock skew between the panel's process and the server is fine; a token from the future is not.
   if (claims.issuedAt > now + 5_000) throw new LaunchTokenError('not_yet_valid', 'the launch token is not valid yet');

@@ -4,11 +4,19 @@ import { AppError, errorBody, httpStatusFor, isDatabaseBusy, type AppErrorCode }
 import { createCallbacksRouter, type CallbackRouteDeps } from './callbacks.routes.js';
 import { createHooksRouter, type HooksRouteDeps } from './hooks.routes.js';
 import type { ClientProblem } from './listen.js';
+import { paths } from '../paths.js';
+import { createAssetsRouter } from './pages/assets.routes.js';
+import { isCsrfError } from './pages/csrf.js';
+import { createPagesRouter, type PagesDeps } from './pages/pages.routes.js';
+import { isPageRequest, renderErrorPage } from './pages/render.js';
+import { securityHeaders, type SecurityOptions } from './security.js';
 
 export interface AppDeps {
   logger: Logger;
   hooks: HooksRouteDeps;
   callbacks: CallbackRouteDeps;
+  /** The customer and admin pages; without them the app is the hooks and callbacks API only. */
+  pages?: PagesDeps & { security: SecurityOptions };
 }
 
 /** Another process holds the database's write lock: nothing was written; the caller tries again. */
@@ -28,12 +36,25 @@ const CLIENT_PROBLEM_CODES: Record<ClientProblem, AppErrorCode> = {
 export const clientProblemBody = (problem: ClientProblem, _status: number, message: string) =>
   errorBody(new AppError(CLIENT_PROBLEM_CODES[problem], message));
 
-/** Maps any error to the plugin's JSON error body; the one place errors become HTTP. */
-function errorMiddleware(logger: Logger) {
-  return (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+/**
+ * Maps any error to the plugin's JSON error body, or to the error page for the pages; the one
+ * place errors become HTTP.
+ */
+function errorMiddleware(logger: Logger, pages: boolean) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     let appError: AppError;
     if (error instanceof AppError) appError = error;
     else if (isDatabaseBusy(error)) appError = databaseBusy(error);
+    else if (isCsrfError(error))
+      appError = new AppError(
+        'FORBIDDEN',
+        'This form has expired or did not come from this page: nothing was changed. Reload the page and try again.',
+      );
+    else if ((error as { name?: string }).name === 'MulterError')
+      appError = new AppError(
+        'PAYLOAD_TOO_LARGE',
+        'The upload is too large or has too many parts: a certificate and a key of at most 64 KB each.',
+      );
     else if ((error as { type?: string }).type === 'entity.too.large')
       appError = new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large');
     else if (typeof (error as { status?: number }).status === 'number' && (error as { status: number }).status < 500) {
@@ -43,7 +64,8 @@ function errorMiddleware(logger: Logger) {
       appError = new AppError('INTERNAL', 'Internal error');
     }
     if (appError.retryAfterSeconds !== undefined) res.set('Retry-After', String(appError.retryAfterSeconds));
-    res.status(httpStatusFor(appError.code)).json(errorBody(appError));
+    if (pages && isPageRequest(req)) renderErrorPage(res, appError);
+    else res.status(httpStatusFor(appError.code)).json(errorBody(appError));
   };
 }
 
@@ -51,14 +73,23 @@ function errorMiddleware(logger: Logger) {
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  if (deps.pages) {
+    app.use(securityHeaders(deps.pages.security));
+    app.set('views', paths.views);
+    app.set('view engine', 'ejs');
+  }
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.use(createHooksRouter(deps.hooks));
   app.use(createCallbacksRouter(deps.callbacks));
+  if (deps.pages) {
+    app.use(createAssetsRouter());
+    app.use(createPagesRouter(deps.pages));
+  }
   app.use((req) => {
     throw new AppError('NOT_FOUND', `No such page: ${req.method} ${req.path}`);
   });
-  app.use(errorMiddleware(deps.logger));
+  app.use(errorMiddleware(deps.logger, deps.pages !== undefined));
   return app;
 }

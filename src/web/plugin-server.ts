@@ -1,55 +1,55 @@
 /**
- * The plugin's HTTP server (`wpp serve`): the express app on WPP_HOST:WPP_PORT, its routes
- * wired to the job queue. A request waits about a second for another process's write lock
- * without blocking the server (retryWhileBusy), then answers 503.
+ * The plugin's HTTP server (`wpp serve`) on WPP_HOST:WPP_PORT. It listens first, because the
+ * callback URLs the services give the provider need the port actually bound; the app that
+ * answers (plugin-app.ts) is handed over once the services exist, in the same turn of the
+ * event loop, so no request meets the server without it.
  */
+import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { JobQueue } from '../core/job-queue.js';
-import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
-import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { Lifecycle } from '../lifecycle.js';
-import { clientProblemBody, createApp } from './app.js';
+import { clientProblemBody } from './app.js';
 import { listen } from './listen.js';
 
 export interface PluginServerDeps {
   config: Config;
-  panelSecret: string;
-  queue: Pick<JobQueue, 'ingestEvents' | 'refreshWebsites'>;
-  accounts: Pick<AccountsRepo, 'getWebsiteByTokenHash' | 'getAccount'>;
   logger: Logger;
   life: Lifecycle;
   /** HTTP server timeouts, for tests (see listen.ts for the defaults). */
   timeouts?: { headersMs?: number; requestMs?: number } | undefined;
 }
 
-/** Listens, and closes with the plugin; returns the URL with the port actually bound. */
-export async function startPluginServer({
-  config,
-  panelSecret,
-  queue,
-  accounts,
-  logger,
-  life,
-  timeouts,
-}: PluginServerDeps): Promise<string> {
-  const app = createApp({
-    logger,
-    hooks: { panelSecret, ingest: (events) => retryWhileBusy(() => queue.ingestEvents(events), REQUEST_BUSY_RETRY) },
-    callbacks: {
-      findWebsiteByTokenHash: (hash) => accounts.getWebsiteByTokenHash(hash),
-      signingKeyFor: (website) => accounts.getAccount(website.account)?.providerApiKey ?? null,
-      enqueueRefresh: ({ domain, account }) => retryWhileBusy(() => queue.refreshWebsites([{ domain, account }]), REQUEST_BUSY_RETRY),
+export interface PluginServer {
+  /** http://host:port with the port actually bound. */
+  url: string;
+  /** The app that answers every request from now on. */
+  serve(app: RequestListener): void;
+}
+
+/** Listens, and closes with the plugin. */
+export async function startPluginServer({ config, life, timeouts }: PluginServerDeps): Promise<PluginServer> {
+  let app: RequestListener | undefined;
+  const server = await listen(
+    (req, res) => {
+      if (app) return app(req, res);
+      res
+        .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
+        .end('{"status":"error","code":"UNAVAILABLE","message":"starting"}');
     },
-  });
-  const server = await listen(app, {
-    host: config.host,
-    port: config.port,
-    what: 'The plugin',
-    setting: 'WPP_HOST and WPP_PORT',
-    errorBody: clientProblemBody,
-    ...(timeouts ? { timeouts } : {}),
-  });
+    {
+      host: config.host,
+      port: config.port,
+      what: 'The plugin',
+      setting: 'WPP_HOST and WPP_PORT',
+      errorBody: clientProblemBody,
+      ...(timeouts ? { timeouts } : {}),
+    },
+  );
   life.onClose(() => server.close());
-  return server.url;
+  return {
+    url: server.url,
+    serve: (next) => {
+      app = next;
+    },
+  };
 }

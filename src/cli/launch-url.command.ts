@@ -1,0 +1,65 @@
+import { Command } from 'commander';
+import { z } from 'zod';
+import { ensurePanelSecret, type StandaloneConfig } from '../config.js';
+import { createLaunchToken, DEMO_LAUNCH_TOKEN_MAX_AGE_MS, LAUNCH_TOKEN_MAX_AGE_MS, type LaunchRequest } from '../core/launch-tokens.js';
+import { accountNameSchema } from '../panel/events.js';
+import { domainSchema } from '../provider/spec.js';
+import { configFromEnv, optionValues, UsageError, validateOptions } from './shared.js';
+
+const launchOptions = z.object({
+  account: accountNameSchema.optional(),
+  domain: domainSchema.optional(),
+  admin: z.string().trim().min(1, 'an admin name is required').max(100).optional(),
+  panel: z.string().trim().min(1).max(50),
+});
+
+/** The plugin's address as the user's browser reaches it. */
+export const pagesBaseUrl = (config: Pick<StandaloneConfig, 'publicUrl' | 'host' | 'port'>) =>
+  config.publicUrl ?? `http://${config.host}:${config.port}`;
+
+/**
+ * A signed sign-in URL for the pages. Valid 60 seconds; with the embedded sandbox (a demo,
+ * nothing real behind it) 15 minutes, time enough to read the terminal and open a browser.
+ */
+export function launchUrl(
+  config: Pick<StandaloneConfig, 'publicUrl' | 'host' | 'port' | 'panelSecret' | 'dataDir'>,
+  request: LaunchRequest,
+  options: { now: number; sandbox: boolean },
+): { url: string; expiresAt: number } {
+  const secret = ensurePanelSecret(config);
+  const maxAgeMs = options.sandbox ? DEMO_LAUNCH_TOKEN_MAX_AGE_MS : LAUNCH_TOKEN_MAX_AGE_MS;
+  const { token, claims } = createLaunchToken(secret, request, { now: options.now, maxAgeMs, maxLifeMs: maxAgeMs });
+  return { url: `${pagesBaseUrl(config)}/launch?token=${token}`, expiresAt: claims.expiresAt };
+}
+
+function runLaunchUrl(raw: Record<string, unknown>): void {
+  const options = validateOptions(launchOptions, raw);
+  if ((options.account === undefined) === (options.admin === undefined)) {
+    throw new UsageError("give either --account (a customer of the panel) or --admin (one of the host's admins)");
+  }
+  if (options.admin !== undefined && options.domain !== undefined) throw new UsageError('--domain goes with --account, not --admin');
+  const config = configFromEnv();
+  const request: LaunchRequest =
+    options.account !== undefined
+      ? { role: 'customer', account: options.account, domain: options.domain, panel: options.panel }
+      : { role: 'admin', admin: options.admin as string, panel: options.panel };
+  const { url } = launchUrl(config, request, { now: Date.now(), sandbox: 'embedded' in config.provider });
+  console.log(url);
+}
+
+export const launchUrlCommand = () =>
+  new Command('launch-url')
+    .description("print a one-time sign-in URL into the pages: a customer's (--account) or an admin's (--admin)")
+    .option('--account <name>', 'the panel account whose domains the customer sees')
+    .option('--domain <domain>', "open this domain's page (with --account)")
+    .option('--admin <name>', "an admin's name, recorded with what they change")
+    .option('--panel <name>', 'the panel asking (recorded with the session)', 'generic')
+    .addHelpText(
+      'after',
+      `
+The URL is valid once, for ${LAUNCH_TOKEN_MAX_AGE_MS / 1000} seconds (${DEMO_LAUNCH_TOKEN_MAX_AGE_MS / 60_000} minutes with the embedded sandbox).
+The panel, which has signed its user in, runs this and redirects the browser to the URL.`,
+    )
+    .action((_options, command: Command) => {
+      runLaunchUrl(optionValues(command));
+    });

@@ -1,0 +1,62 @@
+/**
+ * GET /launch?token=...: a panel's signed launch token becomes a session (core/sessions.ts),
+ * and the browser is sent on to an address without the token. A refused token gets a page
+ * saying why in plain words; the log names the reason and never the token.
+ */
+import express, { type Request } from 'express';
+import type { Logger } from 'pino';
+import { AppError } from '../../errors.js';
+import { LaunchTokenError, type LaunchClaims, type LaunchRefusal } from '../../core/launch-tokens.js';
+import type { SessionService } from '../../core/sessions.js';
+import { sessionCookieName, sessionCookieOptions } from './session.middleware.js';
+
+const REFUSALS: Record<LaunchRefusal, string> = {
+  malformed: 'This sign-in link is damaged. Open Web protection from your control panel again.',
+  bad_signature: 'This sign-in link was not made by your control panel. Open Web protection from your control panel again.',
+  expired: 'This sign-in link has expired (they last a minute). Open Web protection from your control panel again.',
+  not_yet_valid: "This sign-in link is not valid yet: the panel's clock and this server's disagree. Tell your host.",
+  replayed: 'This sign-in link was already used. Open Web protection from your control panel again.',
+  wrong_role: 'This sign-in link does not open these pages. Open Web protection from your control panel again.',
+};
+
+/** Where a launch may send the browser: a page of the plugin itself, never another site. */
+function localTarget(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !/^\/(panel|admin)(\/[A-Za-z0-9._~%/-]*)?(\?[A-Za-z0-9._~%&=+-]*)?$/.test(value)) return undefined;
+  return value.includes('//') ? undefined : value;
+}
+
+const landingOf = (claims: LaunchClaims) =>
+  claims.role === 'admin' ? '/admin' : claims.domain ? `/panel/domains/${encodeURIComponent(claims.domain)}` : '/panel';
+
+export function createLaunchRouter({
+  sessions,
+  secureCookies,
+  logger,
+}: {
+  sessions: SessionService;
+  secureCookies: boolean;
+  logger: Logger;
+}) {
+  const router = express.Router();
+  router.get('/launch', (req: Request, res) => {
+    res.set('Cache-Control', 'no-store');
+    const token = typeof req.query.token === 'string' ? req.query.token : '';
+    if (!token) throw new AppError('BAD_REQUEST', 'This sign-in link has no token. Open Web protection from your control panel.');
+    const next = localTarget(req.query.next);
+    try {
+      const expected = next === undefined ? undefined : next.startsWith('/admin') ? 'admin' : 'customer';
+      const { cookieValue, session, claims } = sessions.launch(token, expected);
+      res.cookie(sessionCookieName(claims.role), cookieValue, sessionCookieOptions(req, secureCookies, session.expiresAt));
+      logger.info(
+        { role: claims.role, subject: claims.role === 'admin' ? claims.admin : claims.account, panel: claims.panel },
+        'signed in from the panel',
+      );
+      res.redirect(303, next ?? landingOf(claims));
+    } catch (error) {
+      if (!(error instanceof LaunchTokenError)) throw error;
+      logger.warn({ reason: error.reason, ip: req.ip }, 'launch token refused');
+      throw new AppError(error.reason === 'wrong_role' ? 'FORBIDDEN' : 'UNAUTHORIZED', REFUSALS[error.reason], [], { cause: error });
+    }
+  });
+  return router;
+}

@@ -1,0 +1,32 @@
+/**
+ * How the pages answer: HTML rendered from views/, and errors as a page with a plain-words
+ * message (the API routes keep their JSON errors; app.ts decides which a request gets).
+ */
+import type { Request, Response } from 'express';
+import type { AppError, AppErrorCode } from '../../errors.js';
+import { httpStatusFor } from '../../errors.js';
+
+/** Paths answered with pages, so with HTML errors; everything else is the JSON API. */
+const PAGE_PREFIXES = ['/panel', '/admin', '/launch', '/logout'];
+
+export const isPageRequest = (req: Request) =>
+  req.path === '/' || PAGE_PREFIXES.some((prefix) => req.path === prefix || req.path.startsWith(`${prefix}/`));
+
+const TITLES: Partial<Record<AppErrorCode, string>> = {
+  UNAUTHORIZED: 'Please sign in again',
+  FORBIDDEN: 'Not allowed',
+  NOT_FOUND: 'Not found',
+  VALIDATION_FAILED: 'Please check what you entered',
+  BAD_REQUEST: 'That did not work',
+  CONFLICT: 'That did not work',
+  LIMIT_REACHED: 'Limit reached',
+  UNAVAILABLE: 'Busy, try again shortly',
+};
+
+/** The error page of the pages: the message says what happened and what to do; never a stack. */
+export function renderErrorPage(res: Response, error: AppError): void {
+  res
+    .status(httpStatusFor(error.code))
+    .set('Cache-Control', 'no-store')
+    .render('error', { title: TITLES[error.code] ?? 'Something went wrong', message: error.message, code: error.code });
+}

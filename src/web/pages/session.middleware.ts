@@ -1,0 +1,56 @@
+/**
+ * Who is asking, for the pages: the session a role's cookie names (core/sessions.ts). Each
+ * role has its own cookie, so an admin can open a customer's view without signing out.
+ */
+import type { CookieOptions, NextFunction, Request, Response } from 'express';
+import type { PageUser, Session, SessionService } from '../../core/sessions.js';
+import type { SessionRole } from '../../db/sessions.repo.js';
+import { AppError } from '../../errors.js';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The signed-in page user, set by requireSession. */
+    pageSession?: Session;
+  }
+}
+
+export const sessionCookieName = (role: SessionRole) => `wpp_${role}`;
+
+/** HttpOnly, SameSite=Lax, Secure when the plugin is reached over https; ends with the session. */
+export function sessionCookieOptions(req: Request, secure: boolean, expiresAt?: number): CookieOptions {
+  return {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: secure || req.secure,
+    path: '/',
+    ...(expiresAt === undefined ? {} : { expires: new Date(expiresAt) }),
+  };
+}
+
+const ENDED_MESSAGES = {
+  none: 'You are not signed in here. Open Web protection from your control panel.',
+  unknown: 'Your session has ended. Open Web protection from your control panel again.',
+  idle: 'Your session ended after a while without activity. Open Web protection from your control panel again.',
+  expired: 'Your session has reached its time limit. Open Web protection from your control panel again.',
+} as const;
+
+/** Lets the request through with `req.pageSession` of `role`, or answers with a page asking to sign in again. */
+export function requireSession(sessions: SessionService, role: SessionRole, secureCookies: boolean) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const cookies = req.cookies as Record<string, string | undefined>;
+    const resumed = sessions.resume(cookies[sessionCookieName(role)]);
+    if ('ended' in resumed) {
+      if (resumed.ended !== 'none') res.clearCookie(sessionCookieName(role), sessionCookieOptions(req, secureCookies));
+      throw new AppError('UNAUTHORIZED', ENDED_MESSAGES[resumed.ended]);
+    }
+    req.pageSession = resumed.session;
+    res.locals.user = resumed.session.user;
+    next();
+  };
+}
+
+/** The signed-in user of a request that passed requireSession. */
+export function pageUser(req: Request): PageUser {
+  if (!req.pageSession) throw new Error('pageUser() outside requireSession');
+  return req.pageSession.user;
+}

@@ -1,0 +1,66 @@
+/**
+ * The plugin's express app on its parts: the hooks and callbacks API, and the pages with
+ * their sessions. The web layer's share of the wiring, kept out of main.ts.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { DEFAULT_RULES_EDITOR_PATH } from '../config.js';
+import type { JobQueue } from '../core/job-queue.js';
+import { DEMO_LAUNCH_TOKEN_MAX_AGE_MS } from '../core/launch-tokens.js';
+import { createSessionService } from '../core/sessions.js';
+import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
+import type { JobsRepo } from '../db/jobs.repo.js';
+import type { SessionsRepo } from '../db/sessions.repo.js';
+import { createApp } from './app.js';
+
+export interface PluginAppDeps {
+  config: Config;
+  panelSecret: string;
+  logger: Logger;
+  now: () => number;
+  queue: Pick<JobQueue, 'ingestEvents' | 'refreshWebsites'>;
+  accounts: AccountsRepo;
+  jobs: JobsRepo;
+  sessions: SessionsRepo;
+  /** The embedded sandbox's address, when it is the provider (the demo, the default rules editor). */
+  sandboxUrl: string | undefined;
+}
+
+/** The rules editor's URL template: WPP_RULES_EDITOR_URL, else the provider's (or the embedded sandbox's) dashboard. */
+export const rulesEditorTemplate = (config: Config, sandboxUrl: string | undefined) =>
+  config.pages.rulesEditorUrl ?? (sandboxUrl ? `${sandboxUrl}${DEFAULT_RULES_EDITOR_PATH}` : undefined);
+
+const originOf = (template: string | undefined) =>
+  template
+    ? new URL(template.replaceAll('{domain}', 'example.com').replaceAll('{lang}', 'en').replaceAll('{api_key}', 'key')).origin
+    : undefined;
+
+export function createPluginApp(deps: PluginAppDeps) {
+  const { config, panelSecret, logger, queue, accounts } = deps;
+  const sessions = createSessionService({
+    sessions: deps.sessions,
+    panelSecret,
+    policy: { idleMs: config.pages.sessionIdleMs, absoluteMs: config.pages.sessionMaxMs },
+    now: deps.now,
+    // Only a sandbox plugin's printed demo link may live 15 minutes: nothing real is behind it.
+    ...(deps.sandboxUrl ? { maxTokenLifeMs: DEMO_LAUNCH_TOKEN_MAX_AGE_MS } : {}),
+  });
+  return createApp({
+    logger,
+    hooks: { panelSecret, ingest: (events) => retryWhileBusy(() => queue.ingestEvents(events), REQUEST_BUSY_RETRY) },
+    callbacks: {
+      findWebsiteByTokenHash: (hash) => accounts.getWebsiteByTokenHash(hash),
+      signingKeyFor: (website) => accounts.getAccount(website.account)?.providerApiKey ?? null,
+      enqueueRefresh: ({ domain, account }) => retryWhileBusy(() => queue.refreshWebsites([{ domain, account }]), REQUEST_BUSY_RETRY),
+    },
+    pages: {
+      sessions,
+      secureCookies: (config.publicUrl ?? '').startsWith('https:'),
+      logger: logger.child({ component: 'pages' }),
+      security: { frameAncestors: config.pages.frameAncestors, dashboardOrigin: originOf(rulesEditorTemplate(config, deps.sandboxUrl)) },
+      panel: { accounts },
+      admin: { jobs: deps.jobs },
+    },
+  });
+}
