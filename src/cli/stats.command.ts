@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { DEFAULT_PLAN } from '../core/provisioning.js';
@@ -21,7 +20,16 @@ import { createStatisticsRepo, type LimitScope } from '../db/statistics.repo.js'
 import { openPluginDatabase } from '../db/plugin-database.js';
 import { startPlugin, type RunningPlugin } from '../main.js';
 import { normalizeDomain } from '../provider/spec.js';
-import { abortOnSignal, configFromEnv, optionValues, StoppedBySignal, UsageError, validateOptions, type OptionValues } from './shared.js';
+import {
+  abortOnSignal,
+  cliActor,
+  configFromEnv,
+  optionValues,
+  StoppedBySignal,
+  UsageError,
+  validateOptions,
+  type OptionValues,
+} from './shared.js';
 
 /**
  * Exit codes of `wpp sync-stats` and `wpp enforce` (README, "Exit codes"). Stopped by a signal
@@ -180,16 +188,6 @@ export function limitsChange(raw: OptionValues, isKnown: IsKnown): LimitsChange 
   if (result === null) return null;
   if (!result.ok) throw new UsageError(result.problems.map((problem) => usageLine(problem, input)).join('\n'));
   return result.change;
-}
-
-/** Who a CLI change is recorded as: the operating-system user running `wpp`. */
-export function cliActor(): string {
-  try {
-    return `cli:${userInfo().username}`;
-  } catch {
-    // A uid without a passwd entry (some containers) has no name.
-    return 'cli';
-  }
 }
 
 /**

@@ -13,6 +13,7 @@ import type { SettingsRepo } from '../db/settings.repo.js';
 import type { LimitScope, StatisticsRepo } from '../db/statistics.repo.js';
 import { accountNameSchema } from '../panel/events.js';
 import { normalizeDomain } from '../provider/spec.js';
+import { checkedActor } from './plugin-settings.js';
 import type { LimitLayer } from './quota.js';
 
 export const LIMIT_SCOPES = ['global', 'plan', 'account', 'website'] as const satisfies readonly LimitScope[];
@@ -225,13 +226,14 @@ export function applyLimitsChange(
   actor: string,
 ): AppliedLimitsChange {
   const { stats, audit } = deps;
+  const who = checkedActor(actor);
   return audit.writeTransaction(() => {
     const before = stats.limitLayer(change.scope, change.subject);
     stats.setLimits(change.scope, change.subject, { ...before, ...change.changes });
     // Read back: the row as stored (every key present), so before and after compare value by value.
     const after = stats.limitLayer(change.scope, change.subject) ?? {};
     const recorded = !isDeepStrictEqual(before, after);
-    if (recorded) audit.recordChange(actor, limitsWhat(change.scope, change.subject), before, after);
+    if (recorded) audit.recordChange(who, limitsWhat(change.scope, change.subject), before, after);
     return { before, after, recorded };
   });
 }
