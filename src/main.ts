@@ -9,6 +9,8 @@ import { AppError } from './errors.js';
 import type { EnforceResult } from './core/enforcement.js';
 import { acquireJobLock, describeHolder } from './core/job-lock.js';
 import { createJobQueue } from './core/job-queue.js';
+import { notifyWhileOn } from './core/notifications.js';
+import { createPluginSettings, type PluginSettings } from './core/plugin-settings.js';
 import { reconcileWebsites } from './core/reconcile.js';
 import { createServices } from './core/services.js';
 import type { SyncOptions, SyncResult } from './core/statistics.js';
@@ -17,6 +19,7 @@ import { createJobsRepo, type JobsRepo } from './db/jobs.repo.js';
 import type { Db } from './db/open.js';
 import { openPluginDatabase, SERVER_BUSY_TIMEOUT_MS } from './db/plugin-database.js';
 import { createAccountsRepo, type AccountsRepo } from './db/accounts.repo.js';
+import { createSettingsRepo, type SettingsRepo } from './db/settings.repo.js';
 import { createStatisticsRepo, type StatisticsRepo } from './db/statistics.repo.js';
 import { startBackground } from './jobs/background.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
@@ -68,6 +71,10 @@ export interface RunningPlugin {
   provider: ProviderClient;
   sandbox: RunningSandbox | undefined;
   stats: StatisticsRepo;
+  /** Auto-protect and the notification URL as they apply now (override ?? environment), and their changes. */
+  settings: PluginSettings;
+  /** The settings overrides and the audit of every settings, limits and plan change (who, when, before, after). */
+  audit: SettingsRepo;
   /** One statistics sync now (the schedule runs it every WPP_SYNC_INTERVAL_MINUTES, then enforces). */
   syncStatistics(options?: Partial<SyncOptions>): Promise<SyncResult>;
   /** One enforcement pass now; throws LockHeldError (recording a skipped run) while another pass runs. */
@@ -109,12 +116,14 @@ async function wire(
   { db, logger, panelSecret, life }: { db: Db; logger: Logger; panelSecret: string; life: Lifecycle },
 ) {
   const { config } = options;
-  const { accountDomain, autoProtect, server } = config;
+  const { accountDomain, server } = config;
   const role = ROLES[options.role];
   const now = options.now ?? Date.now;
   const jobs = createJobsRepo(db, now);
   const accounts = createAccountsRepo(db, now);
   const stats = createStatisticsRepo(db, now);
+  const audit = createSettingsRepo(db, now);
+  const settings = createPluginSettings(audit, config);
   if (role.serves) holdServeLock(config, stats, logger, life);
   const connected = await connectProvider(config, { startsSandbox: role.serves, logger, life, client: options.providerOptions });
   const { provider, sandbox } = connected;
@@ -131,15 +140,16 @@ async function wire(
     provider,
     logger,
     now,
-    settings: { accountDomain, autoProtect, server, publicUrl: config.publicUrl ?? url, panelSecret },
+    settings: { accountDomain, server, publicUrl: config.publicUrl ?? url, panelSecret },
+    autoProtect: settings.autoProtect,
     sync: config.sync,
-    notify: config.notifyUrl ? (action) => queue.notify(action) : undefined,
+    notify: notifyWhileOn(settings.notifyUrl, queue.notify),
     signal: life.signal,
     track: life.track,
   });
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
   const worker = startBackground(
-    { config, jobs, stats, reconcile, queue, services, panelSecret, logger, now, life },
+    { config, jobs, stats, reconcile, queue, services, panelSecret, notifyUrl: settings.notifyUrl, logger, now, life },
     // Registration belongs to the long-running server; other roles need not queue it.
     {
       runWorker: options.worker ?? role.runsWorker,
@@ -165,7 +175,7 @@ async function wire(
 
   // Only the server announces itself; a one-shot command need not, on every run.
   logger[role.serves ? 'info' : 'debug']({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : connected.url }, 'plugin started');
-  const parts = { url, db, jobs, accounts, provider, sandbox, stats };
+  const parts = { url, db, jobs, accounts, provider, sandbox, stats, settings, audit };
   return {
     ...parts,
     syncStatistics: services.syncStatistics,

@@ -7,13 +7,12 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { DEFAULT_PLAN } from '../core/provisioning.js';
 import type { Plan } from '../core/types.js';
-import { createAccountsRepo } from '../db/accounts.repo.js';
+import { BUILT_IN_PLAN, changePlan } from '../core/plugin-settings.js';
+import { createAccountsRepo, type AccountsRepo } from '../db/accounts.repo.js';
 import { openPluginDatabase } from '../db/plugin-database.js';
+import { createSettingsRepo, type SettingsRepo } from '../db/settings.repo.js';
 import { settingsPatchSchema, subdomainListSchema } from '../provider/spec.js';
-import { configFromEnv, optionProblems, optionValues, UsageError } from './shared.js';
-
-/** What a plan gets before anyone sets it: the provider's defaults and the `www` subdomain (as provisioning falls back). */
-const BUILT_IN: Omit<Plan, 'name'> = { settings: {}, subdomains: ['www'] };
+import { cliActor, configFromEnv, optionProblems, optionValues, UsageError } from './shared.js';
 
 const planNameSchema = z.string().trim().min(1, 'the plan name is empty').max(100, 'the plan name is at most 100 characters');
 
@@ -38,10 +37,10 @@ const setOptions = z.object({
 const describePlan = (plan: Plan, note = '') =>
   `${plan.name}${note}\tsubdomains=${plan.subdomains.join(',') || '(none)'}\tsettings=${JSON.stringify(plan.settings)}`;
 
-function withAccounts<T>(fn: (accounts: ReturnType<typeof createAccountsRepo>) => T): T {
+function withAccounts<T>(fn: (accounts: AccountsRepo, audit: SettingsRepo) => T): T {
   const db = openPluginDatabase(configFromEnv());
   try {
-    return fn(createAccountsRepo(db));
+    return fn(createAccountsRepo(db), createSettingsRepo(db));
   } finally {
     db.close();
   }
@@ -50,12 +49,13 @@ function withAccounts<T>(fn: (accounts: ReturnType<typeof createAccountsRepo>) =
 function runPlans(): void {
   withAccounts((accounts) => {
     const plans = accounts.listPlans();
-    if (!plans.some((plan) => plan.name === DEFAULT_PLAN)) console.log(describePlan({ name: DEFAULT_PLAN, ...BUILT_IN }, ' (built in)'));
+    if (!plans.some((plan) => plan.name === DEFAULT_PLAN))
+      console.log(describePlan({ name: DEFAULT_PLAN, ...BUILT_IN_PLAN }, ' (built in)'));
     for (const plan of plans) console.log(describePlan(plan));
   });
 }
 
-/** Checks every option first (one message names each problem, nothing changes), then saves the plan. */
+/** Checks every option first (one message names each problem, nothing changes), then saves the plan, recorded with the OS user. */
 function runPlansSet(name: string, raw: Record<string, unknown>): void {
   const problems: string[] = [];
   const planName = planNameSchema.safeParse(name);
@@ -66,15 +66,9 @@ function runPlansSet(name: string, raw: Record<string, unknown>): void {
     problems.push('give --settings, --subdomains or both: options not given keep their value');
   }
   if (problems.length > 0 || !planName.success || !options.success) throw new UsageError(problems.join('\n'));
-  withAccounts((accounts) => {
-    const current = accounts.getPlan(planName.data) ?? { name: planName.data, ...BUILT_IN };
-    const saved: Plan = {
-      ...current,
-      ...(options.data.settings ? { settings: options.data.settings } : {}),
-      ...(options.data.subdomains ? { subdomains: options.data.subdomains } : {}),
-    };
-    accounts.savePlan(saved);
-    console.log(describePlan(saved));
+  withAccounts((accounts, audit) => {
+    const { after } = changePlan({ accounts, audit }, { name: planName.data, ...options.data }, cliActor());
+    console.log(describePlan(after));
     console.log('Applies to websites added from now on, and to every website of an account when it changes plan.');
   });
 }

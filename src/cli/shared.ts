@@ -1,4 +1,4 @@
-import { constants as osConstants } from 'node:os';
+import { constants as osConstants, userInfo } from 'node:os';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -131,4 +131,14 @@ export function abortOnSignal(controller: AbortController, log: (line: string) =
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
   };
+}
+
+/** Who a CLI change is recorded as: the operating-system user running `wpp`. */
+export function cliActor(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    // A uid without a passwd entry (some containers) has no name.
+    return 'cli';
+  }
 }

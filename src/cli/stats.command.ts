@@ -3,17 +3,27 @@ import { z } from 'zod';
 import { DEFAULT_PLAN } from '../core/provisioning.js';
 import type { EnforceResult } from '../core/enforcement.js';
 import { describeHolder, LockHeldError } from '../core/job-lock.js';
-import { DEFAULT_LIMITS, type LimitLayer } from '../core/quota.js';
+import {
+  applyLimitsChange,
+  LIMIT_VALUE_FIELDS,
+  normalizeLimitSubject,
+  parseLimitsChange,
+  type IsKnown,
+  type LimitsChange,
+  type LimitsInput,
+  type LimitsProblem,
+} from '../core/limits-change.js';
+import { DEFAULT_LIMITS } from '../core/quota.js';
 import type { Db } from '../db/open.js';
+import { createSettingsRepo } from '../db/settings.repo.js';
 import { createStatisticsRepo, type LimitScope } from '../db/statistics.repo.js';
 import { openPluginDatabase } from '../db/plugin-database.js';
 import { startPlugin, type RunningPlugin } from '../main.js';
-import { accountNameSchema } from '../panel/events.js';
 import { normalizeDomain } from '../provider/spec.js';
 import {
   abortOnSignal,
+  cliActor,
   configFromEnv,
-  optionProblems,
   optionValues,
   StoppedBySignal,
   UsageError,
@@ -125,134 +135,65 @@ async function runEnforce(): Promise<number> {
   });
 }
 
-const LIMIT_SCOPES = ['global', 'plan', 'account', 'website'] as const satisfies readonly LimitScope[];
+/** The rules' types, where the CLI's callers have always found them. */
+export type { IsKnown, LimitsChange } from '../core/limits-change.js';
 
-/**
- * Plain decimal digits in [min, max] (leading zeros are harmless), or `none` to clear the value
- * so it is inherited again. Not z.coerce.number(): Number('') and Number(' ') are 0, which
- * paused every website, and Number('0x10') is 16, Number('1e3') 1000.
- */
-const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z.string().transform((value, ctx) => {
-    if (value === 'none') return null;
-    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `${min} to ${max}`;
-    const number = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
-    if (Number.isNaN(number))
-      ctx.addIssue({
-        code: 'custom',
-        message: `${JSON.stringify(value)} is not a whole number: give plain decimal digits (${range}), or none to clear`,
-      });
-    else if (number < min || number > max)
-      ctx.addIssue({ code: 'custom', message: `${value} is out of range: give ${range}, or none to clear` });
-    return number;
-  });
-const word = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, { error: (issue) => `${JSON.stringify(issue.input)} is not one of ${values.join(', ')}` });
+const VALUE_OPTIONS = LIMIT_VALUE_FIELDS.map((name) => `--${name}`).join(', ');
 
-/** The options that change a value of the row; everything else says which row. */
-const valueOptions = {
-  period: word(['monthly', 'daily', 'none']).transform((value) => (value === 'none' ? null : value)),
-  'anchor-day': wholeNumber(1, 28),
-  'website-hits': wholeNumber(0),
-  'account-hits': wholeNumber(0),
-  'domain-limit': wholeNumber(0),
-  'warning-percent': wholeNumber(1, 100),
-  exempt: word(['true', 'false', 'none']).transform((value) => (value === 'none' ? null : value === 'true')),
-};
-const layerKey = {
-  period: 'period',
-  'anchor-day': 'anchorDay',
-  'website-hits': 'websiteHits',
-  'account-hits': 'accountHits',
-  'domain-limit': 'domainLimit',
-  'warning-percent': 'warningPercent',
-  exempt: 'exempt',
-} as const satisfies Record<keyof typeof valueOptions, keyof LimitLayer>;
-/** A website row is read for its own hit limit, warning threshold and exemption only (core/limits.ts). */
-const accountWide = ['period', 'anchor-day', 'account-hits', 'domain-limit'] as const;
-
-const limitsArgs = z.object({ scope: word(LIMIT_SCOPES), subject: z.string(), 'allow-unknown': z.boolean(), ...valueOptions }).partial();
-
-/** Subjects as enforcement looks them up: domains like panel events (lower case, punycode), accounts like panel events, plans trimmed. */
-const subjectSchemas = {
-  website: z.string().transform((value, ctx) => {
-    const domain = normalizeDomain(value);
-    if (domain === null) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(value)} is not a valid domain name` });
-    return domain ?? '';
-  }),
-  account: accountNameSchema,
-  plan: z.string().trim().min(1, 'a plan name is required').max(100, 'a plan name is at most 100 characters'),
-};
-
-/** One change of the limits table: which row, and the values given (null clears one). */
-export interface LimitsChange {
-  scope: LimitScope;
-  /** Normalized; '' for global. */
-  subject: string;
-  changes: LimitLayer;
+/** A problem as `wpp limits` has always worded it: by its --options. */
+function usageLine(problem: LimitsProblem, input: LimitsInput): string {
+  const scope = input.scope ?? '';
+  switch (problem.reason) {
+    case 'invalid':
+      return `--${problem.field}: ${problem.message}`;
+    case 'nothing-to-change':
+      return `nothing to change: give at least one of ${VALUE_OPTIONS}`;
+    case 'required':
+      return problem.field === 'scope'
+        ? '--scope is required to change a limit (global, plan, account or website); without options, wpp limits only shows the table'
+        : `--scope ${scope} needs --subject (the ${scope} it applies to)`;
+    case 'not-applicable':
+      if (problem.field === 'subject')
+        return '--subject does not apply to --scope global (the global row applies to every account and website)';
+      if (problem.field === 'allow-unknown') return '--allow-unknown does not apply to --scope global';
+      return `--${problem.field} does not apply to --scope website: it is the account's (set it at account, plan or global scope)`;
+    case 'unknown-subject': {
+      const subject = input.subject ?? '';
+      const normalized = normalizeLimitSubject(scope as Exclude<LimitScope, 'global'>, subject);
+      const spelled = !normalized.ok || normalized.subject === subject ? `"${subject}"` : `"${subject}" (${normalized.subject})`;
+      return `--subject: the plugin knows no ${scope} ${spelled}; check the spelling, or give --allow-unknown to set it before the ${scope} exists`;
+    }
+  }
 }
 
-export type IsKnown = (scope: Exclude<LimitScope, 'global'>, subject: string) => boolean;
+/** The option values of `wpp limits` as the rules read them (commander gives strings, and true for a flag). */
+function limitsInput(raw: OptionValues): LimitsInput {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return {
+    scope: text(raw.scope),
+    subject: text(raw.subject),
+    allowUnknown: raw['allow-unknown'] === true,
+    ...Object.fromEntries(LIMIT_VALUE_FIELDS.map((name) => [name, text(raw[name])])),
+  };
+}
 
 /**
  * Reads `wpp limits` option values into one change, or null when none is asked for (show the
- * table). Every problem lands in one UsageError, so nothing is stored unless all of it is right.
- * `isKnown` is asked about a valid subject unless `--allow-unknown` is given.
+ * table), by the rules of core/limits-change.ts. Every problem lands in one UsageError, so
+ * nothing is stored unless all of it is right.
  */
 export function limitsChange(raw: OptionValues, isKnown: IsKnown): LimitsChange | null {
-  const parsed = limitsArgs.safeParse(raw);
-  const problems = parsed.success ? [] : optionProblems(parsed.error);
-  const given = (Object.keys(valueOptions) as (keyof typeof valueOptions)[]).filter((name) => raw[name] !== undefined);
-  const scope = LIMIT_SCOPES.find((s) => s === raw.scope);
-  const subject = typeof raw.subject === 'string' ? raw.subject : undefined;
-  const allowUnknown = raw['allow-unknown'] === true;
-
-  if (raw.scope === undefined) {
-    if (given.length === 0 && subject === undefined && !allowUnknown) return null;
-    problems.push(
-      '--scope is required to change a limit (global, plan, account or website); without options, wpp limits only shows the table',
-    );
-  } else if (given.length === 0) {
-    problems.push(
-      `nothing to change: give at least one of ${Object.keys(valueOptions)
-        .map((name) => `--${name}`)
-        .join(', ')}`,
-    );
-  }
-  let normalized = '';
-  if (scope === 'global') {
-    if (subject !== undefined)
-      problems.push('--subject does not apply to --scope global (the global row applies to every account and website)');
-    if (allowUnknown) problems.push('--allow-unknown does not apply to --scope global');
-  } else if (scope !== undefined) {
-    if (subject === undefined) problems.push(`--scope ${scope} needs --subject (the ${scope} it applies to)`);
-    else {
-      const result = subjectSchemas[scope].safeParse(subject);
-      if (!result.success) problems.push(...result.error.issues.map((issue) => `--subject: ${issue.message}`));
-      else {
-        normalized = result.data;
-        const spelled = normalized === subject ? `"${subject}"` : `"${subject}" (${normalized})`;
-        if (!allowUnknown && !isKnown(scope, normalized)) {
-          problems.push(
-            `--subject: the plugin knows no ${scope} ${spelled}; check the spelling, or give --allow-unknown to set it before the ${scope} exists`,
-          );
-        }
-      }
-    }
-    if (scope === 'website') {
-      for (const name of given.filter((option) => (accountWide as readonly string[]).includes(option))) {
-        problems.push(`--${name} does not apply to --scope website: it is the account's (set it at account, plan or global scope)`);
-      }
-    }
-  }
-  if (problems.length > 0 || !parsed.success || scope === undefined) throw new UsageError(problems.join('\n'));
-  const changes: LimitLayer = Object.fromEntries(given.map((name) => [layerKey[name], parsed.data[name]]));
-  return { scope, subject: normalized, changes };
+  const input = limitsInput(raw);
+  const result = parseLimitsChange(input, isKnown);
+  if (result === null) return null;
+  if (!result.ok) throw new UsageError(result.problems.map((problem) => usageLine(problem, input)).join('\n'));
+  return result.change;
 }
 
 /**
  * Shows the limits table, or changes one row: only the options given change (`none` clears
- * one), the rest of the row stays. Needs only the database, not the provider.
+ * one), the rest of the row stays; the change is recorded with the OS user. Needs only the
+ * database, not the provider.
  */
 async function runLimits(options: OptionValues): Promise<number> {
   const opened: { db?: Db } = {};
@@ -266,12 +207,7 @@ async function runLimits(options: OptionValues): Promise<number> {
     );
     const db = database();
     const stats = createStatisticsRepo(db);
-    if (change) {
-      // Read and write under the write lock: two admins changing different values of one row both count.
-      db.transaction(() =>
-        stats.setLimits(change.scope, change.subject, { ...stats.limitLayer(change.scope, change.subject), ...change.changes }),
-      ).immediate();
-    }
+    if (change) applyLimitsChange({ stats, audit: createSettingsRepo(db) }, change, cliActor());
     for (const [key, layer] of stats.limitLayers()) console.log(`${key}\t${JSON.stringify(layer)}`);
     return 0;
   } finally {

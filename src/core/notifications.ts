@@ -48,5 +48,16 @@ export async function sendNotification(target: NotificationTarget, action: Enfor
   if (!response.ok) throw new Error(`the notification URL answered ${response.status}`);
 }
 
+/**
+ * The enforcement's notify hook: queues an action's notification only while a URL is effective
+ * (core/plugin-settings.ts), read per action, so an admin turning notifications off or on
+ * applies to the next action without a restart.
+ */
+export const notifyWhileOn =
+  (notifyUrl: () => string | null, queue: (action: EnforcementNotice) => void) =>
+  (action: EnforcementNotice): void => {
+    if (notifyUrl() !== null) queue(action);
+  };
+
 /** The dedupe key of an action's notification job: one delivery per action, however often it is recorded. */
 export const notificationKey = (action: EnforcementNotice): string => `notify:${action.actionKey}`;

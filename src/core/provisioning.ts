@@ -15,7 +15,6 @@ export interface ProvisioningSettings {
   accountDomain: string;
   publicUrl: string;
   panelSecret: string;
-  autoProtect: boolean;
   server: { ip: string | undefined; name: string; zone: string | undefined; tag: string | undefined };
 }
 
@@ -23,6 +22,8 @@ export interface ProvisioningDeps {
   accounts: AccountsRepo;
   provider: ProviderClient;
   settings: ProvisioningSettings;
+  /** Whether a new website starts protected (`online`) or in `setup`: read per event, an admin may change it at runtime. */
+  autoProtect: () => boolean;
   logger: Logger;
   /** How many websites the account may protect (limits); null or absent: no limit. */
   domainLimitFor?: (account: string) => number | null;
@@ -33,7 +34,15 @@ export interface ProvisioningDeps {
 /** The plan every website falls back to when its account names none, or an unknown one. */
 export const DEFAULT_PLAN = 'default';
 
-export function createProvisioning({ accounts, provider, settings, logger, domainLimitFor, now = Date.now }: ProvisioningDeps) {
+export function createProvisioning({
+  accounts,
+  provider,
+  settings,
+  autoProtect,
+  logger,
+  domainLimitFor,
+  now = Date.now,
+}: ProvisioningDeps) {
   const planFor = (name: string | null | undefined) =>
     accounts.getPlan(name ?? DEFAULT_PLAN) ?? accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'] };
 
@@ -112,7 +121,7 @@ export function createProvisioning({ accounts, provider, settings, logger, domai
       throw new AppError('VALIDATION_FAILED', `No origin IP for ${event.domain}: the event names none and WPP_SERVER_IP is not set`);
     }
     const keepsPause = existing?.state === 'active' && existing.desiredStatus === 'paused' && existing.pausedBy !== null;
-    let desiredStatus: DesiredStatus = settings.autoProtect ? 'online' : 'setup';
+    let desiredStatus: DesiredStatus = autoProtect() ? 'online' : 'setup';
     let pausedBy: PausedBy | null = null;
     if (keepsPause && existing) {
       desiredStatus = 'paused';

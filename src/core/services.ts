@@ -20,6 +20,8 @@ export interface ServicesDeps {
   logger: Logger;
   now: () => number;
   settings: ProvisioningSettings;
+  /** The effective auto-protect setting (core/plugin-settings.ts), read per panel event. */
+  autoProtect: () => boolean;
   /** WPP_SYNC_CONCURRENCY and WPP_SYNC_RATE: the sync's and enforcement's share of the provider. */
   sync: { concurrency: number; ratePerSecond: number };
   /** Receives every enforcement action newly recorded, when notifications are on. */
@@ -37,6 +39,7 @@ export function createServices(deps: ServicesDeps) {
     provider,
     logger,
     settings: deps.settings,
+    autoProtect: deps.autoProtect,
     domainLimitFor: (account) => accountLimitsOf(stats, accounts, account).domainLimit,
     now,
   });

@@ -25,6 +25,8 @@ export interface BackgroundDeps {
   queue: JobQueue;
   services: Services;
   panelSecret: string;
+  /** The effective notification URL (core/plugin-settings.ts), read when a notification is sent; null: off. */
+  notifyUrl: () => string | null;
   logger: Logger;
   now: () => number;
   life: Lifecycle;
@@ -43,16 +45,19 @@ export interface BackgroundOptions {
 /** Starts what the options ask for; everything stops with the plugin's lifecycle. */
 export function startBackground(deps: BackgroundDeps, options: BackgroundOptions) {
   const { config, services, queue, logger, life } = deps;
-  const notifyUrl = config.notifyUrl;
   const worker = createWorker({
     jobs: deps.jobs,
     handlers: jobHandlers({
       'panel.event': (event) => services.provisioning.handle(event),
       'website.refresh': ({ domain }) => services.provisioning.refreshWebsite(domain),
       'server.register': async () => void (await services.provisioning.registerServer()),
-      // Queued only while a URL is set; one queued before the URL was removed is dropped.
-      'notification.send': async (action) =>
-        notifyUrl ? sendNotification({ url: notifyUrl, secret: deps.panelSecret }, action) : undefined,
+      // Queued only while a URL is effective. The URL is read at send time: a job queued before an admin
+      // changed it goes to the new URL, and one queued before notifications were turned off finishes
+      // as done without sending (turning them off stops what is still pending too).
+      'notification.send': async (action) => {
+        const url = deps.notifyUrl();
+        if (url !== null) await sendNotification({ url, secret: deps.panelSecret }, action);
+      },
     }),
     logger: logger.child({ component: 'worker' }),
     concurrency: config.worker.concurrency,

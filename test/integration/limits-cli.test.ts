@@ -3,11 +3,14 @@
  * folder. A bad value or subject is refused (exit 2, one message) and changes nothing; a
  * subject spelled loosely is stored as enforcement looks it up, so it really applies.
  */
+import { userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createJobsRepo } from '../../src/db/jobs.repo.js';
 import { createAccountsRepo } from '../../src/db/accounts.repo.js';
 import { openPluginDatabase } from '../../src/db/plugin-database.js';
+import type { LimitLayer } from '../../src/core/quota.js';
+import { createSettingsRepo } from '../../src/db/settings.repo.js';
 import { runWpp } from '../helpers/cli.js';
 import { testEnv, withPlugin } from '../helpers/plugin.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
@@ -197,6 +200,24 @@ describe('wpp limits: subjects', () => {
       // Set before the account exists: allowed when said so, and normalised all the same.
       expect((await limits('--scope', 'account', '--subject', 'Bob', '--website-hits', '5', '--allow-unknown')).code).toBe(0);
       expect(limitRow('account', 'bob')).toMatchObject({ website_hits: 5 });
+    },
+    PROCESSES,
+  );
+});
+
+describe('wpp limits: who changed what', () => {
+  it(
+    'records a change in settings_changes as cli:<os user>, with the row before and after; a refused one records nothing',
+    async () => {
+      const changes = () => withDb((db) => createSettingsRepo(db).listChanges({ what: 'limits:account:alice' }));
+      const before = changes();
+      expect((await limits('--scope', 'account', '--subject', 'alice', '--website-hits', '4321')).code).toBe(0);
+      expect((await limits('--scope', 'account', '--subject', 'alice', '--website-hits', 'x')).code).toBe(2);
+      const recorded = changes();
+      expect(recorded).toHaveLength(before.length + 1);
+      expect(recorded[0]).toMatchObject({ actor: `cli:${userInfo().username}`, after: { websiteHits: 4321 } });
+      // The row as it was: the audit says what the change replaced.
+      expect((recorded[0]?.before as LimitLayer | null)?.websiteHits).not.toBe(4321);
     },
     PROCESSES,
   );

@@ -3,9 +3,11 @@
  * websites of its accounts get at the provider; bad input is refused (exit 2, every problem
  * named) and changes nothing.
  */
+import { userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openPluginDatabase } from '../../src/db/plugin-database.js';
+import { createSettingsRepo } from '../../src/db/settings.repo.js';
 import { runWpp } from '../helpers/cli.js';
 import { testEnv, withPlugin } from '../helpers/plugin.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
@@ -20,6 +22,15 @@ const plansTable = () => {
   const db = openPluginDatabase(loadConfig(env()));
   try {
     return db.prepare('SELECT * FROM plans ORDER BY name').all();
+  } finally {
+    db.close();
+  }
+};
+
+const planChanges = (name: string) => {
+  const db = openPluginDatabase(loadConfig(env()));
+  try {
+    return createSettingsRepo(db).listChanges({ what: `plan:${name}` });
   } finally {
     db.close();
   }
@@ -112,6 +123,25 @@ describe('a plan set with wpp plans', () => {
         expect(website.settings.rules.content_scrapers).toBe('deny');
         expect(website.settings.loadbalancer.cache_dynamic_pages).toBe(true);
       });
+    },
+    PROCESSES,
+  );
+});
+
+describe('wpp plans set: who changed what', () => {
+  it(
+    'records each change of a plan as cli:<os user>, with the plan before and after',
+    async () => {
+      expect((await plans('set', 'audited', '--subdomains', 'www,blog')).code).toBe(0);
+      expect((await plans('set', 'audited', '--subdomains', 'shop')).code).toBe(0);
+      expect(planChanges('audited').map(({ actor, before, after }) => ({ actor, before, after }))).toEqual([
+        {
+          actor: `cli:${userInfo().username}`,
+          before: { name: 'audited', settings: {}, subdomains: ['www', 'blog'] },
+          after: { name: 'audited', settings: {}, subdomains: ['shop'] },
+        },
+        { actor: `cli:${userInfo().username}`, before: null, after: { name: 'audited', settings: {}, subdomains: ['www', 'blog'] } },
+      ]);
     },
     PROCESSES,
   );
