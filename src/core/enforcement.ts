@@ -12,7 +12,8 @@ import { AppError, describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
 import { runExclusive } from './job-lock.js';
 import { createLimitResolver } from './limits.js';
-import { decide, type Decision, type Period } from './quota.js';
+import { decide, type Decision, type EffectiveLimits, type Period, type QuotaWebsite } from './quota.js';
+import { quotaStanding, type WebsiteQuota } from './quota-level.js';
 import type { Website } from './types.js';
 
 /** The lock an enforcement pass holds (one at a time across processes), and the name of its job_runs rows. */
@@ -44,6 +45,26 @@ export interface EnforceResult {
 
 type Recorded = Omit<EnforcementAction, 'id'>;
 
+/** The quota snapshot of every active website of an account, from what the pass resolved anyway. */
+function quotasOf(account: string, period: Period, accountLimits: EffectiveLimits, websites: QuotaWebsite[]): WebsiteQuota[] {
+  const accountUsage = websites.reduce((sum, website) => sum + website.usage, 0);
+  return websites.map((website) => {
+    const standing = quotaStanding({ usage: website.usage, websiteLimits: website.limits, accountUsage, accountLimits });
+    return {
+      domain: website.domain,
+      account,
+      periodStart: period.start,
+      periodEnd: period.end,
+      usage: website.usage,
+      websiteLimit: website.limits.websiteHits,
+      accountUsage,
+      accountLimit: accountLimits.accountHits,
+      warningPercent: standing.warningPercent,
+      level: standing.level,
+    };
+  });
+}
+
 export function createEnforcement(deps: EnforcementDeps) {
   const { stats, accounts, logger, now } = deps;
   // Every provider call of enforcement keeps to the request budget, however many accounts run at once.
@@ -57,6 +78,15 @@ export function createEnforcement(deps: EnforcementDeps) {
     const fresh = stats.recordAction(action);
     if (fresh) deps.notify?.(action);
     return fresh;
+  };
+
+  /** The admin pages' read model: failing to write it must not stop enforcement itself. */
+  const saveQuotas = (quotas: WebsiteQuota[], at: number) => {
+    try {
+      stats.saveQuotas(quotas, at);
+    } catch (error) {
+      logger.warn({ account: quotas[0]?.account, error: describeError(error) }, 'quota snapshot not saved; written again next pass');
+    }
   };
 
   async function setStatus(website: Website, status: 'online' | 'paused'): Promise<string | null> {
@@ -192,23 +222,17 @@ export function createEnforcement(deps: EnforcementDeps) {
       const usage = new Map(stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
       const websites = accounts.websitesOf(account).filter((website) => website.state === 'active');
       const byDomain = new Map(websites.map((website) => [website.domain, website]));
-      const decisions = decide(
-        {
-          account,
-          limits: accountLimits,
-          period,
-          websites: websites.map((website) => ({
-            domain: website.domain,
-            desiredStatus: website.desiredStatus,
-            pausedBy: website.pausedBy,
-            usage: usage.get(website.domain) ?? 0,
-            limits: limits.forWebsite(website.domain, account),
-            adminOverrideUntil: website.adminOverrideUntil,
-            enforcementPausedPeriod: website.enforcementPausedPeriod,
-          })),
-        },
-        at,
-      );
+      const quotaWebsites = websites.map((website) => ({
+        domain: website.domain,
+        desiredStatus: website.desiredStatus,
+        pausedBy: website.pausedBy,
+        usage: usage.get(website.domain) ?? 0,
+        limits: limits.forWebsite(website.domain, account),
+        adminOverrideUntil: website.adminOverrideUntil,
+        enforcementPausedPeriod: website.enforcementPausedPeriod,
+      }));
+      saveQuotas(quotasOf(account, period, accountLimits, quotaWebsites), at);
+      const decisions = decide({ account, limits: accountLimits, period, websites: quotaWebsites }, at);
       for (const decision of decisions) {
         try {
           const outcome = await apply(decision, decision.domain ? (byDomain.get(decision.domain) ?? null) : null, account, period, at);

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Counters, LimitLayer, PeriodKind } from '../core/quota.js';
+import type { WebsiteQuota } from '../core/quota-level.js';
 import type { EnforcementAction } from '../core/types.js';
 import type { Db } from './open.js';
 
@@ -156,6 +157,21 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
          status_before, status_after, action_key)
        VALUES (@at, @account, @domain, @action, @actor, @reason, @usage, @limitValue, @periodStart, @periodEnd, @statusBefore, @statusAfter, @actionKey)`,
     ),
+    // Unchanged rows are not written: a pass over 100,000 websites rewrites only what moved.
+    upsertQuota: db.prepare(
+      `INSERT INTO website_quota (domain, account, period_start, period_end, usage, website_limit, account_usage, account_limit,
+         warning_percent, level, updated_at)
+       VALUES (@domain, @account, @periodStart, @periodEnd, @usage, @websiteLimit, @accountUsage, @accountLimit, @warningPercent, @level, @at)
+       ON CONFLICT (domain) DO UPDATE SET account = excluded.account, period_start = excluded.period_start,
+         period_end = excluded.period_end, usage = excluded.usage, website_limit = excluded.website_limit,
+         account_usage = excluded.account_usage, account_limit = excluded.account_limit, warning_percent = excluded.warning_percent,
+         level = excluded.level, updated_at = excluded.updated_at
+       WHERE website_quota.account IS NOT excluded.account OR website_quota.period_start IS NOT excluded.period_start
+         OR website_quota.period_end IS NOT excluded.period_end OR website_quota.usage IS NOT excluded.usage
+         OR website_quota.website_limit IS NOT excluded.website_limit OR website_quota.account_usage IS NOT excluded.account_usage
+         OR website_quota.account_limit IS NOT excluded.account_limit OR website_quota.warning_percent IS NOT excluded.warning_percent
+         OR website_quota.level IS NOT excluded.level`,
+    ),
     actions: db.prepare<[number], Record<string, unknown>>('SELECT * FROM enforcement_actions ORDER BY id DESC LIMIT ?'),
     startRun: db.prepare("INSERT INTO job_runs (name, started_at, status) VALUES (?, ?, 'running')"),
     finishRun: db.prepare(
@@ -232,6 +248,12 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     },
   );
 
+  const saveQuotas = db.transaction((quotas: WebsiteQuota[], at: number) => {
+    let written = 0;
+    for (const quota of quotas) written += s.upsertQuota.run({ ...quota, at }).changes;
+    return written;
+  });
+
   return {
     /** Every limits row, keyed `scope:subject`. */
     limitLayers(): Map<string, LimitLayer> {
@@ -285,6 +307,9 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
       'domain' in subject
         ? s.hourlyOfWebsite.all(subject.domain, fromHour, toHour)
         : s.hourlyOfAccount.all(subject.account, fromHour, toHour),
+
+    /** Stores the websites' quota snapshots in one transaction; returns how many rows changed. */
+    saveQuotas: (quotas: WebsiteQuota[], at: number): number => saveQuotas(quotas, at),
 
     /** Records an action once per key; false when it was already recorded. */
     recordAction(action: Omit<EnforcementAction, 'id'>): boolean {

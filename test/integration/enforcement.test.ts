@@ -620,3 +620,89 @@ describe('a website paused or resumed outside the plugin, its callbacks lost', (
     });
   });
 });
+
+describe('quota snapshot', () => {
+  it("stores every active website's level as the pass saw it, and rewrites only what changed", async () => {
+    const clock = manualClock('2026-11-22T12:00:00Z');
+    await withPlugin(
+      async (plugin, sb) => {
+        await provision(plugin, [
+          ['dora', 'd1.example'],
+          ['dora', 'd2.example'],
+          ['dora', 'd3.example'],
+          ['erin', 'e1.example'],
+        ]);
+        plugin.stats.setLimits('global', '', { websiteHits: 1000, warningPercent: 80 });
+        plugin.stats.setLimits('website', 'd3.example', { exempt: true });
+        plugin.stats.setLimits('account', 'erin', { accountHits: 100, websiteHits: 5000, warningPercent: 50 });
+        await traffic(sb, 'd1.example', 1200);
+        await traffic(sb, 'd2.example', 850);
+        await traffic(sb, 'd3.example', 5000);
+        await traffic(sb, 'e1.example', 60);
+        await syncAndEnforce(plugin);
+
+        const quotas = () =>
+          plugin.db
+            .prepare(
+              'SELECT domain, usage, website_limit, account_usage, account_limit, warning_percent, level, updated_at FROM website_quota ORDER BY domain',
+            )
+            .all();
+        const first = clock.now();
+        expect(quotas()).toEqual([
+          {
+            domain: 'd1.example',
+            usage: 1200,
+            website_limit: 1000,
+            account_usage: 7050,
+            account_limit: null,
+            warning_percent: 80,
+            level: 'over',
+            updated_at: first,
+          },
+          {
+            domain: 'd2.example',
+            usage: 850,
+            website_limit: 1000,
+            account_usage: 7050,
+            account_limit: null,
+            warning_percent: 80,
+            level: 'near',
+            updated_at: first,
+          },
+          {
+            domain: 'd3.example',
+            usage: 5000,
+            website_limit: 1000,
+            account_usage: 7050,
+            account_limit: null,
+            warning_percent: null,
+            level: 'none',
+            updated_at: first,
+          },
+          {
+            domain: 'e1.example',
+            usage: 60,
+            website_limit: 5000,
+            account_usage: 60,
+            account_limit: 100,
+            warning_percent: 50,
+            level: 'near',
+            updated_at: first,
+          },
+        ]);
+
+        clock.set('2026-11-22T13:00:00Z');
+        await traffic(sb, 'e1.example', 50);
+        await syncAndEnforce(plugin);
+        const second = quotas() as { domain: string; level: string; updated_at: number }[];
+        expect(second.map((row) => [row.domain, row.level, row.updated_at])).toEqual([
+          ['d1.example', 'over', first],
+          ['d2.example', 'near', first],
+          ['d3.example', 'none', first],
+          ['e1.example', 'over', clock.now()],
+        ]);
+      },
+      { now: clock.now },
+    );
+  });
+});
