@@ -57,7 +57,7 @@ describe('admin settings: limits', () => {
       expect(change).toMatchObject({ actor: 'admin:alice-admin', what: 'limits:global:', before: null });
       const page = textOf((await client.get(good.headers.get('location') ?? '')).body);
       expect(page).toContain('The limits were saved.');
-      expect(page).toContain('admin:alice-admin limits:global:');
+      expect(page).toContain('admin:alice-admin limits:global: period: none → daily websiteHits: none → 5000');
     });
   });
 });
@@ -144,7 +144,8 @@ describe('admin settings: auto-protect and the notification URL', () => {
       expect((await client.post('/admin/settings/notify-url', { action: 'environment' })).status).toBe(303);
       expect(plugin.settings.overrides().notify_url).toBeNull();
       const history = textOf((await client.get('/admin/settings')).body);
-      expect(history).toContain('notify_url null "https://panel.example/notify"');
+      expect(history).toContain('admin:alice-admin notify_url https://panel.example/notify → none');
+      expect(history).toContain('admin:alice-admin notify_url none → https://panel.example/notify');
     });
   });
 });

@@ -5,6 +5,7 @@
  * with `admin:<name>`. A form with problems comes back (400) with each message next to its
  * field and nothing stored; a stored one redirects (303) to the page with a fixed message.
  */
+import { isDeepStrictEqual } from 'node:util';
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { applyLimitsChange, LIMIT_SCOPES, LIMIT_VALUE_FIELDS, parseLimitsChange, type IsKnown } from '../../core/limits-change.js';
@@ -78,6 +79,21 @@ const typed = (body: unknown): Record<string, string> =>
     Object.entries((body ?? {}) as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const shown = (value: unknown) =>
+  value === null || value === undefined ? 'none' : typeof value === 'string' ? value : JSON.stringify(value);
+
+/** A recorded change as lines `key: before → after`, of what differs only (a limits row has seven values, one changed). */
+export function changeLines(before: unknown, after: unknown): string[] {
+  if (!isRecord(before) && !isRecord(after)) return [`${shown(before)} → ${shown(after)}`];
+  const was = isRecord(before) ? before : {};
+  const is = isRecord(after) ? after : {};
+  const keys = [...new Set([...Object.keys(was), ...Object.keys(is)])].filter(
+    (key) => !isDeepStrictEqual(was[key] ?? null, is[key] ?? null),
+  );
+  return keys.length > 0 ? keys.map((key) => `${key}: ${shown(was[key])} → ${shown(is[key])}`) : ['no change'];
+}
+
 export const formatTime = (at: number) => `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /** Everything the page shows; `forms` are the forms sent back with their problems. */
@@ -100,7 +116,9 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
     current: deps.settings.current(),
     sources: { autoProtect: source('auto_protect'), notifyUrl: source('notify_url') },
     environment: deps.environment,
-    changes: deps.audit.listChanges({ limit: 50 }).map((change) => ({ ...change, when: formatTime(change.at) })),
+    changes: deps.audit
+      .listChanges({ limit: 50 })
+      .map((change) => ({ ...change, when: formatTime(change.at), lines: changeLines(change.before, change.after) })),
     forms: { limits: emptyForm(), plan: emptyForm(), notifyUrl: emptyForm(), ...forms },
   };
 }

@@ -38,7 +38,8 @@ export function websiteState(website: Website): WebsiteState {
     return { label: 'not protected yet', badge: 'neutral', next: "Auto-protect is off: protect it from the customer's view." };
   if (website.desiredStatus === 'paused') {
     const label = PAUSED_BY[website.pausedBy ?? ''] ?? 'paused';
-    return { label, badge: website.pausedBy === 'enforcement' ? 'bad' : 'warn', next: '' };
+    const next = website.pausedBy === 'enforcement' ? 'Raise its hit limit in Settings: the next sync resumes it.' : '';
+    return { label, badge: website.pausedBy === 'enforcement' ? 'bad' : 'warn', next };
   }
   if (website.providerStatus === null) return { label: 'being provisioned', badge: 'info', next: 'A job creates it at the provider.' };
   return (
@@ -95,4 +96,6 @@ export function demoAccounts(deps: { accounts: AccountsRepo; stats: StatisticsRe
 /** An enforcement action in one line. */
 export const describeAction = (action: EnforcementAction) =>
   `${action.action.replace('_', ' ')} ${action.domain ?? action.account}: ${action.reason.replaceAll('_', ' ')}` +
-  (action.usage !== null && action.limitValue !== null ? ` (${action.usage} of ${action.limitValue} hits)` : '');
+  (action.usage !== null && action.limitValue !== null
+    ? ` (${action.usage.toLocaleString('en')} of ${action.limitValue.toLocaleString('en')} hits)`
+    : '');
