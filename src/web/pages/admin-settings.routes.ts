@@ -173,22 +173,25 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
     saved(res, 'auto-protect', 'runtime');
   });
 
-  router.post('/settings/notify-url', (req, res) => {
-    const { action, url } = readForm(notifyUrlForm, req);
-    const actor = adminActor(req);
-    if (action === 'environment') deps.settings.resetSetting('notify_url', actor);
-    else if (action === 'off') deps.settings.changeSetting('notify_url', null, actor);
-    else {
-      const parsed = RUNTIME_SETTINGS.notify_url.safeParse(url);
-      if (!parsed.success || parsed.data === null) {
-        const state: FormState = { values: { url }, problems: {} };
-        if (url.trim() === '') addProblem(state, 'url', 'enter the URL enforcement actions are sent to, or turn notifications off');
-        else for (const issue of parsed.error?.issues ?? []) addProblem(state, 'url', issue.message);
-        return renderProblems(res, deps, { notifyUrl: state });
-      }
-      deps.settings.changeSetting('notify_url', parsed.data, actor);
-    }
-    saved(res, 'notify-url', 'runtime');
-  });
+  router.post('/settings/notify-url', (req, res) => changeNotifyUrl(deps, req, res));
   return router;
+}
+
+/** Sets the notification URL (checked, the message next to the field), turns notifications off, or back to the environment's. */
+function changeNotifyUrl(deps: SettingsPagesDeps, req: Request, res: Response) {
+  const { action, url } = readForm(notifyUrlForm, req);
+  const actor = adminActor(req);
+  if (action === 'environment') deps.settings.resetSetting('notify_url', actor);
+  else if (action === 'off') deps.settings.changeSetting('notify_url', null, actor);
+  else {
+    const parsed = RUNTIME_SETTINGS.notify_url.safeParse(url);
+    if (!parsed.success || parsed.data === null) {
+      const state: FormState = { values: { url }, problems: {} };
+      if (url.trim() === '') addProblem(state, 'url', 'enter the URL enforcement actions are sent to, or turn notifications off');
+      else for (const issue of parsed.error?.issues ?? []) addProblem(state, 'url', issue.message);
+      return renderProblems(res, deps, { notifyUrl: state });
+    }
+    deps.settings.changeSetting('notify_url', parsed.data, actor);
+  }
+  saved(res, 'notify-url', 'runtime');
 }

@@ -74,10 +74,8 @@ const typed = (body: unknown): Record<string, string> =>
     Object.entries((body ?? {}) as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );
 
-export function createDemoRouter(deps: DemoPagesDeps): express.Router {
-  const router = express.Router();
-  const control = createSandboxControl(deps.sandbox);
-
+/** The demo page, and its forms: read with their schema, or refused with each message next to its field. */
+function demoPage(deps: DemoPagesDeps) {
   const render = (res: Response, status: number, done: Done | undefined, refused?: { form: DemoForm; state: FormState }) => {
     const empty = (): FormState => ({ values: {}, problems: {} });
     const states = { account: empty(), domain: empty(), traffic: empty(), dns: empty(), customer: empty() };
@@ -101,14 +99,17 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
   const read = <F extends DemoForm>(form: F, req: Request, res: Response): z.output<(typeof forms)[F]> | null => {
     const parsed = forms[form].safeParse(req.body ?? {});
     if (parsed.success) return parsed.data as z.output<(typeof forms)[F]>;
-    refuse(
-      req,
-      res,
-      form,
-      parsed.error.issues.map((issue) => ({ field: String(issue.path[0] ?? ''), message: issue.message })),
-    );
+    const problems = parsed.error.issues.map((issue) => ({ field: String(issue.path[0] ?? ''), message: issue.message }));
+    refuse(req, res, form, problems);
     return null;
   };
+  return { render, refuse, read };
+}
+
+export function createDemoRouter(deps: DemoPagesDeps): express.Router {
+  const router = express.Router();
+  const control = createSandboxControl(deps.sandbox);
+  const { render, refuse, read } = demoPage(deps);
   const done = (res: Response, what: Done) => res.redirect(303, `/admin/demo?done=${what}`);
 
   router.get('/demo', (req, res) => {
@@ -116,16 +117,10 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
     render(res, 200, what);
   });
 
-  /** One panel event through the hooks' ingest, with a fresh id (each click is a new event). */
-  const ingest = async (draft: Omit<PanelEventInput, 'id' | 'occurredAt'>) => {
-    const event = panelEventSchema.parse({ ...draft, id: `demo:${randomUUID()}`, occurredAt: new Date(deps.now()).toISOString() });
-    await deps.ingest([event]);
-  };
-
   router.post('/demo/accounts', async (req, res) => {
     const form = read('account', req, res);
     if (!form) return;
-    await ingest({ type: 'account.created', account: form.account });
+    await ingest(deps, { type: 'account.created', account: form.account });
     done(res, 'account');
   });
 
@@ -135,7 +130,7 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
     const existing = deps.accounts.getWebsite(form.domain);
     if (existing && existing.account !== form.account)
       return refuse(req, res, 'domain', [{ field: 'domain', message: `${form.domain} belongs to the account ${existing.account}` }]);
-    await ingest({ type: 'domain.added', account: form.account, domain: form.domain });
+    await ingest(deps, { type: 'domain.added', account: form.account, domain: form.domain });
     done(res, 'domain');
   });
 
@@ -173,6 +168,12 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
     res.redirect(303, `/launch?token=${encodeURIComponent(token)}`);
   });
   return router;
+}
+
+/** One panel event through the hooks' ingest, with a fresh id (each click is a new event). */
+async function ingest(deps: DemoPagesDeps, draft: Omit<PanelEventInput, 'id' | 'occurredAt'>) {
+  const event = panelEventSchema.parse({ ...draft, id: `demo:${randomUUID()}`, occurredAt: new Date(deps.now()).toISOString() });
+  await deps.ingest([event]);
 }
 
 /** The sandbox's refusal in the words of the form. */
