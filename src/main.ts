@@ -170,6 +170,12 @@ async function wire(
       jobs,
       sessions: createSessionsRepo(db),
       sandboxUrl: sandbox?.url,
+      sandboxPartnerKey: sandbox?.partnerKey,
+      stats,
+      settings,
+      audit,
+      syncStatistics: services.syncStatistics,
+      enforceLimits: services.enforceLimits,
     }),
   );
 

@@ -4,35 +4,14 @@
  * plan (plan.changed); an account without a plan, or on a plan with no row, gets `default`.
  */
 import { Command } from 'commander';
-import { z } from 'zod';
 import { DEFAULT_PLAN } from '../core/provisioning.js';
 import type { Plan } from '../core/types.js';
+import { parsePlanChange, type PlanProblem } from '../core/plan-change.js';
 import { BUILT_IN_PLAN, changePlan } from '../core/plugin-settings.js';
 import { createAccountsRepo, type AccountsRepo } from '../db/accounts.repo.js';
 import { openPluginDatabase } from '../db/plugin-database.js';
 import { createSettingsRepo, type SettingsRepo } from '../db/settings.repo.js';
-import { settingsPatchSchema, subdomainListSchema } from '../provider/spec.js';
-import { cliActor, configFromEnv, optionProblems, optionValues, UsageError } from './shared.js';
-
-const planNameSchema = z.string().trim().min(1, 'the plan name is empty').max(100, 'the plan name is at most 100 characters');
-
-const jsonSettings = z.string().transform((text, ctx) => {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: `is not JSON (${error instanceof Error ? error.message : String(error)})` });
-    return z.NEVER;
-  }
-});
-
-const setOptions = z.object({
-  settings: jsonSettings.pipe(settingsPatchSchema).optional(),
-  subdomains: z
-    .string()
-    .transform((text) => (text.trim() === 'none' ? [] : text.split(',').map((label) => label.trim())))
-    .pipe(subdomainListSchema)
-    .optional(),
-});
+import { cliActor, configFromEnv, optionValues, UsageError } from './shared.js';
 
 const describePlan = (plan: Plan, note = '') =>
   `${plan.name}${note}\tsubdomains=${plan.subdomains.join(',') || '(none)'}\tsettings=${JSON.stringify(plan.settings)}`;
@@ -55,19 +34,20 @@ function runPlans(): void {
   });
 }
 
+/** A problem as `wpp plans set` has always worded it: by its <name> argument and --options. */
+function usageLine(problem: PlanProblem): string {
+  if (problem.field === null) return 'give --settings, --subdomains or both: options not given keep their value';
+  if (problem.field === 'name') return `<name>: ${problem.message}`;
+  return `--${[problem.field, ...problem.path].map(String).join('.')}: ${problem.message}`;
+}
+
 /** Checks every option first (one message names each problem, nothing changes), then saves the plan, recorded with the OS user. */
 function runPlansSet(name: string, raw: Record<string, unknown>): void {
-  const problems: string[] = [];
-  const planName = planNameSchema.safeParse(name);
-  if (!planName.success) problems.push(...planName.error.issues.map((issue) => `<name>: ${issue.message}`));
-  const options = setOptions.safeParse(raw);
-  if (!options.success) problems.push(...optionProblems(options.error));
-  if (options.success && options.data.settings === undefined && options.data.subdomains === undefined) {
-    problems.push('give --settings, --subdomains or both: options not given keep their value');
-  }
-  if (problems.length > 0 || !planName.success || !options.success) throw new UsageError(problems.join('\n'));
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const result = parsePlanChange({ name, settings: text(raw.settings), subdomains: text(raw.subdomains) });
+  if (!result.ok) throw new UsageError(result.problems.map(usageLine).join('\n'));
   withAccounts((accounts, audit) => {
-    const { after } = changePlan({ accounts, audit }, { name: planName.data, ...options.data }, cliActor());
+    const { after } = changePlan({ accounts, audit }, result.change, cliActor());
     console.log(describePlan(after));
     console.log('Applies to websites added from now on, and to every website of an account when it changes plan.');
   });

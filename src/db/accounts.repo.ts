@@ -71,6 +71,7 @@ const toPlan = (row: { name: string; settings: string; subdomains: string }): Pl
 export function createAccountsRepo(db: Db, now: () => number = Date.now) {
   const s = {
     account: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account = ?'),
+    recentAccounts: db.prepare<[number], AccountRow>('SELECT * FROM accounts ORDER BY created_at DESC, account LIMIT ?'),
     upsertAccount: db.prepare(
       `INSERT INTO accounts (account, email, plan, provider_user_id, provider_api_key, state, created_at, updated_at)
        VALUES (@account, @email, @plan, @providerUserId, @providerApiKey, @state, @at, @at)
@@ -142,6 +143,8 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now) {
       const row = s.account.get(account);
       return row ? toAccount(row) : null;
     },
+    /** The newest accounts first (the demo panel's list). */
+    recentAccounts: (limit: number) => s.recentAccounts.all(limit).map(toAccount),
     /** Creates or updates an account; null email/plan/key keep what is stored. */
     saveAccount(account: Omit<Account, 'createdAt' | 'updatedAt'>): void {
       s.upsertAccount.run({ ...account, at: now() });

@@ -11,7 +11,12 @@ import { createSessionService } from '../core/sessions.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
+import type { SettingsRepo } from '../db/settings.repo.js';
+import type { StatisticsRepo } from '../db/statistics.repo.js';
+import type { PluginSettings } from '../core/plugin-settings.js';
+import type { DemoPagesDeps } from './pages/demo.routes.js';
 import type { SessionsRepo } from '../db/sessions.repo.js';
+import type { PanelEvent } from '../panel/events.js';
 import { createApp } from './app.js';
 
 export interface PluginAppDeps {
@@ -25,6 +30,15 @@ export interface PluginAppDeps {
   sessions: SessionsRepo;
   /** The embedded sandbox's address, when it is the provider (the demo, the default rules editor). */
   sandboxUrl: string | undefined;
+  /** The embedded sandbox's partner key, for the demo panel's use of its control API. */
+  sandboxPartnerKey: string | undefined;
+  stats: StatisticsRepo;
+  /** The runtime settings (auto-protect, notification URL) and their audit. */
+  settings: PluginSettings;
+  audit: SettingsRepo;
+  /** Run now by the demo panel. */
+  syncStatistics: DemoPagesDeps['syncStatistics'];
+  enforceLimits: DemoPagesDeps['enforceLimits'];
 }
 
 /** The rules editor's URL template: WPP_RULES_EDITOR_URL, else the provider's (or the embedded sandbox's) dashboard. */
@@ -36,6 +50,21 @@ const originOf = (template: string | undefined) =>
     ? new URL(template.replaceAll('{domain}', 'example.com').replaceAll('{lang}', 'en').replaceAll('{api_key}', 'key')).origin
     : undefined;
 
+/** The demo panel's parts, when the embedded sandbox is the provider (a demo: nothing real behind it). */
+function demoDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): DemoPagesDeps | undefined {
+  if (!deps.sandboxUrl || !deps.sandboxPartnerKey) return undefined;
+  return {
+    sandbox: { url: deps.sandboxUrl, partnerKey: deps.sandboxPartnerKey },
+    panelSecret: deps.panelSecret,
+    now: deps.now,
+    ingest,
+    accounts: deps.accounts,
+    stats: deps.stats,
+    syncStatistics: deps.syncStatistics,
+    enforceLimits: deps.enforceLimits,
+  };
+}
+
 export function createPluginApp(deps: PluginAppDeps) {
   const { config, panelSecret, logger, queue, accounts } = deps;
   const sessions = createSessionService({
@@ -46,9 +75,10 @@ export function createPluginApp(deps: PluginAppDeps) {
     // Only a sandbox plugin's printed demo link may live 15 minutes: nothing real is behind it.
     ...(deps.sandboxUrl ? { maxTokenLifeMs: DEMO_LAUNCH_TOKEN_MAX_AGE_MS } : {}),
   });
+  const ingest = (events: PanelEvent[]) => retryWhileBusy(() => queue.ingestEvents(events), REQUEST_BUSY_RETRY);
   return createApp({
     logger,
-    hooks: { panelSecret, ingest: (events) => retryWhileBusy(() => queue.ingestEvents(events), REQUEST_BUSY_RETRY) },
+    hooks: { panelSecret, ingest },
     callbacks: {
       findWebsiteByTokenHash: (hash) => accounts.getWebsiteByTokenHash(hash),
       signingKeyFor: (website) => accounts.getAccount(website.account)?.providerApiKey ?? null,
@@ -60,7 +90,17 @@ export function createPluginApp(deps: PluginAppDeps) {
       logger: logger.child({ component: 'pages' }),
       security: { frameAncestors: config.pages.frameAncestors, dashboardOrigin: originOf(rulesEditorTemplate(config, deps.sandboxUrl)) },
       panel: { accounts },
-      admin: { jobs: deps.jobs },
+      admin: {
+        jobs: deps.jobs,
+        settings: {
+          stats: deps.stats,
+          audit: deps.audit,
+          accounts,
+          settings: deps.settings,
+          environment: { autoProtect: config.autoProtect, notifyUrl: config.notifyUrl },
+        },
+        demo: demoDeps(deps, ingest),
+      },
     },
   });
 }

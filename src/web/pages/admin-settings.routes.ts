@@ -1,0 +1,197 @@
+/**
+ * The admin Settings page: the limits table at every scope, the plans new websites start
+ * from, auto-protect and the notification URL, and the history of every such change. The
+ * rules are core's (the same as `wpp limits` and `wpp plans set`); each change is recorded
+ * with `admin:<name>`. A form with problems comes back (400) with each message next to its
+ * field and nothing stored; a stored one redirects (303) to the page with a fixed message.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import express, { type Request, type Response } from 'express';
+import { z } from 'zod';
+import { applyLimitsChange, LIMIT_SCOPES, LIMIT_VALUE_FIELDS, parseLimitsChange, type IsKnown } from '../../core/limits-change.js';
+import { parsePlanChange } from '../../core/plan-change.js';
+import { BUILT_IN_PLAN, changePlan, RUNTIME_SETTINGS, type PluginSettings } from '../../core/plugin-settings.js';
+import { DEFAULT_PLAN } from '../../core/provisioning.js';
+import type { AccountsRepo } from '../../db/accounts.repo.js';
+import type { SettingsRepo } from '../../db/settings.repo.js';
+import type { StatisticsRepo } from '../../db/statistics.repo.js';
+import { AppError } from '../../errors.js';
+import { pageUser } from './session.middleware.js';
+
+export interface SettingsPagesDeps {
+  stats: StatisticsRepo;
+  audit: SettingsRepo;
+  accounts: AccountsRepo;
+  settings: PluginSettings;
+  /** The environment's values (WPP_AUTO_PROTECT, WPP_NOTIFY_URL): what applies without an override. */
+  environment: { autoProtect: boolean; notifyUrl: string | undefined };
+}
+
+/** A form as shown: the values typed, and the problems by field ('' for the form as a whole). */
+export interface FormState {
+  values: Record<string, string>;
+  problems: Record<string, string[]>;
+}
+type Forms = Record<'limits' | 'plan' | 'notifyUrl', FormState>;
+
+const SAVED_MESSAGES = {
+  limits: 'The limits were saved.',
+  plan: 'The plan was saved.',
+  'auto-protect': 'Auto-protect was saved.',
+  'notify-url': 'The notification URL was saved.',
+} as const;
+type Saved = keyof typeof SAVED_MESSAGES;
+
+/** Text fields: trimmed, empty means not given. A field given twice cannot be read (no browser sends that). */
+const text = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value) => (value === '' ? undefined : value));
+const limitsForm = z.object({
+  scope: text,
+  subject: text,
+  'allow-unknown': z.literal('on').optional(),
+  ...Object.fromEntries(LIMIT_VALUE_FIELDS.map((name) => [name, text])),
+});
+const planForm = z.object({ name: z.string().optional().default(''), settings: text, subdomains: text });
+const autoProtectForm = z.object({ action: z.enum(['on', 'off', 'environment']) });
+const notifyUrlForm = z.object({ action: z.enum(['set', 'off', 'environment']), url: z.string().optional().default('') });
+
+function readForm<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
+  const parsed = schema.safeParse(req.body ?? {});
+  if (!parsed.success) throw new AppError('BAD_REQUEST', 'The form could not be read: send it from the Settings page');
+  return parsed.data;
+}
+
+const emptyForm = (): FormState => ({ values: {}, problems: {} });
+const adminActor = (req: Request) => {
+  const user = pageUser(req);
+  if (user.role !== 'admin') throw new AppError('FORBIDDEN', 'Only an admin changes settings');
+  return `admin:${user.admin}`;
+};
+const addProblem = (form: FormState, field: string, message: string) => {
+  (form.problems[field] ??= []).push(message);
+};
+/** The typed values, to show the form again as it was sent. */
+const typed = (body: unknown): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries((body ?? {}) as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const shown = (value: unknown) =>
+  value === null || value === undefined ? 'none' : typeof value === 'string' ? value : JSON.stringify(value);
+
+/** A recorded change as lines `key: before → after`, of what differs only (a limits row has seven values, one changed). */
+export function changeLines(before: unknown, after: unknown): string[] {
+  if (!isRecord(before) && !isRecord(after)) return [`${shown(before)} → ${shown(after)}`];
+  const was = isRecord(before) ? before : {};
+  const is = isRecord(after) ? after : {};
+  const keys = [...new Set([...Object.keys(was), ...Object.keys(is)])].filter(
+    (key) => !isDeepStrictEqual(was[key] ?? null, is[key] ?? null),
+  );
+  return keys.length > 0 ? keys.map((key) => `${key}: ${shown(was[key])} → ${shown(is[key])}`) : ['no change'];
+}
+
+export const formatTime = (at: number) => `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** Everything the page shows; `forms` are the forms sent back with their problems. */
+function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Saved | undefined) {
+  const overrides = deps.settings.overrides();
+  const source = (name: 'auto_protect' | 'notify_url') => {
+    const override = overrides[name];
+    return override ? `changed by ${override.updatedBy} on ${formatTime(override.updatedAt)}` : 'from the environment';
+  };
+  const plans = deps.accounts.listPlans();
+  return {
+    title: 'Settings',
+    ...(saved ? { flash: { kind: 'ok', message: SAVED_MESSAGES[saved] } } : {}),
+    scopes: LIMIT_SCOPES,
+    limitRows: [...deps.stats.limitLayers()].map(([key, layer]) => {
+      const [scope = '', ...rest] = key.split(':');
+      return { scope, subject: rest.join(':'), layer };
+    }),
+    plans: plans.some((plan) => plan.name === DEFAULT_PLAN) ? plans : [{ name: DEFAULT_PLAN, ...BUILT_IN_PLAN, builtIn: true }, ...plans],
+    current: deps.settings.current(),
+    sources: { autoProtect: source('auto_protect'), notifyUrl: source('notify_url') },
+    environment: deps.environment,
+    changes: deps.audit
+      .listChanges({ limit: 50 })
+      .map((change) => ({ ...change, when: formatTime(change.at), lines: changeLines(change.before, change.after) })),
+    forms: { limits: emptyForm(), plan: emptyForm(), notifyUrl: emptyForm(), ...forms },
+  };
+}
+
+function renderProblems(res: Response, deps: SettingsPagesDeps, forms: Partial<Forms>) {
+  res.status(400).render('admin/settings', settingsPage(deps, forms, undefined));
+}
+const saved = (res: Response, what: Saved, anchor: string) => res.redirect(303, `/admin/settings?saved=${what}#${anchor}`);
+
+export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
+  const router = express.Router();
+  // The default plan is every plan-less account's, so it is always known (as for `wpp limits`).
+  const isKnown: IsKnown = (scope, subject) =>
+    (scope === 'plan' && subject === DEFAULT_PLAN) || deps.stats.limitSubjectExists(scope, subject);
+
+  router.get('/settings', (req, res) => {
+    const what = typeof req.query.saved === 'string' && req.query.saved in SAVED_MESSAGES ? (req.query.saved as Saved) : undefined;
+    res.render('admin/settings', settingsPage(deps, {}, what));
+  });
+
+  router.post('/settings/limits', (req, res) => {
+    const form = readForm(limitsForm, req) as Record<string, string | undefined>;
+    const result = parseLimitsChange({ ...form, allowUnknown: form['allow-unknown'] === 'on' }, isKnown);
+    if (result === null || !result.ok) {
+      const state: FormState = { values: typed(req.body), problems: {} };
+      if (result === null) addProblem(state, 'scope', 'choose the scope of the limit to change');
+      for (const problem of result?.ok === false ? result.problems : []) addProblem(state, problem.field ?? '', problem.message);
+      return renderProblems(res, deps, { limits: state });
+    }
+    applyLimitsChange(deps, result.change, adminActor(req));
+    saved(res, 'limits', 'limits');
+  });
+
+  router.post('/settings/plans', (req, res) => {
+    const form = readForm(planForm, req);
+    const result = parsePlanChange(form);
+    if (!result.ok) {
+      const state: FormState = { values: typed(req.body), problems: {} };
+      for (const { field, path, message } of result.problems)
+        addProblem(state, field ?? '', path.length > 0 ? `${path.map(String).join('.')}: ${message}` : message);
+      return renderProblems(res, deps, { plan: state });
+    }
+    changePlan(deps, result.change, adminActor(req));
+    saved(res, 'plan', 'plans');
+  });
+
+  router.post('/settings/auto-protect', (req, res) => {
+    const { action } = readForm(autoProtectForm, req);
+    const actor = adminActor(req);
+    if (action === 'environment') deps.settings.resetSetting('auto_protect', actor);
+    else deps.settings.changeSetting('auto_protect', action === 'on', actor);
+    saved(res, 'auto-protect', 'runtime');
+  });
+
+  router.post('/settings/notify-url', (req, res) => changeNotifyUrl(deps, req, res));
+  return router;
+}
+
+/** Sets the notification URL (checked, the message next to the field), turns notifications off, or back to the environment's. */
+function changeNotifyUrl(deps: SettingsPagesDeps, req: Request, res: Response) {
+  const { action, url } = readForm(notifyUrlForm, req);
+  const actor = adminActor(req);
+  if (action === 'environment') deps.settings.resetSetting('notify_url', actor);
+  else if (action === 'off') deps.settings.changeSetting('notify_url', null, actor);
+  else {
+    const parsed = RUNTIME_SETTINGS.notify_url.safeParse(url);
+    if (!parsed.success || parsed.data === null) {
+      const state: FormState = { values: { url }, problems: {} };
+      if (url.trim() === '') addProblem(state, 'url', 'enter the URL enforcement actions are sent to, or turn notifications off');
+      else for (const issue of parsed.error?.issues ?? []) addProblem(state, 'url', issue.message);
+      return renderProblems(res, deps, { notifyUrl: state });
+    }
+    deps.settings.changeSetting('notify_url', parsed.data, actor);
+  }
+  saved(res, 'notify-url', 'runtime');
+}

@@ -1,0 +1,183 @@
+/**
+ * The demo panel (/admin/demo), only when the embedded sandbox is the provider: it plays the
+ * hosting panel (accounts and domains arrive through the same ingest as a panel's hooks) and
+ * the outside world (visitors and DNS, through the sandbox's control API), runs a sync now,
+ * and opens the customer's view of an account in its own session (the admin stays signed in).
+ */
+import { randomUUID } from 'node:crypto';
+import express, { type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { IngestResult } from '../../core/ingest.js';
+import { LockHeldError } from '../../core/job-lock.js';
+import { createLaunchToken } from '../../core/launch-tokens.js';
+import type { AccountsRepo } from '../../db/accounts.repo.js';
+import type { StatisticsRepo } from '../../db/statistics.repo.js';
+import { AppError } from '../../errors.js';
+import { accountNameSchema, panelEventSchema, type PanelEvent, type PanelEventInput } from '../../panel/events.js';
+import { domainSchema } from '../../provider/spec.js';
+import type { FormState } from './admin-settings.routes.js';
+import { demoAccounts, describeAction } from './demo-view.js';
+import { createSandboxControl, type SandboxTarget } from './sandbox-control.js';
+
+export interface DemoPagesDeps {
+  sandbox: SandboxTarget;
+  panelSecret: string;
+  now: () => number;
+  /** The hooks' own ingest (the job queue's ingestEvents). */
+  ingest: (events: PanelEvent[]) => IngestResult[] | Promise<IngestResult[]>;
+  accounts: AccountsRepo;
+  stats: StatisticsRepo;
+  /** A sync that finds another running answers skipped (like `wpp sync-stats`). */
+  syncStatistics: () => Promise<{ skipped: boolean }>;
+  enforceLimits: () => Promise<unknown>;
+}
+
+type DemoForm = 'account' | 'domain' | 'traffic' | 'dns' | 'customer';
+
+const MESSAGES = {
+  account: 'The account was sent to the plugin, as a panel hook would: it is created at the provider in the background.',
+  domain: 'The domain was sent to the plugin, as a panel hook would: watch it being provisioned below.',
+  traffic: 'The sandbox counted the visits. Run a sync to read them.',
+  dns: "The sandbox now counts the domain's DNS as verified; its callback tells the plugin.",
+  sync: 'Statistics were read and the limits enforced.',
+  'sync-busy': 'Another sync or enforcement pass is running: this one did nothing. Try again in a moment.',
+} as const;
+type Done = keyof typeof MESSAGES;
+
+/** At most this many hits per click: enough to cross any demo limit, small enough for the sandbox's counters. */
+export const MAX_DEMO_HITS = 1_000_000;
+const hitsSchema = (what: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[0-9]+$/, `${what} must be a whole number`)
+    .transform(Number)
+    .pipe(z.number().max(MAX_DEMO_HITS, `${what} must be at most ${MAX_DEMO_HITS.toLocaleString('en')}`));
+
+const forms = {
+  account: z.object({ account: accountNameSchema }),
+  domain: z.object({ account: accountNameSchema, domain: domainSchema }),
+  traffic: z
+    .object({
+      domain: domainSchema,
+      hits: hitsSchema('hits').pipe(z.number().min(1, 'send at least 1 hit')),
+      blocked: hitsSchema('blocked'),
+    })
+    .refine((form) => form.blocked <= form.hits, { path: ['blocked'], message: 'blocked cannot exceed hits' }),
+  dns: z.object({ domain: domainSchema }),
+  customer: z.object({ account: accountNameSchema }),
+} satisfies Record<DemoForm, z.ZodType>;
+
+/** The text fields sent, to show a refused form again. */
+const typed = (body: unknown): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries((body ?? {}) as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+
+/** The demo page, and its forms: read with their schema, or refused with each message next to its field. */
+function demoPage(deps: DemoPagesDeps) {
+  const render = (res: Response, status: number, done: Done | undefined, refused?: { form: DemoForm; state: FormState }) => {
+    const empty = (): FormState => ({ values: {}, problems: {} });
+    const states = { account: empty(), domain: empty(), traffic: empty(), dns: empty(), customer: empty() };
+    if (refused) states[refused.form] = refused.state;
+    res.status(status).render('admin/demo', {
+      title: 'Demo panel',
+      ...(done ? { flash: { kind: done === 'sync-busy' ? 'error' : 'ok', message: MESSAGES[done] } } : {}),
+      accounts: demoAccounts(deps, deps.now()),
+      actions: deps.stats.recentActions(10).map(describeAction),
+      maxHits: MAX_DEMO_HITS,
+      forms: states,
+    });
+  };
+  /** Refuses a form: each message next to its field (the form's own when it has none). */
+  const refuse = (req: Request, res: Response, form: DemoForm, problems: { field: string; message: string }[]) => {
+    const state: FormState = { values: typed(req.body), problems: {} };
+    for (const { field, message } of problems) (state.problems[field] ??= []).push(message);
+    render(res, 400, undefined, { form, state });
+  };
+  /** The form's values, or null once it has been refused. */
+  const read = <F extends DemoForm>(form: F, req: Request, res: Response): z.output<(typeof forms)[F]> | null => {
+    const parsed = forms[form].safeParse(req.body ?? {});
+    if (parsed.success) return parsed.data as z.output<(typeof forms)[F]>;
+    const problems = parsed.error.issues.map((issue) => ({ field: String(issue.path[0] ?? ''), message: issue.message }));
+    refuse(req, res, form, problems);
+    return null;
+  };
+  return { render, refuse, read };
+}
+
+export function createDemoRouter(deps: DemoPagesDeps): express.Router {
+  const router = express.Router();
+  const control = createSandboxControl(deps.sandbox);
+  const { render, refuse, read } = demoPage(deps);
+  const done = (res: Response, what: Done) => res.redirect(303, `/admin/demo?done=${what}`);
+
+  router.get('/demo', (req, res) => {
+    const what = typeof req.query.done === 'string' && req.query.done in MESSAGES ? (req.query.done as Done) : undefined;
+    render(res, 200, what);
+  });
+
+  router.post('/demo/accounts', async (req, res) => {
+    const form = read('account', req, res);
+    if (!form) return;
+    await ingest(deps, { type: 'account.created', account: form.account });
+    done(res, 'account');
+  });
+
+  router.post('/demo/domains', async (req, res) => {
+    const form = read('domain', req, res);
+    if (!form) return;
+    const existing = deps.accounts.getWebsite(form.domain);
+    if (existing && existing.account !== form.account)
+      return refuse(req, res, 'domain', [{ field: 'domain', message: `${form.domain} belongs to the account ${existing.account}` }]);
+    await ingest(deps, { type: 'domain.added', account: form.account, domain: form.domain });
+    done(res, 'domain');
+  });
+
+  router.post('/demo/traffic', async (req, res) => {
+    const form = read('traffic', req, res);
+    if (!form) return;
+    const outcome = await control.sendTraffic(form.domain, form.hits, form.blocked);
+    if (!outcome.ok) return refuse(req, res, 'traffic', [{ field: 'domain', message: sandboxRefusal(form.domain, outcome) }]);
+    done(res, 'traffic');
+  });
+
+  router.post('/demo/dns-verified', async (req, res) => {
+    const form = read('dns', req, res);
+    if (!form) return;
+    const outcome = await control.verifyDns(form.domain);
+    if (!outcome.ok) return refuse(req, res, 'dns', [{ field: 'domain', message: sandboxRefusal(form.domain, outcome) }]);
+    done(res, 'dns');
+  });
+
+  router.post('/demo/sync', async (_req, res) => {
+    try {
+      if ((await deps.syncStatistics()).skipped) return done(res, 'sync-busy');
+      await deps.enforceLimits();
+    } catch (error) {
+      if (!(error instanceof LockHeldError)) throw error;
+      return done(res, 'sync-busy');
+    }
+    done(res, 'sync');
+  });
+
+  router.post('/demo/customer-view', (req, res) => {
+    const form = read('customer', req, res);
+    if (!form) return;
+    const { token } = createLaunchToken(deps.panelSecret, { role: 'customer', account: form.account, panel: 'demo' }, { now: deps.now() });
+    res.redirect(303, `/launch?token=${encodeURIComponent(token)}`);
+  });
+  return router;
+}
+
+/** One panel event through the hooks' ingest, with a fresh id (each click is a new event). */
+async function ingest(deps: DemoPagesDeps, draft: Omit<PanelEventInput, 'id' | 'occurredAt'>) {
+  const event = panelEventSchema.parse({ ...draft, id: `demo:${randomUUID()}`, occurredAt: new Date(deps.now()).toISOString() });
+  await deps.ingest([event]);
+}
+
+/** The sandbox's refusal in the words of the form. */
+function sandboxRefusal(domain: string, outcome: { status: number; message: string }): string {
+  if (outcome.status === 404) return `The sandbox has no website ${domain} yet: add the domain first and wait until it is provisioned`;
+  throw new AppError('UNAVAILABLE', `The sandbox refused: ${outcome.message}`);
+}
