@@ -136,6 +136,7 @@ async function wire(
     notify: config.notifyUrl ? (action) => queue.notify(action) : undefined,
     signal: life.signal,
     track: life.track,
+    queue,
   });
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
   const worker = startBackground(
@@ -159,6 +160,9 @@ async function wire(
       accounts,
       jobs,
       sessions: createSessionsRepo(db),
+      stats,
+      provider,
+      protection: services.protection,
       sandboxUrl: sandbox?.url,
     }),
   );

@@ -11,6 +11,9 @@ import { createSessionService } from '../core/sessions.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
+import type { StatisticsRepo } from '../db/statistics.repo.js';
+import type { Protection } from '../core/protection.js';
+import type { ProviderClient } from '../provider/index.js';
 import type { SessionsRepo } from '../db/sessions.repo.js';
 import { createApp } from './app.js';
 
@@ -23,6 +26,10 @@ export interface PluginAppDeps {
   accounts: AccountsRepo;
   jobs: JobsRepo;
   sessions: SessionsRepo;
+  stats: StatisticsRepo;
+  provider: ProviderClient;
+  /** Protect, pause and resume by hand (services.protection). */
+  protection: Protection;
   /** The embedded sandbox's address, when it is the provider (the demo, the default rules editor). */
   sandboxUrl: string | undefined;
 }
@@ -59,7 +66,14 @@ export function createPluginApp(deps: PluginAppDeps) {
       secureCookies: (config.publicUrl ?? '').startsWith('https:'),
       logger: logger.child({ component: 'pages' }),
       security: { frameAncestors: config.pages.frameAncestors, dashboardOrigin: originOf(rulesEditorTemplate(config, deps.sandboxUrl)) },
-      panel: { accounts },
+      panel: {
+        accounts,
+        stats: deps.stats,
+        provider: deps.provider,
+        protection: deps.protection,
+        rulesEditorTemplate: rulesEditorTemplate(config, deps.sandboxUrl),
+        now: deps.now,
+      },
       admin: { jobs: deps.jobs },
     },
   });
