@@ -105,9 +105,10 @@ const rulePolicyField = z.preprocess(
 
 /** The form as posted: selects and radios must hold a known value; an unticked checkbox is simply absent. */
 const formBodySchema = z.object({
-  ...(Object.fromEntries(
-    RULE_CATEGORIES.map((category) => [ruleField(category), rulePolicyField]),
-  ) as Record<string, typeof rulePolicyField>),
+  ...(Object.fromEntries(RULE_CATEGORIES.map((category) => [ruleField(category), rulePolicyField])) as Record<
+    string,
+    typeof rulePolicyField
+  >),
   ...(Object.fromEntries(RULESETS.map((name) => [rulesetField(name), ticked])) as Record<string, typeof ticked>),
   ...(Object.fromEntries(LOADBALANCER_FLAGS.map((flag) => [flagField(flag), ticked])) as Record<string, typeof ticked>),
   subdomains: text(4000),

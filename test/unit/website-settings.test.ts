@@ -54,7 +54,7 @@ describe('parseSettingsForm', () => {
   });
 
   it('sends only the fields that changed', () => {
-    const body = { ...unchangedBody(), rule_humans: 'captcha', ruleset_drupal: 'on', subdomains: 'www, shop' };
+    const body: Record<string, string> = { ...unchangedBody(), rule_humans: 'captcha', ruleset_drupal: 'on', subdomains: 'www, shop' };
     delete body.lb_force_https;
     const parsed = parse(body);
     expect(parsed).toEqual({
@@ -73,7 +73,13 @@ describe('parseSettingsForm', () => {
   });
 
   it('keys every problem by its form field and sends nothing', () => {
-    const parsed = parse({ ...unchangedBody(), rule_humans: 'maybe', ipv4: '203.0.113.10, 300.1.1.1', ipv6: '10.0.0.1', subdomains: 'w w w!' });
+    const parsed = parse({
+      ...unchangedBody(),
+      rule_humans: 'maybe',
+      ipv4: '203.0.113.10, 300.1.1.1',
+      ipv6: '10.0.0.1',
+      subdomains: 'w w w!',
+    });
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.problems.rule_humans).toBe('choose grant, captcha or deny');
@@ -88,7 +94,10 @@ describe('parseSettingsForm', () => {
   });
 
   it('refuses an unknown certificate issuer', () => {
-    expect(parse({ ...unchangedBody(), certs_issuer: 'letsencrypt' })).toMatchObject({ ok: false, problems: { certs_issuer: expect.any(String) } });
+    expect(parse({ ...unchangedBody(), certs_issuer: 'letsencrypt' })).toMatchObject({
+      ok: false,
+      problems: { certs_issuer: expect.any(String) },
+    });
   });
 });
 
@@ -102,13 +111,19 @@ describe('custom certificates', () => {
     const parsed = parse({ ...unchangedBody(), certs_issuer: 'custom' }, files(cert('secure.example.crt'), cert('secure.example.key')));
     expect(parsed).toMatchObject({
       ok: true,
-      patch: { settings: { loadbalancer: { certs_issuer: 'custom' } }, certificate: { public: expect.stringContaining('BEGIN CERTIFICATE') } },
+      patch: {
+        settings: { loadbalancer: { certs_issuer: 'custom' } },
+        certificate: { public: expect.stringContaining('BEGIN CERTIFICATE') },
+      },
       changed: ['certs_issuer', 'certificate'],
     });
   });
 
   it('needs both files when switching to custom', () => {
-    expect(parse({ ...unchangedBody(), certs_issuer: 'custom' })).toMatchObject({ ok: false, problems: { certificate: expect.any(String) } });
+    expect(parse({ ...unchangedBody(), certs_issuer: 'custom' })).toMatchObject({
+      ok: false,
+      problems: { certificate: expect.any(String) },
+    });
     expect(parse({ ...unchangedBody(), certs_issuer: 'custom' }, files(cert('secure.example.crt'), null))).toMatchObject({
       ok: false,
       problems: { private_key: expect.stringContaining('private key') },
@@ -124,7 +139,10 @@ describe('custom certificates', () => {
     const parsed = parse({ ...unchangedBody(), certs_issuer: 'custom' }, files(Buffer.from('hello'), Buffer.from('world')));
     expect(parsed).toMatchObject({
       ok: false,
-      problems: { certificate: expect.stringContaining('not a PEM certificate'), private_key: expect.stringContaining('not a PEM private key') },
+      problems: {
+        certificate: expect.stringContaining('not a PEM certificate'),
+        private_key: expect.stringContaining('not a PEM private key'),
+      },
     });
   });
 
@@ -166,6 +184,14 @@ describe('provider refusals', () => {
       details: [{ path: 'ip.0', message: 'address is not routable' }],
     });
     expect(problemsFromProviderError(refusal)).toEqual({ ipv4: 'The protection service refused this: address is not routable' });
-    expect(problemsFromProviderError(new ProviderError({ ...refusal, code: 'PROVIDER_UNAVAILABLE', message: 'down' }))).toBeNull();
+    const outage = new ProviderError({
+      code: 'PROVIDER_UNAVAILABLE',
+      message: 'down',
+      method: 'PUT',
+      path: refusal.path,
+      attempts: 2,
+      sent: true,
+    });
+    expect(problemsFromProviderError(outage)).toBeNull();
   });
 });

@@ -59,7 +59,8 @@ describe('customerActions', () => {
   });
 
   it('offers Resume only for the customer’s own or a dashboard pause', () => {
-    const paused = (pausedBy: StateInput['pausedBy']) => customerActions(website({ desiredStatus: 'paused', pausedBy, providerStatus: 'paused' }));
+    const paused = (pausedBy: StateInput['pausedBy']) =>
+      customerActions(website({ desiredStatus: 'paused', pausedBy, providerStatus: 'paused' }));
     expect(paused('customer')).toEqual(['resume']);
     expect(paused('external')).toEqual(['resume']);
     expect(paused('enforcement')).toEqual([]);

@@ -18,7 +18,7 @@
       'The protection service’s editor is not answering right now. Try “Open in a new window” above, or come back in a few minutes.',
     slow: 'The editor is taking long to load. If it does not appear, use “Open in a new window” above.',
   };
-  function show(kind, message) {
+  function show(kind) {
     note.hidden = false;
     note.className = 'note ' + (kind === 'slow' ? 'warn' : 'error');
     note.setAttribute('role', 'alert');
