@@ -194,4 +194,21 @@ describe('customer pages', () => {
       expect(chart.series.map((s: { values: number[] }) => s.values.reduce((a, b) => a + b, 0))).toEqual([1375, 125]);
     });
   });
+
+  it('keeps the new-window link and says why when the rules editor cannot load', async () => {
+    await withPlugin(
+      async (plugin) => {
+        await setUp(plugin);
+        const alice = await signIn(plugin.url, 'alice');
+        const page = await alice.page('/panel/domains/alice.example/rules');
+        expect(page.status).toBe(200);
+        expect(page.html).toContain('If the editor does not appear below, open it in a new window.');
+        expect(page.html).toMatch(
+          /href="http:\/\/127\.0\.0\.1:9\/en\/alice\.example\?key=[^"]+" target="_blank" rel="noopener noreferrer"/,
+        );
+        expect(JSON.parse((await alice.page('/panel/domains/alice.example/rules/check')).html)).toEqual({ status: 'unreachable' });
+      },
+      { env: { WPP_RULES_EDITOR_URL: 'http://127.0.0.1:9/{lang}/{domain}?key={api_key}' } },
+    );
+  });
 });
