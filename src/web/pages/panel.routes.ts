@@ -72,21 +72,19 @@ const rangeSchema = z.enum(Object.keys(TRAFFIC_RANGES) as [TrafficRange, ...Traf
 /** Where an action form sends the browser back to: a fixed choice, never an address from the form. */
 const returnSchema = z.enum(['list', 'domain']).catch('domain');
 
+/** The session account's own active website, or NOT_FOUND exactly as for a domain that does not exist. */
+function ownWebsite(req: Request, accounts: Pick<AccountsRepo, 'getWebsite'>): Website {
+  const account = sessionAccount(req);
+  const domain = normalizeDomain(String(req.params.domain ?? ''));
+  const website = domain ? accounts.getWebsite(domain) : null;
+  if (!website || website.account !== account || website.state !== 'active') {
+    throw new AppError('NOT_FOUND', 'There is no such domain in your account.');
+  }
+  return website;
+}
+
 export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   const router = express.Router();
-  const { accounts } = deps;
-
-  /** The session account's own active website, or NOT_FOUND exactly as for a domain that does not exist. */
-  const ownWebsite = (req: Request): Website => {
-    const account = sessionAccount(req);
-    const domain = normalizeDomain(String(req.params.domain ?? ''));
-    const website = domain ? accounts.getWebsite(domain) : null;
-    if (!website || website.account !== account || website.state !== 'active') {
-      throw new AppError('NOT_FOUND', 'There is no such domain in your account.');
-    }
-    return website;
-  };
-
   router.get('/', (req: Request, res: Response) => {
     const account = sessionAccount(req);
     res.set('Cache-Control', 'no-store').render('panel/domains', {
@@ -98,14 +96,14 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   });
 
   router.get('/domains/:domain', async (req: Request, res: Response) => {
-    const website = ownWebsite(req);
+    const website = ownWebsite(req, deps.accounts);
     const range = rangeSchema.parse(req.query.range);
     const settings = await settingsOrNote(deps, website.domain);
     renderDomainPage(res, 200, deps, website, range, { ...settings, flash: flashOf(req) });
   });
 
   router.post('/domains/:domain/settings', async (req: Request, res: Response) => {
-    const website = ownWebsite(req);
+    const website = ownWebsite(req, deps.accounts);
     const current = await readWebsiteSettings(deps.provider, website.domain);
     const files = (Array.isArray(req.files) ? req.files : []) as UploadedFile[];
     const result = await saveWebsiteSettings(deps, website, { body: req.body, files, current });
@@ -121,31 +119,38 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
     });
   });
 
+  addActionRoutes(router, deps);
+  addRulesEditorRoutes(router, deps);
+  return router;
+}
+
+/** POST .../protect, .../pause, .../resume: one click each, then back to the list or the domain. */
+function addActionRoutes(router: express.Router, deps: PanelPagesDeps): void {
   for (const action of ['protect', 'pause', 'resume'] as const) {
     router.post(`/domains/:domain/${action}`, async (req: Request, res: Response) => {
-      const website = ownWebsite(req);
+      const website = ownWebsite(req, deps.accounts);
       await deps.protection[action](website.domain, { kind: 'customer', account: website.account });
       const done = { protect: 'protected', pause: 'paused', resume: 'resumed' }[action];
       const back = returnSchema.parse((req.body as Record<string, unknown> | undefined)?.return_to);
       res.redirect(303, back === 'list' ? `/panel?done=${done}` : `${domainPath(website)}?done=${done}`);
     });
   }
+}
 
+/** The rules editor page, and the probe its script asks whether the editor answers and may be framed here. */
+function addRulesEditorRoutes(router: express.Router, deps: PanelPagesDeps): void {
   router.get('/domains/:domain/rules', (req: Request, res: Response) => {
-    const website = ownWebsite(req);
+    const website = ownWebsite(req, deps.accounts);
     const frameUrl = editorUrlFor(deps, website);
     res.set('Cache-Control', 'no-store').render('panel/rules', { title: `Rules of ${website.domain}`, website, frameUrl });
   });
 
-  // For the page's script: says whether the editor answers and may be framed here (the browser cannot tell).
   router.get('/domains/:domain/rules/check', async (req: Request, res: Response) => {
-    const website = ownWebsite(req);
+    const website = ownWebsite(req, deps.accounts);
     const frameUrl = editorUrlFor(deps, website);
     const pageOrigin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
     res.set('Cache-Control', 'no-store').json({ status: frameUrl ? await probeRulesEditor(frameUrl, pageOrigin) : 'unreachable' });
   });
-
-  return router;
 }
 
 /** The chart's data for views/static/charts.js, safe inside a script element. */
