@@ -21,4 +21,19 @@ export default tseslint.config(
     files: ['bin/**/*.js', 'bench/**/*.mjs'],
     languageOptions: { globals: { console: 'readonly', process: 'readonly', performance: 'readonly' } },
   },
+  {
+    // The pages' own scripts run in the browser.
+    files: ['views/static/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+        requestAnimationFrame: 'readonly',
+        cancelAnimationFrame: 'readonly',
+      },
+    },
+  },
 );

@@ -146,6 +146,7 @@ async function wire(
     notify: notifyWhileOn(settings.notifyUrl, queue.notify),
     signal: life.signal,
     track: life.track,
+    queue,
   });
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
   const worker = startBackground(
@@ -169,9 +170,11 @@ async function wire(
       accounts,
       jobs,
       sessions: createSessionsRepo(db),
+      stats,
+      provider,
+      protection: services.protection,
       sandboxUrl: sandbox?.url,
       sandboxPartnerKey: sandbox?.partnerKey,
-      stats,
       settings,
       audit,
       syncStatistics: services.syncStatistics,

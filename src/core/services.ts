@@ -8,6 +8,8 @@ import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { ProviderClient } from '../provider/index.js';
 import { createEnforcement } from './enforcement.js';
+import type { JobQueue } from './job-queue.js';
+import { createProtection } from './protection.js';
 import { accountLimitsOf } from './limits.js';
 import type { EnforcementNotice } from './notifications.js';
 import { createProvisioning, type ProvisioningSettings } from './provisioning.js';
@@ -30,6 +32,8 @@ export interface ServicesDeps {
   signal: AbortSignal;
   /** Lets the plugin's close wait for a sync or pass in progress. */
   track<T>(pass: Promise<T>): Promise<T>;
+  /** The job queue's ingest, for an admin's re-provision; absent where nothing re-provisions. */
+  queue?: Pick<JobQueue, 'ingestEvents'>;
 }
 
 export function createServices(deps: ServicesDeps) {
@@ -53,6 +57,15 @@ export function createServices(deps: ServicesDeps) {
     requestsPerSecond: sync.ratePerSecond,
     notify: deps.notify,
   });
+  const adminResume = (domain: string, admin: string) => enforcement.adminResume(domain, admin);
+  const protection = createProtection({
+    accounts,
+    provider,
+    adminResume,
+    ingestEvents: deps.queue ? (events) => deps.queue?.ingestEvents(events) ?? [] : undefined,
+    logger: logger.child({ component: 'protection' }),
+    now,
+  });
   const syncDeps = { stats, accounts, provider, logger: logger.child({ component: 'sync' }), now };
   return {
     provisioning,
@@ -67,7 +80,9 @@ export function createServices(deps: ServicesDeps) {
         }),
       ),
     enforceLimits: () => deps.track(enforcement.enforceLimits()),
-    adminResume: (domain: string, admin: string) => enforcement.adminResume(domain, admin),
+    adminResume,
+    /** Protect, pause, resume by a customer or an admin, and an admin's re-provision. */
+    protection,
   };
 }
 

@@ -101,7 +101,9 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     try {
       const s = await provider.getWebsiteStatistics(website.domain, {}, { signal: stop.signal });
       const counters: Counters = { total: s.total, permitted: s.permitted, blocked: s.blocked, mitigated: s.mitigated };
-      return { ok: true as const, website, counters };
+      const detail = s.mitigatedDetail;
+      const mitigationDetail = detail ? { captcha: detail.captcha, deny: detail.deny, byCategory: detail.byCategory } : null;
+      return { ok: true as const, website, counters, mitigationDetail };
     } catch (error) {
       if (stop.signal.aborted) return null;
       return { ok: false as const, website, error: describeError(error) };
@@ -131,6 +133,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
               account: result.website.account,
               periodStart: limits.periodOf(result.website.account, at).start,
               counters: result.counters,
+              mitigationDetail: result.mitigationDetail,
             });
           } else {
             done.failures.push({ domain: result.website.domain, error: result.error });

@@ -17,6 +17,15 @@ export interface StatsRead {
   /** Start of the account's current limit period: the usage row the hits go to. */
   periodStart: number;
   counters: Counters;
+  /** The provider's breakdown of `mitigated`, when it sent one: kept with the newest sample. */
+  mitigationDetail?: MitigationDetail | null;
+}
+
+/** How the mitigated requests split: challenged (captcha) or denied, and by visitor category. Cumulative. */
+export interface MitigationDetail {
+  captcha: number;
+  deny: number;
+  byCategory: Record<string, number>;
 }
 
 export interface JobRun {
@@ -123,9 +132,11 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
       'INSERT OR REPLACE INTO stats_samples (taken_at, domain, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     upsertLatest: db.prepare(
-      `INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated, failed_at, last_error) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)
+      `INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated, mitigated_detail, failed_at, last_error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)
        ON CONFLICT (domain) DO UPDATE SET taken_at = excluded.taken_at, total = excluded.total, permitted = excluded.permitted,
-         blocked = excluded.blocked, mitigated = excluded.mitigated, failed_at = NULL, last_error = NULL`,
+         blocked = excluded.blocked, mitigated = excluded.mitigated, mitigated_detail = excluded.mitigated_detail,
+         failed_at = NULL, last_error = NULL`,
     ),
     upsertHourly: db.prepare(
       `INSERT INTO hits_hourly (domain, account, hour, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -140,6 +151,9 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     failRead: db.prepare(
       `INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated, failed_at, last_error) VALUES (?, 0, 0, 0, 0, 0, ?, ?)
        ON CONFLICT (domain) DO UPDATE SET failed_at = excluded.failed_at, last_error = excluded.last_error`,
+    ),
+    latestDetail: db.prepare<[string], { taken_at: number; mitigated: number; mitigated_detail: string | null }>(
+      'SELECT taken_at, mitigated, mitigated_detail FROM stats_latest WHERE domain = ? AND taken_at > 0',
     ),
     websiteUsage: db.prepare<[string, number], { hits: number }>('SELECT hits FROM usage WHERE domain = ? AND period_start = ?'),
     accountUsageRows: db.prepare<[string, number], { domain: string; hits: number; permitted: number; blocked: number; mitigated: number }>(
@@ -239,7 +253,8 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
         const c = read.counters;
         const delta = deltaOf(previous, c);
         s.insertSample.run(at, read.domain, c.total, c.permitted, c.blocked, c.mitigated);
-        s.upsertLatest.run(read.domain, at, c.total, c.permitted, c.blocked, c.mitigated);
+        const detail = read.mitigationDetail ? JSON.stringify(read.mitigationDetail) : null;
+        s.upsertLatest.run(read.domain, at, c.total, c.permitted, c.blocked, c.mitigated, detail);
         if (delta.total > 0 || delta.blocked > 0 || delta.mitigated > 0) {
           s.upsertHourly.run(read.domain, read.account, hour, delta.total, delta.permitted, delta.blocked, delta.mitigated);
           s.upsertUsage.run(read.domain, read.periodStart, read.account, delta.total, delta.permitted, delta.blocked, delta.mitigated, at);
@@ -301,6 +316,16 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
       for (const failure of failures) s.failRead.run(failure.domain, at, failure.error.slice(0, 500));
     }),
 
+    /** The newest read's mitigated total and its breakdown (null when the provider sent none), or null before any read. */
+    latestMitigation(domain: string): { takenAt: number; mitigated: number; detail: MitigationDetail | null } | null {
+      const row = s.latestDetail.get(domain);
+      if (!row) return null;
+      return {
+        takenAt: row.taken_at,
+        mitigated: row.mitigated,
+        detail: row.mitigated_detail ? (JSON.parse(row.mitigated_detail) as MitigationDetail) : null,
+      };
+    },
     websiteUsage: (domain: string, periodStart: number) => s.websiteUsage.get(domain, periodStart)?.hits ?? 0,
     accountUsage: (account: string, periodStart: number) => s.accountUsageRows.all(account, periodStart),
     hourlyHits: (subject: { domain: string } | { account: string }, fromHour: number, toHour: number) =>

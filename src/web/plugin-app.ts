@@ -14,6 +14,8 @@ import type { JobsRepo } from '../db/jobs.repo.js';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { PluginSettings } from '../core/plugin-settings.js';
+import type { Protection } from '../core/protection.js';
+import type { ProviderClient } from '../provider/index.js';
 import type { DemoPagesDeps } from './pages/demo.routes.js';
 import type { SessionsRepo } from '../db/sessions.repo.js';
 import type { PanelEvent } from '../panel/events.js';
@@ -28,6 +30,9 @@ export interface PluginAppDeps {
   accounts: AccountsRepo;
   jobs: JobsRepo;
   sessions: SessionsRepo;
+  provider: ProviderClient;
+  /** Protect, pause and resume by hand (services.protection). */
+  protection: Protection;
   /** The embedded sandbox's address, when it is the provider (the demo, the default rules editor). */
   sandboxUrl: string | undefined;
   /** The embedded sandbox's partner key, for the demo panel's use of its control API. */
@@ -89,7 +94,14 @@ export function createPluginApp(deps: PluginAppDeps) {
       secureCookies: (config.publicUrl ?? '').startsWith('https:'),
       logger: logger.child({ component: 'pages' }),
       security: { frameAncestors: config.pages.frameAncestors, dashboardOrigin: originOf(rulesEditorTemplate(config, deps.sandboxUrl)) },
-      panel: { accounts },
+      panel: {
+        accounts,
+        stats: deps.stats,
+        provider: deps.provider,
+        protection: deps.protection,
+        rulesEditorTemplate: rulesEditorTemplate(config, deps.sandboxUrl),
+        now: deps.now,
+      },
       admin: {
         jobs: deps.jobs,
         settings: {

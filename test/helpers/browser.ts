@@ -39,7 +39,9 @@ async function browserLaunch(): Promise<{ executablePath: string; args: string[]
 export async function withBrowser<T>(fn: (context: BrowserContext) => Promise<T>): Promise<T> {
   const profile = createTempDir('wpp-chromium-');
   const { executablePath, args } = await browserLaunch();
-  const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args });
+  // A set locale: a bare POSIX environment gives Chromium the language tag `en-US@posix`, which
+  // Intl refuses, and libraries that format numbers with navigator.language (uPlot) fail to load.
+  const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args, locale: 'en-US' });
   try {
     return await fn(context);
   } finally {

@@ -1,0 +1,157 @@
+/**
+ * Protect, pause and resume a website by hand: a customer from their pages, or an admin.
+ * Each goes straight to the provider (the person is waiting for the answer) and saves the
+ * local record only when the provider accepted: a refusal changes nothing here. An admin's
+ * resume of a website the hit limit paused goes through enforcement's adminResume, so the
+ * override is recorded; a re-provision re-queues the website's domain.added.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { AccountsRepo } from '../db/accounts.repo.js';
+import { AppError } from '../errors.js';
+import { panelEventSchema, type PanelEvent } from '../panel/events.js';
+import { isProviderError, type ProviderClient } from '../provider/index.js';
+import type { IngestResult } from './ingest.js';
+import type { DesiredStatus, PausedBy, Website } from './types.js';
+import { customerActions, describeWebsite, type CustomerAction } from './website-state.js';
+
+export type Actor = { kind: 'customer'; account: string } | { kind: 'admin'; admin: string };
+
+export interface ProtectionDeps {
+  accounts: Pick<AccountsRepo, 'getWebsite' | 'saveWebsite'>;
+  provider: Pick<ProviderClient, 'setWebsiteStatus'>;
+  /** Enforcement's admin resume (core/enforcement.ts): records the override for the period. */
+  adminResume: (domain: string, admin: string) => Promise<Website>;
+  /** The job queue's ingest, for a re-provision. */
+  ingestEvents?: (events: PanelEvent[]) => IngestResult[];
+  logger: Logger;
+  now: () => number;
+}
+
+/** A provider refusal or outage in plain words; nothing was changed locally. */
+export function providerFailure(error: unknown, domain: string): AppError {
+  if (!isProviderError(error)) return error instanceof AppError ? error : new AppError('INTERNAL', 'Internal error', [], { cause: error });
+  const nothing = 'Nothing was changed.';
+  switch (error.code) {
+    case 'PROVIDER_UNAVAILABLE':
+    case 'PROVIDER_RATE_LIMITED':
+    case 'PROVIDER_BAD_RESPONSE':
+      return new AppError('UNAVAILABLE', `The protection service did not answer properly. ${nothing} Try again in a minute.`, [], {
+        cause: error,
+        retryAfterSeconds: 30,
+      });
+    case 'PROVIDER_NOT_FOUND':
+      return new AppError(
+        'CONFLICT',
+        `The protection service no longer knows ${domain}. ${nothing} Ask your host to set it up again.`,
+        [],
+        {
+          cause: error,
+        },
+      );
+    case 'PROVIDER_LIMIT_REACHED':
+      return new AppError('LIMIT_REACHED', `The protection service refused: the domain limit is reached. ${nothing}`, [], { cause: error });
+    default:
+      return new AppError(
+        'BAD_REQUEST',
+        `The protection service refused this change${error.providerMessage ? `: ${error.providerMessage}` : ''}. ${nothing}`,
+        [],
+        {
+          cause: error,
+        },
+      );
+  }
+}
+
+const ACTION_WORDS: Record<CustomerAction, string> = { protect: 'protected', pause: 'paused', resume: 'resumed' };
+
+export function createProtection(deps: ProtectionDeps) {
+  const { accounts, provider, logger, now } = deps;
+
+  /** The website the actor may act on: a customer's own active website only, else NOT_FOUND like an unknown domain. */
+  function websiteFor(domain: string, actor: Actor): Website {
+    const website = accounts.getWebsite(domain);
+    if (!website || website.state !== 'active' || (actor.kind === 'customer' && website.account !== actor.account)) {
+      throw new AppError('NOT_FOUND', `${domain} is not one of ${actor.kind === 'customer' ? 'your' : 'the protected'} domains`);
+    }
+    return website;
+  }
+
+  async function send(website: Website, desiredStatus: DesiredStatus, pausedBy: PausedBy | null, actor: Actor): Promise<Website> {
+    let providerStatus: string | null;
+    try {
+      providerStatus = (await provider.setWebsiteStatus(website.domain, desiredStatus)).status ?? null;
+    } catch (error) {
+      throw providerFailure(error, website.domain);
+    }
+    const at = now();
+    const next = { ...website, desiredStatus, pausedBy, providerStatus, providerCheckedAt: at };
+    accounts.saveWebsite(next);
+    logger.info(
+      { domain: website.domain, status: desiredStatus, by: actor.kind === 'admin' ? `admin:${actor.admin}` : 'customer' },
+      'website status set by hand',
+    );
+    return { ...next, updatedAt: at };
+  }
+
+  /** A customer may only take the actions their page offers (a limit or host pause offers no resume). */
+  function allowCustomer(website: Website, action: CustomerAction): void {
+    if (customerActions(website).includes(action)) return;
+    const { summary } = describeWebsite(website, 'customer');
+    throw new AppError('CONFLICT', `${website.domain} cannot be ${ACTION_WORDS[action]} now: ${summary} Nothing was changed.`);
+  }
+
+  return {
+    /** Puts a website in `setup` (auto-protect off) behind the provider. */
+    async protect(domain: string, actor: Actor): Promise<Website> {
+      const website = websiteFor(domain, actor);
+      if (actor.kind === 'customer') allowCustomer(website, 'protect');
+      else if (website.desiredStatus !== 'setup')
+        throw new AppError('CONFLICT', `${domain} is already protected or paused: nothing was changed`);
+      return send(website, 'online', null, actor);
+    },
+
+    async pause(domain: string, actor: Actor): Promise<Website> {
+      const website = websiteFor(domain, actor);
+      if (actor.kind === 'customer') allowCustomer(website, 'pause');
+      else if (website.desiredStatus === 'paused') throw new AppError('CONFLICT', `${domain} is already paused: nothing was changed`);
+      return send(website, 'paused', actor.kind === 'customer' ? 'customer' : 'admin', actor);
+    },
+
+    async resume(domain: string, actor: Actor): Promise<Website> {
+      const website = websiteFor(domain, actor);
+      if (actor.kind === 'customer') {
+        allowCustomer(website, 'resume');
+        return send(website, 'online', null, actor);
+      }
+      if (website.desiredStatus !== 'paused' && website.providerStatus !== 'paused') {
+        throw new AppError('CONFLICT', `${domain} is not paused: nothing was changed`);
+      }
+      if (website.pausedBy !== 'enforcement') return send(website, 'online', null, actor);
+      try {
+        return await deps.adminResume(domain, actor.admin);
+      } catch (error) {
+        throw providerFailure(error, domain);
+      }
+    },
+
+    /** Queues the website's domain.added again (a fresh event id, so it is not a replay): provisioning converges it. */
+    reprovision(domain: string, admin: string): IngestResult {
+      const website = websiteFor(domain, { kind: 'admin', admin });
+      if (!deps.ingestEvents) throw new Error('reprovision needs the job queue');
+      const event = panelEventSchema.parse({
+        id: `reprovision:${domain}:${randomUUID()}`,
+        type: 'domain.added',
+        occurredAt: new Date(now()).toISOString(),
+        account: website.account,
+        // No ip: provisioning keeps the website's stored origin addresses, all of them.
+        domain,
+      });
+      const [result] = deps.ingestEvents([event]);
+      logger.info({ domain, admin }, 'website re-provision queued by an admin');
+      return result as IngestResult;
+    },
+  };
+}
+
+export type Protection = ReturnType<typeof createProtection>;

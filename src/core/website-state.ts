@@ -1,0 +1,181 @@
+/**
+ * A website's state in plain words, for the customer's and the admin's pages: what it is,
+ * who paused it, what to do next, and which one-click actions a customer may take. Pure:
+ * everything comes from the local record (core/types.ts) and, for an error, its reason.
+ */
+import type { PausedBy, Website } from './types.js';
+
+export type WebsiteStateKind =
+  'protected' | 'paused' | 'waiting_dns' | 'issuing_certificate' | 'error' | 'not_protected' | 'being_set_up' | 'removed';
+
+/** The badge classes of views/static/app.css. */
+export type StateTone = 'ok' | 'warn' | 'bad' | 'info' | 'neutral';
+
+export type CustomerAction = 'protect' | 'pause' | 'resume';
+
+export type Audience = 'customer' | 'admin';
+
+export interface WebsiteState {
+  kind: WebsiteStateKind;
+  tone: StateTone;
+  /** A badge's few words. */
+  label: string;
+  /** One sentence saying what is going on. */
+  summary: string;
+  /** What to do about it, when anything can be done. */
+  todo: string | null;
+  pausedBy: PausedBy | null;
+}
+
+export type StateInput = Pick<Website, 'domain' | 'state' | 'desiredStatus' | 'pausedBy' | 'providerStatus'>;
+
+const PAUSE_WORDS: Record<PausedBy, Record<Audience, { label: string; summary: string; todo: string | null }>> = {
+  customer: {
+    customer: {
+      label: 'Paused by you',
+      summary: 'You paused protection: visitors reach your website directly.',
+      todo: 'Resume to protect it again.',
+    },
+    admin: { label: 'Paused by the customer', summary: 'The customer paused protection.', todo: null },
+  },
+  admin: {
+    customer: {
+      label: 'Paused by your host',
+      summary: 'Your host paused protection of this domain.',
+      todo: 'Ask your host if you want it protected again.',
+    },
+    admin: { label: 'Paused by an admin', summary: 'An admin paused protection.', todo: null },
+  },
+  suspension: {
+    customer: {
+      label: 'Paused by your host',
+      summary: 'Your host paused protection while your account is suspended.',
+      todo: 'Protection resumes when your host reactivates your account.',
+    },
+    admin: { label: 'Paused: account suspended', summary: 'Paused while the account is suspended.', todo: null },
+  },
+  enforcement: {
+    customer: {
+      label: 'Paused: hit limit reached',
+      summary: 'Protection is paused because this period’s hit limit is reached.',
+      todo: 'It resumes by itself when the next period starts, or sooner if your host raises the limit.',
+    },
+    admin: {
+      label: 'Paused by the hit limit',
+      summary: 'Enforcement paused it: the hit limit of the period is reached.',
+      todo: 'Resume it as an admin to keep it online for the rest of the period.',
+    },
+  },
+  external: {
+    customer: {
+      label: 'Paused in the dashboard',
+      summary: 'Protection was paused in the protection service’s own dashboard.',
+      todo: 'Resume to protect it again.',
+    },
+    admin: { label: 'Paused outside the plugin', summary: 'Paused in the provider’s dashboard, not by the plugin.', todo: null },
+  },
+  domain_removed: {
+    customer: { label: 'Removed', summary: 'This domain was removed from your hosting account.', todo: null },
+    admin: { label: 'Removed', summary: 'The domain was removed in the panel.', todo: null },
+  },
+  account_deleted: {
+    customer: { label: 'Removed', summary: 'Your hosting account was deleted.', todo: null },
+    admin: { label: 'Account deleted', summary: 'The account was deleted in the panel.', todo: null },
+  },
+};
+
+const paused = (by: PausedBy | null, audience: Audience): WebsiteState => {
+  const words = by ? PAUSE_WORDS[by][audience] : { label: 'Paused', summary: 'Protection is paused.', todo: null };
+  return { kind: 'paused', tone: by === 'customer' || by === 'external' ? 'neutral' : 'warn', ...words, pausedBy: by };
+};
+
+const state = (kind: WebsiteStateKind, tone: StateTone, label: string, summary: string, todo: string | null = null): WebsiteState => ({
+  kind,
+  tone,
+  label,
+  summary,
+  todo,
+  pausedBy: null,
+});
+
+/** What the provider reports for a website the plugin keeps online. */
+function onlineState(website: StateInput, errorReason: string | null): WebsiteState {
+  switch (website.providerStatus) {
+    case 'online':
+      return state('protected', 'ok', 'Protected', 'Visitors pass through the protection service.');
+    case 'pending_dns':
+      return state(
+        'waiting_dns',
+        'info',
+        'Waiting for DNS',
+        `The protection service is waiting for the DNS of ${website.domain} to point at it.`,
+        `Change the DNS records of ${website.domain} (and its subdomains) where your domain is registered, so they point at the protection service. Protection starts by itself once the change is seen; this can take a few hours.`,
+      );
+    case 'issuing_certificate':
+      return state(
+        'issuing_certificate',
+        'info',
+        'Issuing certificate',
+        'DNS is set; a certificate for HTTPS is being issued.',
+        'Nothing to do: this takes a few minutes.',
+      );
+    case 'paused':
+      return paused('external', 'customer');
+    case null:
+    case 'setup':
+    case 'unknown':
+      return state(
+        'being_set_up',
+        'info',
+        'Being set up',
+        'The protection service is setting this domain up.',
+        'Nothing to do yet: check back in a minute.',
+      );
+    case 'missing':
+      return state('error', 'bad', 'Error', 'The protection service no longer knows this domain.', 'Ask your host to set it up again.');
+    case 'error':
+      return state(
+        'error',
+        'bad',
+        'Error',
+        errorReason
+          ? `The protection service reports an error: ${errorReason}`
+          : 'The protection service reports an error with this domain.',
+        'Ask your host for help if it does not clear within an hour.',
+      );
+    default:
+      return state('being_set_up', 'info', 'Being set up', `The protection service reports “${website.providerStatus}”.`);
+  }
+}
+
+/** The website's state in plain words for `audience`; `errorReason` says why, when the provider reports an error. */
+export function describeWebsite(website: StateInput, audience: Audience = 'customer', errorReason: string | null = null): WebsiteState {
+  if (website.state === 'removed') return paused(website.pausedBy ?? 'domain_removed', audience);
+  if (website.desiredStatus === 'paused') return paused(website.pausedBy, audience);
+  if (website.desiredStatus === 'setup') {
+    return state(
+      'not_protected',
+      'neutral',
+      'Not protected',
+      'This domain is not behind the protection service yet.',
+      'Click Protect to put it behind the protection service.',
+    );
+  }
+  return onlineState(website, errorReason);
+}
+
+/** Pauses a customer may end themselves: their own, and one made in the provider's dashboard. */
+const CUSTOMER_RESUMABLE: ReadonlySet<PausedBy | null> = new Set<PausedBy | null>(['customer', 'external']);
+
+/** The one-click actions a customer may take on the website now. */
+export function customerActions(website: StateInput): CustomerAction[] {
+  if (website.state !== 'active') return [];
+  switch (website.desiredStatus) {
+    case 'setup':
+      return ['protect'];
+    case 'online':
+      return website.providerStatus === 'paused' ? ['resume'] : ['pause'];
+    case 'paused':
+      return CUSTOMER_RESUMABLE.has(website.pausedBy) ? ['resume'] : [];
+  }
+}

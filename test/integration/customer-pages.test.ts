@@ -1,0 +1,214 @@
+/**
+ * The customer pages at the HTTP level, against the real plugin and sandbox: a customer sees
+ * and changes only their own account's domains, every form needs the session's CSRF token,
+ * and a bad form is answered next to the field with nothing sent to the provider.
+ */
+import { describe, expect, it } from 'vitest';
+import { customer, launchUrl } from '../helpers/pages.js';
+import { withPlugin } from '../helpers/plugin.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
+
+type Plugin = Parameters<Parameters<typeof withPlugin>[0]>[0];
+
+/** A browser without a browser: one customer's session cookie, and the CSRF token of the last page read. */
+async function signIn(pluginUrl: string, account: string) {
+  const launched = await fetch(launchUrl(pluginUrl, customer(account)), { redirect: 'manual' });
+  expect(launched.status).toBe(303);
+  const cookie = (launched.headers.get('set-cookie') ?? '').split(';')[0] as string;
+  let csrf = '';
+  const page = async (path: string) => {
+    const response = await fetch(`${pluginUrl}${path}`, { headers: { cookie }, redirect: 'manual' });
+    const html = await response.text();
+    csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? csrf;
+    return { status: response.status, html };
+  };
+  const post = async (path: string, fields: Record<string, string>, token: string | null = csrf) => {
+    const body = new URLSearchParams(token === null ? fields : { _csrf: token, ...fields });
+    const response = await fetch(`${pluginUrl}${path}`, { method: 'POST', headers: { cookie }, body, redirect: 'manual' });
+    return { status: response.status, location: response.headers.get('location'), html: await response.text() };
+  };
+  await page('/panel');
+  return { page, post, csrf: () => csrf };
+}
+
+/** The requests that could have changed a website at the sandbox. */
+async function changesAt(sb: TestSandbox, domain: string) {
+  const requests = await sb.control<{ method: string; path: string }[]>('GET', '/_sandbox/requests?limit=1000');
+  return requests.filter((request) => request.method !== 'GET' && request.path.includes(domain));
+}
+
+async function setUp(plugin: Plugin) {
+  const answer = await plugin.postEvents([
+    { type: 'account.created', account: 'alice' },
+    { type: 'domain.added', account: 'alice', domain: 'alice.example' },
+    { type: 'account.created', account: 'bob' },
+    { type: 'domain.added', account: 'bob', domain: 'bob.example' },
+  ]);
+  expect(answer.status).toBe(202);
+  await plugin.idle();
+  expect(plugin.accounts.getWebsite('bob.example')).not.toBeNull();
+}
+
+/** The form of the settings page as the browser would post it, with `changes` on top. */
+function settingsFields(html: string, changes: Record<string, string>): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [, name, value] of html.matchAll(/<select id="[^"]+" name="([^"]+)"[\s\S]*?<option value="([^"]*)"[^>]* selected/g))
+    fields[name as string] = value as string;
+  for (const [, name] of html.matchAll(/type="checkbox" id="[^"]+" name="([^"]+)" value="on" checked/g)) fields[name as string] = 'on';
+  fields.subdomains = /name="subdomains" value="([^"]*)"/.exec(html)?.[1] ?? '';
+  fields.ipv4 = /name="ipv4"[^>]*>([^<]*)</.exec(html)?.[1] ?? '';
+  fields.ipv6 = /name="ipv6"[^>]*>([^<]*)</.exec(html)?.[1] ?? '';
+  fields.certs_issuer = /name="certs_issuer" value="(\w+)" checked/.exec(html)?.[1] ?? 'acme';
+  return { ...fields, ...changes };
+}
+
+describe('customer pages', () => {
+  it("never shows or changes another account's domain", async () => {
+    await withPlugin(
+      async (plugin, sb) => {
+        await setUp(plugin);
+        const bobKey = plugin.accounts.getAccount('bob')?.providerApiKey as string;
+        const bobBefore = plugin.accounts.getWebsite('bob.example');
+        const alice = await signIn(plugin.url, 'alice');
+        const list = await alice.page('/panel');
+        expect(list.html).toContain('alice.example');
+        expect(list.html).not.toContain('bob.example');
+        for (const path of [
+          '/panel/domains/bob.example',
+          '/panel/domains/bob.example?range=30d',
+          '/panel/domains/bob.example/rules',
+          '/panel/domains/bob.example/rules/check',
+          '/panel/domains/nobody.example',
+        ]) {
+          const answer = await alice.page(path);
+          expect(answer.status, path).toBe(404);
+          expect(answer.html).not.toContain(bobKey);
+        }
+        // Bob's own page does carry his key (so the 404s above are not vacuous).
+        const bob = await signIn(plugin.url, 'bob');
+        expect((await bob.page('/panel/domains/bob.example/rules')).html).toContain(encodeURIComponent(bobKey));
+        await alice.page('/panel');
+        for (const action of ['protect', 'pause', 'resume', 'settings']) {
+          const answer = await alice.post(`/panel/domains/bob.example/${action}`, {
+            rule_humans: 'deny',
+            ipv4: '198.51.100.9',
+            certs_issuer: 'acme',
+          });
+          expect(answer.status, action).toBe(404);
+        }
+        expect(await changesAt(sb, 'bob.example')).toHaveLength(0);
+        expect(plugin.accounts.getWebsite('bob.example')).toEqual(bobBefore);
+      },
+      { env: { WPP_AUTO_PROTECT: 'false' } },
+    );
+  });
+
+  it('refuses every form without the session’s CSRF token, changing nothing', async () => {
+    await withPlugin(
+      async (plugin, sb) => {
+        await setUp(plugin);
+        const alice = await signIn(plugin.url, 'alice');
+        await alice.page('/panel/domains/alice.example');
+        for (const token of [null, 'not-the-token', '']) {
+          for (const action of ['protect', 'settings']) {
+            const answer = await alice.post(
+              `/panel/domains/alice.example/${action}`,
+              { rule_humans: 'deny', ipv4: '198.51.100.9', certs_issuer: 'acme' },
+              token,
+            );
+            expect(answer.status, `${action} with ${token}`).toBe(403);
+          }
+        }
+        expect(await changesAt(sb, 'alice.example')).toHaveLength(0);
+        expect(plugin.accounts.getWebsite('alice.example')?.desiredStatus).toBe('setup');
+        // The real token works.
+        const protect = await alice.post('/panel/domains/alice.example/protect', { return_to: 'list' });
+        expect(protect).toMatchObject({ status: 303, location: '/panel?done=protected' });
+        expect(plugin.accounts.getWebsite('alice.example')?.desiredStatus).toBe('online');
+        expect((await alice.page('/panel?done=protected')).html).toContain('Protection requested');
+      },
+      { env: { WPP_AUTO_PROTECT: 'false' } },
+    );
+  });
+
+  it('answers bad settings next to the field and sends nothing; good ones only what changed', async () => {
+    await withPlugin(async (plugin, sb) => {
+      await setUp(plugin);
+      const alice = await signIn(plugin.url, 'alice');
+      const page = await alice.page('/panel/domains/alice.example');
+      expect(page.status).toBe(200);
+      const bad = await alice.post(
+        '/panel/domains/alice.example/settings',
+        settingsFields(page.html, { ipv4: '192.0.2.5, 999.1.2.3', rule_humans: 'captcha' }),
+      );
+      expect(bad.status).toBe(400);
+      expect(bad.html).toMatch(/id="ipv4-problem">“999\.1\.2\.3” is not an IPv4 address</);
+      // What was typed is shown again, escaped, in its field.
+      expect(bad.html).toContain('192.0.2.5, 999.1.2.3</textarea>');
+      expect(await changesAt(sb, 'alice.example')).toHaveLength(0);
+
+      const good = await alice.post(
+        '/panel/domains/alice.example/settings',
+        settingsFields(page.html, { rule_humans: 'captcha', subdomains: 'www, shop' }),
+      );
+      expect(good).toMatchObject({ status: 303, location: '/panel/domains/alice.example?done=saved#settings' });
+      const website = await sb.control<{ subdomain: string[]; settings: { rules: Record<string, string> } }>(
+        'GET',
+        '/v1.0/website?domain=alice.example',
+      );
+      expect(website.settings.rules.humans).toBe('captcha');
+      expect(website.subdomain).toEqual(['www', 'shop']);
+      expect(plugin.accounts.getWebsite('alice.example')?.subdomains).toEqual(['www', 'shop']);
+      expect(await changesAt(sb, 'alice.example')).toHaveLength(1);
+      expect((await alice.page('/panel/domains/alice.example?done=saved')).html).toContain('Settings saved');
+    });
+  });
+
+  it('shows the hits per range and the mitigation breakdown from the stored statistics', async () => {
+    await withPlugin(async (plugin, sb) => {
+      await setUp(plugin);
+      await sb.control('POST', '/_sandbox/websites/alice.example/dns-verified');
+      await plugin.syncStatistics();
+      await sb.control('POST', '/_sandbox/websites/alice.example/traffic', {
+        hits: 1000,
+        blocked: 120,
+        mitigated: 30,
+        category: 'content_scrapers',
+      });
+      await sb.control('POST', '/_sandbox/websites/alice.example/traffic', { hits: 500, blocked: 5, mitigated: 7, category: 'humans' });
+      await plugin.syncStatistics();
+      expect(plugin.stats.latestMitigation('alice.example')?.detail).toEqual({
+        captcha: 37,
+        deny: 125,
+        byCategory: expect.objectContaining({ content_scrapers: 150, humans: 12 }),
+      });
+      const alice = await signIn(plugin.url, 'alice');
+      const { html } = await alice.page('/panel/domains/alice.example?range=7d');
+      expect(html).toMatch(
+        /<td class="num" data-label="Hits">1,500<\/td>\s*<td class="num" data-label="Permitted">1,375<\/td>\s*<td class="num" data-label="Blocked">125<\/td>/,
+      );
+      expect(html).toMatch(/<div class="value">37<\/div><div class="label">challenged with a captcha/);
+      expect(html).toMatch(/content scrapers<\/td><td class="num" data-label="Mitigated">150</);
+      const chart = JSON.parse(/<script type="application\/json" id="hits-data" data-chart="hits-chart">([^<]*)</.exec(html)?.[1] ?? '{}');
+      expect(chart.x).toHaveLength(7 * 24);
+      expect(chart.series.map((s: { values: number[] }) => s.values.reduce((a, b) => a + b, 0))).toEqual([1375, 125]);
+    });
+  });
+
+  it('keeps the new-window link and says why when the rules editor cannot load', async () => {
+    await withPlugin(
+      async (plugin) => {
+        await setUp(plugin);
+        const alice = await signIn(plugin.url, 'alice');
+        const page = await alice.page('/panel/domains/alice.example/rules');
+        expect(page.status).toBe(200);
+        expect(page.html).toContain('If the editor does not appear below, open it in a new window.');
+        expect(page.html).toMatch(
+          /href="http:\/\/127\.0\.0\.1:9\/en\/alice\.example\?key=[^"]+" target="_blank" rel="noopener noreferrer"/,
+        );
+        expect(JSON.parse((await alice.page('/panel/domains/alice.example/rules/check')).html)).toEqual({ status: 'unreachable' });
+      },
+      { env: { WPP_RULES_EDITOR_URL: 'http://127.0.0.1:9/{lang}/{domain}?key={api_key}' } },
+    );
+  });
+});

@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  fieldOfProviderPath,
+  formOf,
+  parseSettingsForm,
+  problemsFromProviderError,
+  settingsViewOf,
+  type SettingsView,
+  type UploadedFile,
+} from '../../src/core/website-settings.js';
+import { ProviderError, websiteSchema } from '../../src/provider/index.js';
+
+const cert = (name: string) => readFileSync(join('test/fixtures/certs', name));
+const NOW = Date.parse('2026-12-01T00:00:00Z');
+
+const current: SettingsView = settingsViewOf(
+  websiteSchema.parse({
+    domain: 'secure.example',
+    subdomain: ['www'],
+    ip: ['203.0.113.10'],
+    status: 'online',
+    certificate_status: 'issued',
+    settings: {
+      rules: { humans: 'grant', content_scrapers: 'deny', emulated_humans: 'captcha', search_engines: 'grant' },
+      rulesets: { wordpress: true },
+      loadbalancer: { force_https: true, certs_issuer: 'acme' },
+    },
+  }),
+);
+
+/** The form exactly as the page shows it for `current`, as the browser would post it. */
+function unchangedBody(): Record<string, string> {
+  const form = formOf(current);
+  const body: Record<string, string> = {
+    _csrf: 'token',
+    subdomains: form.subdomains,
+    ipv4: form.ipv4,
+    ipv6: form.ipv6,
+    certs_issuer: form.certsIssuer,
+  };
+  for (const [category, policy] of Object.entries(form.rules)) body[`rule_${category}`] = policy;
+  for (const [name, on] of Object.entries(form.rulesets)) if (on) body[`ruleset_${name}`] = 'on';
+  for (const [flag, on] of Object.entries(form.loadbalancer)) if (on) body[`lb_${flag}`] = 'on';
+  return body;
+}
+
+const parse = (body: Record<string, string>, files: UploadedFile[] = []) => parseSettingsForm(body, files, current, 'secure.example', NOW);
+
+describe('parseSettingsForm', () => {
+  it('sends nothing when nothing changed', () => {
+    expect(parse(unchangedBody())).toEqual({ ok: true, patch: {}, changed: [] });
+  });
+
+  it('sends only the fields that changed', () => {
+    const body: Record<string, string> = { ...unchangedBody(), rule_humans: 'captcha', ruleset_drupal: 'on', subdomains: 'www, shop' };
+    delete body.lb_force_https;
+    const parsed = parse(body);
+    expect(parsed).toEqual({
+      ok: true,
+      patch: {
+        settings: { rules: { humans: 'captcha' }, rulesets: { drupal: true }, loadbalancer: { force_https: false } },
+        subdomain: ['www', 'shop'],
+      },
+      changed: ['rule_humans', 'ruleset_drupal', 'lb_force_https', 'subdomains'],
+    });
+  });
+
+  it('reads origin lists one per line or comma separated, IPv4 and IPv6 apart', () => {
+    const parsed = parse({ ...unchangedBody(), ipv4: '203.0.113.10\n198.51.100.7, 198.51.100.7', ipv6: '2001:DB8::1' });
+    expect(parsed).toMatchObject({ ok: true, patch: { ip: ['203.0.113.10', '198.51.100.7'], ipv6: ['2001:db8::1'] } });
+  });
+
+  it('keys every problem by its form field and sends nothing', () => {
+    const parsed = parse({
+      ...unchangedBody(),
+      rule_humans: 'maybe',
+      ipv4: '203.0.113.10, 300.1.1.1',
+      ipv6: '10.0.0.1',
+      subdomains: 'w w w!',
+    });
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.problems.rule_humans).toBe('choose grant, captcha or deny');
+    expect(parsed.problems.ipv4).toContain('300.1.1.1');
+    expect(parsed.problems.ipv6).toContain('10.0.0.1');
+    expect(parsed.problems.subdomains).toContain('is not a subdomain');
+  });
+
+  it('needs at least one origin address', () => {
+    const parsed = parse({ ...unchangedBody(), ipv4: ' ', ipv6: '' });
+    expect(parsed).toMatchObject({ ok: false, problems: { ipv4: expect.stringContaining('at least one address') } });
+  });
+
+  it('refuses an unknown certificate issuer', () => {
+    expect(parse({ ...unchangedBody(), certs_issuer: 'letsencrypt' })).toMatchObject({
+      ok: false,
+      problems: { certs_issuer: expect.any(String) },
+    });
+  });
+});
+
+describe('custom certificates', () => {
+  const files = (crt: Buffer | null, key: Buffer | null): UploadedFile[] => [
+    ...(crt ? [{ fieldname: 'certificate', buffer: crt }] : []),
+    ...(key ? [{ fieldname: 'private_key', buffer: key }] : []),
+  ];
+
+  it('sends a matching PEM pair with the custom issuer', () => {
+    const parsed = parse({ ...unchangedBody(), certs_issuer: 'custom' }, files(cert('secure.example.crt'), cert('secure.example.key')));
+    expect(parsed).toMatchObject({
+      ok: true,
+      patch: {
+        settings: { loadbalancer: { certs_issuer: 'custom' } },
+        certificate: { public: expect.stringContaining('BEGIN CERTIFICATE') },
+      },
+      changed: ['certs_issuer', 'certificate'],
+    });
+  });
+
+  it('needs both files when switching to custom', () => {
+    expect(parse({ ...unchangedBody(), certs_issuer: 'custom' })).toMatchObject({
+      ok: false,
+      problems: { certificate: expect.any(String) },
+    });
+    expect(parse({ ...unchangedBody(), certs_issuer: 'custom' }, files(cert('secure.example.crt'), null))).toMatchObject({
+      ok: false,
+      problems: { private_key: expect.stringContaining('private key') },
+    });
+  });
+
+  it('refuses a key that does not belong to the certificate', () => {
+    const parsed = parse({ ...unchangedBody(), certs_issuer: 'custom' }, files(cert('secure.example.crt'), cert('other.key')));
+    expect(parsed).toEqual({ ok: false, problems: { private_key: 'This key does not belong to the uploaded certificate' } });
+  });
+
+  it('refuses files that are not PEM', () => {
+    const parsed = parse({ ...unchangedBody(), certs_issuer: 'custom' }, files(Buffer.from('hello'), Buffer.from('world')));
+    expect(parsed).toMatchObject({
+      ok: false,
+      problems: {
+        certificate: expect.stringContaining('not a PEM certificate'),
+        private_key: expect.stringContaining('not a PEM private key'),
+      },
+    });
+  });
+
+  it('refuses a certificate for another domain, and an upload with the automatic issuer', () => {
+    const other = parseSettingsForm(
+      { ...unchangedBody(), certs_issuer: 'custom' },
+      files(cert('secure.example.crt'), cert('secure.example.key')),
+      current,
+      'shop.example',
+      NOW,
+    );
+    expect(other).toMatchObject({ ok: false, problems: { certificate: 'This certificate is not for shop.example' } });
+    const acme = parse(unchangedBody(), files(cert('secure.example.crt'), cert('secure.example.key')));
+    expect(acme).toMatchObject({ ok: false, problems: { certificate: expect.stringContaining('my own certificate') } });
+  });
+});
+
+describe('provider refusals', () => {
+  it('maps detail paths back to form fields', () => {
+    expect(fieldOfProviderPath('settings.rules.humans')).toBe('rule_humans');
+    expect(fieldOfProviderPath('settings.rulesets.wordpress')).toBe('ruleset_wordpress');
+    expect(fieldOfProviderPath('settings.loadbalancer.force_https')).toBe('lb_force_https');
+    expect(fieldOfProviderPath('settings.loadbalancer.certs_issuer')).toBe('certs_issuer');
+    expect(fieldOfProviderPath('subdomain.1')).toBe('subdomains');
+    expect(fieldOfProviderPath('ip.0')).toBe('ipv4');
+    expect(fieldOfProviderPath('ipv6')).toBe('ipv6');
+    expect(fieldOfProviderPath('certificate')).toBe('certificate');
+    expect(fieldOfProviderPath('')).toBe('form');
+  });
+
+  it('turns a validation refusal into field problems, and nothing else', () => {
+    const refusal = new ProviderError({
+      code: 'PROVIDER_VALIDATION',
+      message: 'PUT /v1.0/website/{domain} failed with HTTP 422',
+      method: 'PUT',
+      path: '/v1.0/website/secure.example',
+      attempts: 1,
+      sent: true,
+      details: [{ path: 'ip.0', message: 'address is not routable' }],
+    });
+    expect(problemsFromProviderError(refusal)).toEqual({ ipv4: 'The protection service refused this: address is not routable' });
+    const outage = new ProviderError({
+      code: 'PROVIDER_UNAVAILABLE',
+      message: 'down',
+      method: 'PUT',
+      path: refusal.path,
+      attempts: 2,
+      sent: true,
+    });
+    expect(problemsFromProviderError(outage)).toBeNull();
+  });
+});

@@ -1,0 +1,48 @@
+/*
+ * Draws every chart of a page with uPlot. A chart's data travels as JSON in a
+ * <script type="application/json" data-chart="TARGET-ID"> element (never executed, so the CSP
+ * holds): {"x": [epoch seconds...], "series": [{"label": "...", "values": [...]}, ...]}.
+ * Without JavaScript the page shows the same figures as tables.
+ */
+(function () {
+  'use strict';
+  var COLOURS = [
+    { stroke: '#1f5fd1', fill: 'rgba(31, 95, 209, 0.12)' },
+    { stroke: '#b42318', fill: 'rgba(180, 35, 24, 0.12)' },
+    { stroke: '#7a4b00', fill: 'rgba(122, 75, 0, 0.10)' },
+    { stroke: '#135c2a', fill: 'rgba(19, 92, 42, 0.10)' },
+  ];
+  var HEIGHT = 260;
+
+  function draw(script) {
+    var target = document.getElementById(script.getAttribute('data-chart'));
+    if (!target || typeof window.uPlot !== 'function') return;
+    var data = JSON.parse(script.textContent || '{}');
+    var width = function () {
+      return Math.max(260, target.clientWidth);
+    };
+    var series = [{}].concat(
+      data.series.map(function (s, i) {
+        var colour = COLOURS[i % COLOURS.length];
+        return { label: s.label, stroke: colour.stroke, fill: colour.fill, width: 1.5 };
+      }),
+    );
+    var columns = [data.x].concat(
+      data.series.map(function (s) {
+        return s.values;
+      }),
+    );
+    var plot = new window.uPlot({ width: width(), height: HEIGHT, series: series, axes: [{}, { size: 60 }], scales: { x: { time: true } } }, columns, target);
+    target.classList.add('drawn');
+    var pending = 0;
+    window.addEventListener('resize', function () {
+      cancelAnimationFrame(pending);
+      pending = requestAnimationFrame(function () {
+        plot.setSize({ width: width(), height: HEIGHT });
+      });
+    });
+  }
+
+  var scripts = document.querySelectorAll('script[type="application/json"][data-chart]');
+  for (var i = 0; i < scripts.length; i++) draw(scripts[i]);
+})();
