@@ -11,8 +11,8 @@ import type { TestSandbox } from '../helpers/sandbox.js';
 type Plugin = Parameters<Parameters<typeof withPlugin>[0]>[0];
 
 /** A browser without a browser: one customer's session cookie, and the CSRF token of the last page read. */
-async function signIn(pluginUrl: string, account: string) {
-  const launched = await fetch(launchUrl(pluginUrl, customer(account)), { redirect: 'manual' });
+async function signIn(pluginUrl: string, account: string, now = Date.now()) {
+  const launched = await fetch(launchUrl(pluginUrl, customer(account), { now }), { redirect: 'manual' });
   expect(launched.status).toBe(303);
   const cookie = (launched.headers.get('set-cookie') ?? '').split(';')[0] as string;
   let csrf = '';
@@ -193,6 +193,31 @@ describe('customer pages', () => {
       expect(chart.x).toHaveLength(7 * 24);
       expect(chart.series.map((s: { values: number[] }) => s.values.reduce((a, b) => a + b, 0))).toEqual([1375, 125]);
     });
+  });
+
+  it('forecasts the day each limit will be reached at the rate of the period so far', async () => {
+    // The 11th of a 30-day month: ten days of the monthly period have passed.
+    const now = Date.UTC(2026, 10, 11);
+    await withPlugin(
+      async (plugin, sb) => {
+        await setUp(plugin);
+        await plugin.syncStatistics();
+        await sb.control('POST', '/_sandbox/websites/alice.example/traffic', { hits: 1500 });
+        await plugin.syncStatistics();
+        const alice = await signIn(plugin.url, 'alice', now);
+        const limitCell = async () => /data-label="Limit reached on">([^<]*)</.exec((await alice.page('/panel')).html)?.[1];
+        expect(await limitCell()).toBe('not this period');
+        // 150 hits a day: 3,000 are reached after 20 days.
+        plugin.stats.setLimits('website', 'alice.example', { websiteHits: 3000 });
+        expect(await limitCell()).toBe('21 Nov');
+        // The account's limit comes first when it is nearer.
+        plugin.stats.setLimits('account', 'alice', { accountHits: 2250 });
+        expect(await limitCell()).toBe('16 Nov');
+        plugin.stats.setLimits('website', 'alice.example', { websiteHits: 1000 });
+        expect(await limitCell()).toBe('reached');
+      },
+      { now: () => now },
+    );
   });
 
   it('keeps the new-window link and says why when the rules editor cannot load', async () => {

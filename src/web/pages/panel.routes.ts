@@ -6,6 +6,7 @@
  */
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
+import { forecastLimitReached } from '../../core/forecast.js';
 import { createLimitResolver } from '../../core/limits.js';
 import type { Protection } from '../../core/protection.js';
 import { TRAFFIC_RANGES, trafficView, trafficWindow, type TrafficRange } from '../../core/traffic-view.js';
@@ -172,28 +173,48 @@ function editorUrlFor(deps: PanelPagesDeps, website: Website): string | undefine
   return rulesEditorUrl(deps.rulesEditorTemplate, { domain: website.domain, lang: 'en', apiKey });
 }
 
-/** Each active domain with its state, actions and usage this period: one usage query and one limits read for all. */
+/** "27 Nov" (UTC), the day a forecast names; "not this period" when it names none. */
+const forecastWords = (at: number | null, now: number) =>
+  at === null
+    ? 'not this period'
+    : at <= now
+      ? 'reached'
+      : new Date(at).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+
+/**
+ * Each active domain with its state, actions, usage this period and the day a limit will be
+ * reached at this period's rate (its own limit, or the account's, whichever comes first): one
+ * usage query and one limits read for all.
+ */
 function domainRows(deps: PanelPagesDeps, account: string) {
+  const now = deps.now();
   const limits = createLimitResolver(deps.stats, deps.accounts);
-  const period = limits.periodOf(account, deps.now());
+  const period = limits.periodOf(account, now);
   const usage = new Map(deps.stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
+  const accountHits = [...usage.values()].reduce((sum, hits) => sum + hits, 0);
+  const accountLimit = limits.forAccount(account);
+  const forecast = (hits: number, limit: number | null) =>
+    forecastLimitReached({ usage: hits, periodStart: period.start, periodEnd: period.end, now, limit });
+  const accountReached = accountLimit.exempt ? null : forecast(accountHits, accountLimit.accountHits);
   return deps.accounts
     .websitesOf(account)
     .filter((website) => website.state === 'active')
     .map((website) => {
       const own = limits.forWebsite(website.domain, account);
-      // Placeholder until core/forecast.ts (another branch) is merged and wired here.
-      const limitReachedOnPlaceholder = '—';
+      const hits = usage.get(website.domain) ?? 0;
+      const reached = own.exempt ? null : earliest(forecast(hits, own.websiteHits), accountReached);
       return {
         website,
         state: describeWebsite(website, 'customer'),
         actions: customerActions(website),
-        hits: usage.get(website.domain) ?? 0,
+        hits,
         limit: own.exempt ? null : own.websiteHits,
-        limitReachedOn: limitReachedOnPlaceholder,
+        limitReachedOn: forecastWords(reached, now),
       };
     });
 }
+
+const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
 
 interface SettingsLocals {
   view: SettingsView | null;
