@@ -28,6 +28,7 @@ import { connectProvider, httpUrl } from './provider/connect.js';
 import type { ProviderClient, ProviderClientOptions } from './provider/index.js';
 import type { RunningSandbox } from './sandbox/server.js';
 import { createSessionsRepo } from './db/sessions.repo.js';
+import { createUnprotectedRepo } from './db/unprotected.repo.js';
 import { createPluginApp } from './web/plugin-app.js';
 import { startPluginServer } from './web/plugin-server.js';
 
@@ -147,6 +148,9 @@ async function wire(
     signal: life.signal,
     track: life.track,
     queue,
+    jobs,
+    unprotected: createUnprotectedRepo(db),
+    audit,
   });
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
   const worker = startBackground(
@@ -173,6 +177,7 @@ async function wire(
       stats,
       provider,
       protection: services.protection,
+      bulkProtect: services.bulkProtect,
       sandboxUrl: sandbox?.url,
       sandboxPartnerKey: sandbox?.partnerKey,
       settings,

@@ -22,6 +22,8 @@ export const JOB_KINDS = {
   'server.register': z.object({}),
   /** Deliver one enforcement action to the notification URL. */
   'notification.send': enforcementNoticeSchema,
+  /** Protect a website left in `setup` (bulk protect), for the admin named. */
+  'website.protect': z.object({ domain: z.string().min(1), admin: z.string().min(1) }),
 } as const;
 
 export type JobKind = keyof typeof JOB_KINDS;
@@ -88,5 +90,6 @@ export function jobHandlers(handlers: JobHandlers): Record<JobKind, (job: Job) =
     'website.refresh': bind('website.refresh'),
     'server.register': bind('server.register'),
     'notification.send': bind('notification.send'),
+    'website.protect': bind('website.protect'),
   };
 }

@@ -52,6 +52,27 @@ export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
       onQueued();
     },
 
+    /**
+     * Queues the protection of websites in `setup` (bulk protect). One waiting job per website
+     * however often asked: returns how many were newly queued.
+     */
+    protectWebsites(websites: { domain: string; account: string }[], admin: string): number {
+      if (websites.length === 0) return 0;
+      const results = queueJobs(
+        jobs,
+        websites.map(({ domain, account }) => ({
+          kind: 'website.protect' as const,
+          pendingKey: `website.protect:${domain}`,
+          account,
+          domain,
+          payload: { domain, admin },
+          maxAttempts,
+        })),
+      );
+      onQueued();
+      return results.filter((result) => result.created).length;
+    },
+
     /** Queues this server's registration with the provider, once per IP address. */
     registerServer(ip: string): void {
       queueJob(jobs, { kind: 'server.register', dedupeKey: `server.register:${ip}`, payload: {}, maxAttempts });

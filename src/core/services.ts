@@ -10,6 +10,10 @@ import type { ProviderClient } from '../provider/index.js';
 import { createEnforcement } from './enforcement.js';
 import type { JobQueue } from './job-queue.js';
 import { createProtection } from './protection.js';
+import { createBulkProtect } from './bulk-protect.js';
+import type { JobsRepo } from '../db/jobs.repo.js';
+import type { SettingsRepo } from '../db/settings.repo.js';
+import type { UnprotectedRepo } from '../db/unprotected.repo.js';
 import { accountLimitsOf } from './limits.js';
 import type { EnforcementNotice } from './notifications.js';
 import { createProvisioning, type ProvisioningSettings } from './provisioning.js';
@@ -32,8 +36,12 @@ export interface ServicesDeps {
   signal: AbortSignal;
   /** Lets the plugin's close wait for a sync or pass in progress. */
   track<T>(pass: Promise<T>): Promise<T>;
-  /** The job queue's ingest, for an admin's re-provision; absent where nothing re-provisions. */
-  queue?: Pick<JobQueue, 'ingestEvents'>;
+  /** The job queue: an admin's re-provision, bulk protect. */
+  queue: Pick<JobQueue, 'ingestEvents' | 'protectWebsites'>;
+  /** What bulk protect reads and changes besides the queue. */
+  jobs: Pick<JobsRepo, 'retry'>;
+  unprotected: UnprotectedRepo;
+  audit: Pick<SettingsRepo, 'recordChange'>;
 }
 
 export function createServices(deps: ServicesDeps) {
@@ -62,9 +70,17 @@ export function createServices(deps: ServicesDeps) {
     accounts,
     provider,
     adminResume,
-    ingestEvents: deps.queue ? (events) => deps.queue?.ingestEvents(events) ?? [] : undefined,
+    ingestEvents: (events) => deps.queue.ingestEvents(events),
     logger: logger.child({ component: 'protection' }),
     now,
+  });
+  const bulkProtect = createBulkProtect({
+    unprotected: deps.unprotected,
+    accounts,
+    jobs: deps.jobs,
+    protectWebsites: (websites, admin) => deps.queue.protectWebsites(websites, admin),
+    protection,
+    audit: deps.audit,
   });
   const syncDeps = { stats, accounts, provider, logger: logger.child({ component: 'sync' }), now };
   return {
@@ -83,6 +99,8 @@ export function createServices(deps: ServicesDeps) {
     adminResume,
     /** Protect, pause, resume by a customer or an admin, and an admin's re-provision. */
     protection,
+    /** Every known domain not yet protected, protected in one admin action. */
+    bulkProtect,
   };
 }
 

@@ -58,6 +58,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
         const url = deps.notifyUrl();
         if (url !== null) await sendNotification({ url, secret: deps.panelSecret }, action);
       },
+      'website.protect': ({ domain, admin }) => services.bulkProtect.protectQueued(domain, admin),
     }),
     logger: logger.child({ component: 'worker' }),
     concurrency: config.worker.concurrency,

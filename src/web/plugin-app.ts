@@ -15,6 +15,7 @@ import type { SettingsRepo } from '../db/settings.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { PluginSettings } from '../core/plugin-settings.js';
 import type { Protection } from '../core/protection.js';
+import type { BulkProtect } from '../core/bulk-protect.js';
 import type { ProviderClient } from '../provider/index.js';
 import type { DemoPagesDeps } from './pages/demo.routes.js';
 import type { SessionsRepo } from '../db/sessions.repo.js';
@@ -33,6 +34,7 @@ export interface PluginAppDeps {
   provider: ProviderClient;
   /** Protect, pause and resume by hand (services.protection). */
   protection: Protection;
+  bulkProtect: BulkProtect;
   /** The embedded sandbox's address, when it is the provider (the demo, the default rules editor). */
   sandboxUrl: string | undefined;
   /** The embedded sandbox's partner key, for the demo panel's use of its control API. */
@@ -104,6 +106,7 @@ export function createPluginApp(deps: PluginAppDeps) {
       },
       admin: {
         jobs: deps.jobs,
+        bulk: { bulkProtect: deps.bulkProtect },
         settings: {
           stats: deps.stats,
           audit: deps.audit,

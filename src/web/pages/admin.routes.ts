@@ -2,11 +2,13 @@
 import express, { type Request, type Response } from 'express';
 import type { JobsRepo } from '../../db/jobs.repo.js';
 import { createSettingsRouter, type SettingsPagesDeps } from './admin-settings.routes.js';
+import { createBulkProtectRouter, type BulkProtectPagesDeps } from './bulk-protect.routes.js';
 import { createDemoRouter, type DemoPagesDeps } from './demo.routes.js';
 
 export interface AdminPagesDeps {
   jobs: Pick<JobsRepo, 'counts'>;
   settings: SettingsPagesDeps;
+  bulk: BulkProtectPagesDeps;
   /** Only when the embedded sandbox is the provider: without it, /admin/demo is not found and not linked. */
   demo?: DemoPagesDeps | undefined;
 }
@@ -23,6 +25,7 @@ export function createAdminRouter(deps: AdminPagesDeps): express.Router {
     res.render('admin/overview', { title: 'Overview', jobCounts: deps.jobs.counts() });
   });
   router.use(createSettingsRouter(deps.settings));
+  router.use(createBulkProtectRouter(deps.bulk));
   if (deps.demo) router.use(createDemoRouter(deps.demo));
   return router;
 }

@@ -1,0 +1,45 @@
+/**
+ * Bulk protect (GET /admin/bulk-protect): every domain the plugin knows but does not protect
+ * yet, with what a run will change, and (POST) the run itself: queued, recorded with the
+ * admin's name, carried out by the worker.
+ */
+import express, { type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { BulkProtect } from '../../core/bulk-protect.js';
+import { formatTime } from './admin-settings.routes.js';
+import { pageUser } from './session.middleware.js';
+
+export interface BulkProtectPagesDeps {
+  bulkProtect: Pick<BulkProtect, 'preview' | 'run'>;
+}
+
+/** How many of each kind the preview lists; the counts cover all. */
+const PREVIEW_ROWS = 200;
+
+const doneQuery = z.object({ protecting: z.coerce.number().int().min(0), retried: z.coerce.number().int().min(0) });
+
+export function createBulkProtectRouter(deps: BulkProtectPagesDeps): express.Router {
+  const router = express.Router();
+  router.get('/bulk-protect', (req: Request, res: Response) => {
+    const done = doneQuery.safeParse(req.query);
+    res.render('admin/bulk-protect', {
+      title: 'Bulk protect',
+      preview: deps.bulkProtect.preview(PREVIEW_ROWS),
+      shown: PREVIEW_ROWS,
+      formatTime,
+      flash: done.success
+        ? {
+            kind: 'ok',
+            message: `Queued: ${done.data.protecting} website${done.data.protecting === 1 ? '' : 's'} to protect, ${done.data.retried} failed set-up${done.data.retried === 1 ? '' : 's'} to try again. The jobs page shows their progress.`,
+          }
+        : null,
+    });
+  });
+  router.post('/bulk-protect', (req: Request, res: Response) => {
+    const user = pageUser(req);
+    if (user.role !== 'admin') throw new Error('bulk protect reached without an admin session');
+    const { protecting, retried } = deps.bulkProtect.run(user.admin);
+    res.redirect(303, `/admin/bulk-protect?protecting=${protecting}&retried=${retried}`);
+  });
+  return router;
+}
