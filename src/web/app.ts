@@ -73,17 +73,16 @@ function errorMiddleware(logger: Logger, pages: boolean) {
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  if (deps.pages) {
-    app.use(securityHeaders(deps.pages.security));
-    app.set('views', paths.views);
-    app.set('view engine', 'ejs');
-  }
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.use(createHooksRouter(deps.hooks));
   app.use(createCallbacksRouter(deps.callbacks));
   if (deps.pages) {
+    // The pages' headers (CSP and the rest) for what follows: the machine-to-machine routes above, timed per request, need none.
+    app.use(securityHeaders(deps.pages.security));
+    app.set('views', paths.views);
+    app.set('view engine', 'ejs');
     app.use(createAssetsRouter());
     app.use(createPagesRouter(deps.pages));
   }
