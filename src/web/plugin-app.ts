@@ -5,11 +5,13 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DEFAULT_RULES_EDITOR_PATH } from '../config.js';
+import type { AdminActions } from '../core/admin-actions.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { DEMO_LAUNCH_TOKEN_MAX_AGE_MS } from '../core/launch-tokens.js';
 import { createSessionService } from '../core/sessions.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
+import type { AdminViewsRepo } from '../db/admin-views.repo.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
 import type { SessionsRepo } from '../db/sessions.repo.js';
 import { createApp } from './app.js';
@@ -19,10 +21,13 @@ export interface PluginAppDeps {
   panelSecret: string;
   logger: Logger;
   now: () => number;
-  queue: Pick<JobQueue, 'ingestEvents' | 'refreshWebsites'>;
+  queue: Pick<JobQueue, 'ingestEvents' | 'refreshWebsites' | 'retryJob' | 'retryAllDead'>;
   accounts: AccountsRepo;
   jobs: JobsRepo;
   sessions: SessionsRepo;
+  /** The admin pages' read models and their website actions. */
+  adminViews: AdminViewsRepo;
+  adminActions: AdminActions;
   /** The embedded sandbox's address, when it is the provider (the demo, the default rules editor). */
   sandboxUrl: string | undefined;
 }
@@ -60,7 +65,7 @@ export function createPluginApp(deps: PluginAppDeps) {
       logger: logger.child({ component: 'pages' }),
       security: { frameAncestors: config.pages.frameAncestors, dashboardOrigin: originOf(rulesEditorTemplate(config, deps.sandboxUrl)) },
       panel: { accounts },
-      admin: { jobs: deps.jobs },
+      admin: { views: deps.adminViews, queue, actions: deps.adminActions, now: deps.now },
     },
   });
 }
