@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { ensurePanelSecret, type Config } from './config.js';
 import { AppError } from './errors.js';
 import type { EnforceResult } from './core/enforcement.js';
+import { createAdminActions } from './core/admin-actions.js';
 import { acquireJobLock, describeHolder } from './core/job-lock.js';
 import { createJobQueue } from './core/job-queue.js';
 import { notifyWhileOn } from './core/notifications.js';
@@ -15,6 +16,7 @@ import { reconcileWebsites } from './core/reconcile.js';
 import { createServices } from './core/services.js';
 import type { SyncOptions, SyncResult } from './core/statistics.js';
 import type { Website } from './core/types.js';
+import { createAdminViewsRepo } from './db/admin-views.repo.js';
 import { createJobsRepo, type JobsRepo } from './db/jobs.repo.js';
 import type { Db } from './db/open.js';
 import { openPluginDatabase, SERVER_BUSY_TIMEOUT_MS } from './db/plugin-database.js';
@@ -178,6 +180,15 @@ async function wire(
       provider,
       protection: services.protection,
       bulkProtect: services.bulkProtect,
+      adminViews: createAdminViewsRepo(db),
+      adminActions: createAdminActions({
+        accounts,
+        provider,
+        ingestEvents: queue.ingestEvents,
+        adminResume: services.adminResume,
+        now,
+        logger: logger.child({ component: 'admin' }),
+      }),
       sandboxUrl: sandbox?.url,
       sandboxPartnerKey: sandbox?.partnerKey,
       settings,

@@ -73,6 +73,20 @@ export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
       return results.filter((result) => result.created).length;
     },
 
+    /** An admin's retry of one dead job (pending again, attempts 0); null when there is no such dead job. */
+    retryJob(id: number) {
+      const job = jobs.retry(id);
+      if (job) onQueued();
+      return job;
+    },
+
+    /** An admin's retry of every dead job; how many were queued again. */
+    retryAllDead(): number {
+      const retried = jobs.retryAllDead();
+      if (retried > 0) onQueued();
+      return retried;
+    },
+
     /** Queues this server's registration with the provider, once per IP address. */
     registerServer(ip: string): void {
       queueJob(jobs, { kind: 'server.register', dedupeKey: `server.register:${ip}`, payload: {}, maxAttempts });

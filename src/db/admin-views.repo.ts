@@ -38,6 +38,8 @@ export type WebsiteSort = 'domain' | 'account' | 'usage' | 'status' | 'updated';
 export interface WebsiteSearch extends PageRequest {
   /** A domain or account prefix (lower case; matched as given after lower-casing). */
   q?: string;
+  /** Exactly this account's websites (the accounts page links here): its index range (account, domain). */
+  account?: string;
   /** 'prefix' (default, an index range) or 'contains' (a substring anywhere: reads every website). */
   match?: 'prefix' | 'contains';
   /** A provider status of an active website ('online', 'paused', 'pending_dns', 'setup', 'error', ...) or 'removed'. */
@@ -65,6 +67,16 @@ export interface WebsiteListRow {
   accountLimit: number | null;
   level: QuotaLevel;
   updatedAt: number;
+}
+
+/** One website with its quota as the last enforcement pass saw it: the admin's website page. */
+export interface WebsiteQuotaRow extends WebsiteListRow {
+  /** The period the usage counts in; null: no enforcement pass has looked at it yet. */
+  periodStart: number | null;
+  periodEnd: number | null;
+  warningPercent: number | null;
+  /** When the quota snapshot last changed. */
+  quotaUpdatedAt: number;
 }
 
 export interface AccountListRow {
@@ -127,6 +139,8 @@ export interface JobListRow {
   state: JobState;
   account: string | null;
   domain: string | null;
+  /** The domain named in the job's payload: account-wide jobs (a panel's domain.added) carry theirs only there. */
+  payloadDomain: string | null;
   attempts: number;
   maxAttempts: number;
   runAt: number;
@@ -258,6 +272,10 @@ function websiteFilter(search: WebsiteSearch): WebsiteFilter {
     Object.assign(params, { lo: q, hi: prefixEnd(q) });
   }
   if (matching) terms.push(`w.domain IN (${matching})`);
+  if (search.account !== undefined) {
+    terms.push('w.account = @account');
+    params.account = search.account.trim().toLowerCase();
+  }
   if (search.state === 'removed') {
     terms.push("{+}w.state = 'removed'");
     counts.push("state = 'removed'");
@@ -273,7 +291,13 @@ function websiteFilter(search: WebsiteSearch): WebsiteFilter {
   }
   if (search.quota) terms.push(QUOTA_LEVELS[search.quota]);
   const qOnly = matching && terms.length === 1 ? matching : null;
-  return { terms, qOnly, params, quota: search.quota !== undefined, counts: q || search.quota ? null : counts };
+  return {
+    terms,
+    qOnly,
+    params,
+    quota: search.quota !== undefined,
+    counts: q || search.quota || search.account !== undefined ? null : counts,
+  };
 }
 
 /**
@@ -363,6 +387,18 @@ export function createAdminViewsRepo(db: Db) {
       const rows = s.accountsPage.all({ ...range, limit: window.pageSize, offset: window.offset }).map(toAccountRow);
       return pageOf(rows, s.accountsCount.get(range)?.n ?? 0, window);
     },
+    /** One website (active or removed) with its quota snapshot; null when the plugin never knew it. */
+    website(domain: string): WebsiteQuotaRow | null {
+      const row = s.websiteWithQuota.get(domain) as (WebsiteRow & Record<string, number | null>) | undefined;
+      if (!row) return null;
+      return {
+        ...toWebsiteRow(row),
+        periodStart: row.period_start ?? null,
+        periodEnd: row.period_end ?? null,
+        warningPercent: row.warning_percent ?? null,
+        quotaUpdatedAt: row.quota_updated_at as number,
+      };
+    },
     websiteHistory(domain: string, limit = 50): WebsiteHistory {
       return {
         jobs: s.jobsOfDomain.all(domain, limit).map(toJobRow),
@@ -438,6 +474,12 @@ function overviewStatements(db: Db) {
     accountsCount: db.prepare<[{ lo: string; hi: string }], { n: number }>(
       'SELECT COUNT(*) AS n FROM accounts WHERE account >= @lo AND account < @hi',
     ),
+    websiteWithQuota: db.prepare<[string], Row>(
+      `SELECT w.domain, w.account, w.desired_status, w.paused_by, w.provider_status, w.state, w.updated_at,
+         q.usage, q.website_limit, q.account_usage, q.account_limit, q.level, q.period_start, q.period_end, q.warning_percent,
+         q.updated_at AS quota_updated_at
+       FROM websites w CROSS JOIN website_quota q ON q.domain = w.domain WHERE w.domain = ?`,
+    ),
     jobsOfDomain: db.prepare<[string, number], Row>('SELECT * FROM jobs WHERE domain = ? ORDER BY id DESC LIMIT ?'),
     changesOfDomain: db.prepare<[string, number], Row>('SELECT * FROM website_status_changes WHERE domain = ? ORDER BY id DESC LIMIT ?'),
     actionsOfDomain: db.prepare<[string, number], Row>(
@@ -512,12 +554,23 @@ const toAccountRow = (row: Record<string, unknown>): AccountListRow => ({
   createdAt: row.created_at as number,
 });
 
+function payloadDomain(payload: unknown): string | null {
+  if (typeof payload !== 'string') return null;
+  try {
+    const domain = (JSON.parse(payload) as { domain?: unknown } | null)?.domain;
+    return typeof domain === 'string' ? domain : null;
+  } catch {
+    return null;
+  }
+}
+
 const toJobRow = (row: Record<string, unknown>): JobListRow => ({
   id: row.id as number,
   kind: row.kind as string,
   state: row.state as JobState,
   account: row.account as string | null,
   domain: row.domain as string | null,
+  payloadDomain: payloadDomain(row.payload),
   attempts: row.attempts as number,
   maxAttempts: row.max_attempts as number,
   runAt: row.run_at as number,

@@ -5,11 +5,13 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DEFAULT_RULES_EDITOR_PATH } from '../config.js';
+import type { AdminActions } from '../core/admin-actions.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { DEMO_LAUNCH_TOKEN_MAX_AGE_MS } from '../core/launch-tokens.js';
 import { createSessionService } from '../core/sessions.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
+import type { AdminViewsRepo } from '../db/admin-views.repo.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
@@ -27,7 +29,7 @@ export interface PluginAppDeps {
   panelSecret: string;
   logger: Logger;
   now: () => number;
-  queue: Pick<JobQueue, 'ingestEvents' | 'refreshWebsites'>;
+  queue: Pick<JobQueue, 'ingestEvents' | 'refreshWebsites' | 'retryJob' | 'retryAllDead'>;
   accounts: AccountsRepo;
   jobs: JobsRepo;
   sessions: SessionsRepo;
@@ -35,6 +37,9 @@ export interface PluginAppDeps {
   /** Protect, pause and resume by hand (services.protection). */
   protection: Protection;
   bulkProtect: BulkProtect;
+  /** The admin pages' read models and their website actions. */
+  adminViews: AdminViewsRepo;
+  adminActions: AdminActions;
   /** The embedded sandbox's address, when it is the provider (the demo, the default rules editor). */
   sandboxUrl: string | undefined;
   /** The embedded sandbox's partner key, for the demo panel's use of its control API. */
@@ -105,7 +110,10 @@ export function createPluginApp(deps: PluginAppDeps) {
         now: deps.now,
       },
       admin: {
-        jobs: deps.jobs,
+        views: deps.adminViews,
+        queue,
+        actions: deps.adminActions,
+        now: deps.now,
         bulk: { bulkProtect: deps.bulkProtect },
         settings: {
           stats: deps.stats,

@@ -185,6 +185,15 @@ describe('admin views over a seeded fleet', () => {
       expect(views.searchWebsites({ q: 'p-12', match: 'contains' }).total).toBe(expected((w) => w.domain.includes('p-12')).length);
       expect(views.searchWebsites({ pausedBy: 'admin', page: 1 }).total).toBe(expected((w) => w.pausedBy === 'admin' && !w.removed).length);
 
+      const ofAccount = views.searchWebsites({ account: 'Customer7', sort: 'usage', dir: 'desc', pageSize: 200 });
+      const ofAccountExpected = expected((w) => w.account === 'customer7');
+      expect(ofAccount.total).toBe(ofAccountExpected.length);
+      expect(ofAccount.rows.map((r) => r.domain).sort()).toEqual(ofAccountExpected.map((w) => w.domain).sort());
+      expect(ofAccount.rows.map((r) => r.usage)).toEqual(ofAccountExpected.map((w) => w.usage).sort((a, b) => b - a));
+      expect(views.searchWebsites({ account: 'customer7', state: 'online' }).total).toBe(
+        ofAccountExpected.filter((w) => !w.removed && w.providerStatus === 'online').length,
+      );
+
       const accounts = views.accounts({ q: 'customer1', pageSize: 5 });
       expect(accounts.total).toBe(111);
       expect(accounts.rows[0]).toMatchObject({ account: 'customer1', websites: 3, usage: expect.any(Number) });
@@ -195,6 +204,20 @@ describe('admin views over a seeded fleet', () => {
       expect(views.enforcementLog({ action: 'pause' }).total).toBe(expected((w) => w.level === 'over').length);
       expect([...views.enforcementLogRows()]).toHaveLength(summary.actions);
       expect([...views.enforcementLogRows({ action: 'resume' })].every((a) => a.action === 'resume')).toBe(true);
+
+      const overOne = seededWebsite(37, 200, 10_000);
+      expect(views.website(overOne.domain)).toMatchObject({
+        domain: overOne.domain,
+        account: overOne.account,
+        usage: overOne.usage,
+        limit: 10_000,
+        level: 'over',
+        periodStart: summary.periodStart,
+        periodEnd: summary.periodEnd,
+        warningPercent: 80,
+      });
+      expect(views.website(viewsDomainOf(7))).toMatchObject({ state: 'removed', level: 'none' });
+      expect(views.website('never.example')).toBeNull();
 
       const history = views.websiteHistory(viewsDomainOf(37));
       expect(history.jobs.map((job) => job.kind)).toEqual(['website.refresh', 'website.create']);

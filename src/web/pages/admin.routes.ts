@@ -1,29 +1,51 @@
 /** The admins' pages (views/admin/): the whole fleet, and everything the CLI can do. */
-import express, { type Request, type Response } from 'express';
-import type { JobsRepo } from '../../db/jobs.repo.js';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AdminActions } from '../../core/admin-actions.js';
+import type { JobQueue } from '../../core/job-queue.js';
+import type { AdminViewsRepo } from '../../db/admin-views.repo.js';
+import { fmt } from './admin-format.js';
+import { createAdminJobsRouter } from './admin-jobs.routes.js';
+import { createAdminRunsRouter } from './admin-runs.routes.js';
+import { createAdminWebsitesRouter } from './admin-websites.routes.js';
 import { createSettingsRouter, type SettingsPagesDeps } from './admin-settings.routes.js';
 import { createBulkProtectRouter, type BulkProtectPagesDeps } from './bulk-protect.routes.js';
 import { createDemoRouter, type DemoPagesDeps } from './demo.routes.js';
 
 export interface AdminPagesDeps {
-  jobs: Pick<JobsRepo, 'counts'>;
+  /** The read models of every admin list (db/admin-views.repo.ts). */
+  views: AdminViewsRepo;
+  /** Retries of dead jobs, waking the worker. */
+  queue: Pick<JobQueue, 'retryJob' | 'retryAllDead'>;
+  /** Pause, resume and re-provision of one website. */
+  actions: Pick<AdminActions, 'pause' | 'resume' | 'reprovision'>;
+  now: () => number;
   settings: SettingsPagesDeps;
   bulk: BulkProtectPagesDeps;
   /** Only when the embedded sandbox is the provider: without it, /admin/demo is not found and not linked. */
   demo?: DemoPagesDeps | undefined;
 }
 
+/** A provider that has not answered for this long is shown as a warning. */
+const PROVIDER_QUIET_MS = 60 * 60_000;
+
 export function createAdminRouter(deps: AdminPagesDeps): express.Router {
   const router = express.Router();
-  if (deps.demo) {
-    router.use((_req, res, next) => {
-      res.locals.demo = true;
-      next();
-    });
-  }
-  router.get('/', (_req: Request, res: Response) => {
-    res.render('admin/overview', { title: 'Overview', jobCounts: deps.jobs.counts() });
+  router.use((_req: Request, res: Response, next: NextFunction) => {
+    res.locals.fmt = fmt;
+    res.locals.now = deps.now();
+    if (deps.demo) res.locals.demo = true;
+    next();
   });
+  router.get('/', (_req: Request, res: Response) => {
+    const now = deps.now();
+    const overview = deps.views.overview(now);
+    const reached = overview.providerReachedAt;
+    const providerBadge = reached === null ? 'bad' : now - reached > PROVIDER_QUIET_MS ? 'warn' : 'ok';
+    res.render('admin/overview', { title: 'Overview', overview, providerBadge });
+  });
+  router.use(createAdminWebsitesRouter(deps));
+  router.use(createAdminJobsRouter(deps));
+  router.use(createAdminRunsRouter(deps));
   router.use(createSettingsRouter(deps.settings));
   router.use(createBulkProtectRouter(deps.bulk));
   if (deps.demo) router.use(createDemoRouter(deps.demo));

@@ -1,0 +1,96 @@
+/**
+ * How the admin pages write times, durations, numbers and website states: plain words, UTC
+ * times an admin can compare with logs, and "5 minutes ago" beside them. Pure; handed to the
+ * views as `fmt`.
+ */
+import type { PausedBy } from '../../core/types.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** "2026-11-22 12:00:05 UTC"; an empty value is a dash. */
+export function utc(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+
+/** "just now", "5 minutes ago", "in 3 days", seen from `now`. */
+export function ago(ms: number | null | undefined, now: number): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return 'never';
+  const diff = now - ms;
+  const size = Math.abs(diff);
+  if (size < MINUTE) return 'just now';
+  const words =
+    size < HOUR
+      ? plural(Math.floor(size / MINUTE), 'minute')
+      : size < DAY
+        ? plural(Math.floor(size / HOUR), 'hour')
+        : plural(Math.floor(size / DAY), 'day');
+  return diff >= 0 ? `${words} ago` : `in ${words}`;
+}
+
+/** "350 ms", "40 s", "2 min 5 s", "1 h 3 min". */
+export function duration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min${seconds % 60 ? ` ${seconds % 60} s` : ''}`;
+  return `${Math.floor(seconds / 3600)} h${Math.floor((seconds % 3600) / 60) ? ` ${Math.floor((seconds % 3600) / 60)} min` : ''}`;
+}
+
+/** 12,345; an empty value is a dash. */
+export const count = (n: number | null | undefined) => (n === null || n === undefined ? '–' : n.toLocaleString('en-US'));
+
+export type BadgeKind = 'ok' | 'warn' | 'bad' | 'info' | 'neutral';
+
+const PAUSED_WORDS: Record<PausedBy, string> = {
+  customer: 'Paused by the customer',
+  admin: 'Paused by an admin',
+  enforcement: 'Paused: hit limit reached',
+  suspension: 'Paused: account suspended',
+  domain_removed: 'Paused: domain removed in the panel',
+  account_deleted: 'Paused: account deleted',
+  external: 'Paused outside the plugin',
+};
+
+const STATUS_WORDS: Record<string, [string, BadgeKind]> = {
+  online: ['Protected', 'ok'],
+  pending_dns: ['Waiting for DNS', 'warn'],
+  issuing_certificate: ['Issuing a certificate', 'info'],
+  setup: ['Not protected yet (setup)', 'neutral'],
+  error: ['Error at the provider', 'bad'],
+  missing: ['Missing at the provider', 'bad'],
+};
+
+/** A website's state in plain words, and the badge it wears. */
+export function websiteState(website: { state: string; providerStatus: string | null; desiredStatus: string; pausedBy: PausedBy | null }): {
+  words: string;
+  badge: BadgeKind;
+} {
+  if (website.state === 'removed') return { words: 'Removed', badge: 'neutral' };
+  if (website.pausedBy) return { words: PAUSED_WORDS[website.pausedBy] ?? `Paused (${website.pausedBy})`, badge: 'warn' };
+  const status = website.providerStatus ?? (website.desiredStatus === 'setup' ? 'setup' : null);
+  if (status === 'paused') return { words: 'Paused', badge: 'warn' };
+  if (status === null) return { words: 'Not read from the provider yet', badge: 'neutral' };
+  const [words, badge] = STATUS_WORDS[status] ?? [`Provider says: ${status}`, 'info'];
+  return { words, badge };
+}
+
+const LEVEL_WORDS: Record<string, [string, BadgeKind]> = {
+  over: ['Over the limit', 'bad'],
+  near: ['Near the limit', 'warn'],
+  ok: ['Within the limit', 'ok'],
+  none: ['No limit', 'neutral'],
+};
+
+/** Where a website stands against its limits, in words and a badge. */
+export const levelWords = (level: string) => {
+  const [words, badge] = LEVEL_WORDS[level] ?? [level, 'neutral'];
+  return { words, badge };
+};
+
+export const fmt = { utc, ago, duration, count, websiteState, levelWords };

@@ -1,0 +1,69 @@
+/** The admins' jobs page: the queue by state and kind with each job's last error, and retries of dead jobs (like `wpp jobs retry`). */
+import express from 'express';
+import { z } from 'zod';
+import { JOB_KINDS } from '../../core/job-kinds.js';
+import { JOB_STATES } from '../../db/jobs.repo.js';
+import { AppError } from '../../errors.js';
+import type { AdminPagesDeps } from './admin.routes.js';
+import { hrefWith, optional, pageField, pagerLinks, parseQuery } from './admin-query.js';
+
+export const JOB_KIND_NAMES = Object.keys(JOB_KINDS) as [keyof typeof JOB_KINDS, ...(keyof typeof JOB_KINDS)[]];
+
+const jobsQuery = z.object({
+  state: optional(z.enum(JOB_STATES as [string, ...string[]])),
+  kind: optional(z.enum(JOB_KIND_NAMES)),
+  page: pageField,
+  /** After a retry: how many jobs were queued again, and which one when it was one. */
+  retried: optional(z.coerce.number().int().min(0)),
+  job: optional(z.coerce.number().int().min(1)),
+});
+
+const jobId = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+const retriedMessage = (retried: number, job: number | undefined) =>
+  job !== undefined
+    ? `Job #${job} queued again: the worker runs it shortly.`
+    : retried === 0
+      ? 'No dead job to retry.'
+      : `${retried} dead job${retried === 1 ? '' : 's'} queued again: the worker runs them shortly.`;
+
+export function createAdminJobsRouter(deps: AdminPagesDeps): express.Router {
+  const router = express.Router();
+  router.get('/jobs', (req, res) => {
+    const query = parseQuery(jobsQuery, req.query);
+    const result = deps.views.jobs({
+      ...(query.state ? { state: query.state as (typeof JOB_STATES)[number] } : {}),
+      ...(query.kind ? { kind: query.kind } : {}),
+      page: query.page ?? 1,
+    });
+    const filters = { state: query.state, kind: query.kind };
+    res.render('admin/jobs', {
+      title: 'Jobs',
+      query,
+      result,
+      deadJobs: deps.views.jobs({ state: 'dead', pageSize: 1 }).total,
+      states: JOB_STATES,
+      kinds: JOB_KIND_NAMES,
+      pager: pagerLinks('/admin/jobs', filters, result.page, result.pages),
+      flash: query.retried === undefined ? undefined : { kind: 'ok', message: retriedMessage(query.retried, query.job) },
+    });
+  });
+
+  router.post('/jobs/retry-dead', (_req, res) => {
+    const retried = deps.queue.retryAllDead();
+    res.redirect(303, hrefWith('/admin/jobs', { retried }));
+  });
+
+  router.post('/jobs/:id/retry', (req, res) => {
+    const parsed = jobId.safeParse(req.params.id);
+    if (!parsed.success) throw new AppError('NOT_FOUND', `No job ${req.params.id}`);
+    if (!deps.queue.retryJob(parsed.data)) {
+      throw new AppError(
+        'CONFLICT',
+        `Job #${parsed.data} is not dead (it may have been retried already, or never failed): nothing was changed.`,
+      );
+    }
+    res.redirect(303, hrefWith('/admin/jobs', { retried: 1, job: parsed.data }));
+  });
+  return router;
+}

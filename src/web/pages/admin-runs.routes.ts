@@ -1,0 +1,114 @@
+/**
+ * The admins' record of background passes: every sync and enforcement run, and every
+ * enforcement action with its reason, usage, limit and period; the log also as a CSV download.
+ */
+import { once } from 'node:events';
+import express, { type Response } from 'express';
+import { z } from 'zod';
+import { toCsvLine } from '../../core/csv.js';
+import { ENFORCE_LOCK } from '../../core/enforcement.js';
+import { SYNC_LOCK } from '../../core/statistics.js';
+import type { EnforcementAction } from '../../core/types.js';
+import type { EnforcementLogFilter } from '../../db/admin-views.repo.js';
+import type { AdminPagesDeps } from './admin.routes.js';
+import { hrefWith, optional, pageField, pagerLinks, parseQuery } from './admin-query.js';
+
+export const ACTIONS = ['pause', 'resume', 'warning', 'admin_resume'] as const;
+const RUN_NAMES = [SYNC_LOCK, ENFORCE_LOCK] as const;
+
+const logFilterQuery = z.object({
+  account: optional(z.string().trim().toLowerCase().max(255)),
+  domain: optional(z.string().trim().toLowerCase().max(253)),
+  action: optional(z.enum(ACTIONS)),
+});
+
+const runsQuery = logFilterQuery.extend({
+  run: optional(z.enum(RUN_NAMES)),
+  runpage: pageField,
+  page: pageField,
+});
+
+const logFilterOf = (query: z.output<typeof logFilterQuery>): EnforcementLogFilter => ({
+  ...(query.account ? { account: query.account } : {}),
+  ...(query.domain ? { domain: query.domain } : {}),
+  ...(query.action ? { action: query.action } : {}),
+});
+
+const CSV_HEADER = [
+  'id',
+  'at_utc',
+  'account',
+  'domain',
+  'action',
+  'actor',
+  'reason',
+  'usage',
+  'limit',
+  'period_start_utc',
+  'period_end_utc',
+  'status_before',
+  'status_after',
+];
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const csvRow = (a: EnforcementAction) =>
+  toCsvLine([
+    a.id,
+    iso(a.at),
+    a.account,
+    a.domain,
+    a.action,
+    a.actor,
+    a.reason,
+    a.usage,
+    a.limitValue,
+    iso(a.periodStart),
+    iso(a.periodEnd),
+    a.statusBefore,
+    a.statusAfter,
+  ]);
+
+/** Writes the rows as they are read, waiting whenever the client is slower than the database. */
+async function streamCsv(res: Response, rows: Iterable<EnforcementAction>): Promise<void> {
+  res.write(toCsvLine(CSV_HEADER));
+  for (const action of rows) {
+    if (res.destroyed) return;
+    if (!res.write(csvRow(action))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  }
+  res.end();
+}
+
+export function createAdminRunsRouter(deps: AdminPagesDeps): express.Router {
+  const router = express.Router();
+  router.get('/runs', (req, res) => {
+    const query = parseQuery(runsQuery, req.query);
+    const filter = logFilterOf(query);
+    const runs = deps.views.syncRuns({ ...(query.run ? { name: query.run } : {}), page: query.runpage ?? 1, pageSize: 20 });
+    const log = deps.views.enforcementLog({ ...filter, page: query.page ?? 1 });
+    const kept = { run: query.run, runpage: query.runpage, account: query.account, domain: query.domain, action: query.action };
+    res.render('admin/runs', {
+      title: 'Sync and enforcement',
+      query,
+      runs,
+      log,
+      actions: ACTIONS,
+      runNames: RUN_NAMES,
+      csvHref: hrefWith('/admin/enforcement.csv', { account: query.account, domain: query.domain, action: query.action }),
+      runPager: pagerLinks('/admin/runs', { ...kept, page: query.page }, runs.page, runs.pages, 'runpage'),
+      logPager: pagerLinks('/admin/runs', kept, log.page, log.pages),
+    });
+  });
+
+  router.get('/enforcement.csv', async (req, res) => {
+    const filter = logFilterOf(parseQuery(logFilterQuery, req.query));
+    const day = iso(deps.now()).slice(0, 10);
+    res.status(200).set({
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': `attachment; filename="enforcement-log-${day}.csv"`,
+      'Cache-Control': 'no-store',
+    });
+    await streamCsv(res, deps.views.enforcementLogRows(filter));
+  });
+  return router;
+}

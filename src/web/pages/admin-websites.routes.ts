@@ -1,0 +1,155 @@
+/**
+ * The admins' accounts and websites: the searchable lists, one website's page with its usage,
+ * forecast and history, and the admin's pause, resume and re-provision of it.
+ */
+import express, { type Request, type Response } from 'express';
+import { z } from 'zod';
+import { forecastLimitReached } from '../../core/forecast.js';
+import type { PausedBy } from '../../core/types.js';
+import type { WebsiteQuotaRow } from '../../db/admin-views.repo.js';
+import { AppError, httpStatusFor } from '../../errors.js';
+import { REPORTED_STATUSES } from '../../provider/spec.js';
+import type { AdminPagesDeps } from './admin.routes.js';
+import { hrefWith, optional, pageField, pagerLinks, parseQuery } from './admin-query.js';
+import { pageUser } from './session.middleware.js';
+
+export const WEBSITE_STATES = [...REPORTED_STATUSES, 'missing', 'removed'] as const;
+export const PAUSERS = ['customer', 'admin', 'enforcement', 'suspension', 'domain_removed', 'account_deleted', 'external'] as const;
+const SORTS = ['domain', 'account', 'usage', 'status', 'updated'] as const;
+/** Shorter search text matches a good share of 100,000 websites: no use to anyone, and slow to count. */
+export const MIN_QUERY_LENGTH = 2;
+
+const searchText = optional(z.string().trim().max(253, 'search text is at most 253 characters').toLowerCase());
+
+const websitesQuery = z.object({
+  q: searchText,
+  match: optional(z.enum(['prefix', 'contains'])),
+  account: searchText,
+  state: optional(z.enum(WEBSITE_STATES)),
+  paused: optional(z.enum(PAUSERS)),
+  quota: optional(z.enum(['near', 'over', 'near_or_over'])),
+  sort: optional(z.enum(SORTS)),
+  dir: optional(z.enum(['asc', 'desc'])),
+  page: pageField,
+});
+
+const accountsQuery = z.object({ q: searchText, page: pageField });
+
+const websitePageQuery = z.object({
+  done: optional(z.enum(['paused', 'resumed', 'reprovisioned'])),
+  job: optional(z.coerce.number().int().min(1)),
+});
+
+const domainParam = z.string().trim().toLowerCase().min(1).max(253);
+
+const adminName = (req: Request) => {
+  const user = pageUser(req);
+  if (user.role !== 'admin') throw new Error('an admin page reached without an admin session');
+  return user.admin;
+};
+
+function websitesPage(deps: AdminPagesDeps, req: Request, res: Response) {
+  const query = parseQuery(websitesQuery, req.query);
+  const tooShort = query.q !== undefined && query.q.length < MIN_QUERY_LENGTH;
+  const q = tooShort ? undefined : query.q;
+  const result = deps.views.searchWebsites({
+    ...(q ? { q, match: query.match ?? 'prefix' } : {}),
+    ...(query.account ? { account: query.account } : {}),
+    ...(query.state ? { state: query.state } : {}),
+    ...(query.paused ? { pausedBy: query.paused as PausedBy } : {}),
+    ...(query.quota ? { quota: query.quota } : {}),
+    sort: query.sort ?? 'domain',
+    dir: query.dir ?? 'asc',
+    page: query.page ?? 1,
+  });
+  const kept = { ...query, q, page: undefined };
+  const sortHref = (sort: (typeof SORTS)[number]) =>
+    hrefWith('/admin/websites', {
+      ...kept,
+      sort,
+      dir: (query.sort ?? 'domain') === sort && (query.dir ?? 'asc') === 'asc' ? 'desc' : 'asc',
+    });
+  res.render('admin/websites', {
+    title: 'Websites',
+    query: { ...query, sort: query.sort ?? 'domain', dir: query.dir ?? 'asc' },
+    tooShort,
+    result,
+    sortHref,
+    pager: pagerLinks('/admin/websites', kept, result.page, result.pages),
+    states: WEBSITE_STATES,
+    pausers: PAUSERS,
+  });
+}
+
+/** The forecast of each limit that applies: when it is reached at this period's rate. */
+function forecasts(website: WebsiteQuotaRow, now: number) {
+  if (website.periodStart === null || website.periodEnd === null) return { website: null, account: null };
+  const period = { periodStart: website.periodStart, periodEnd: website.periodEnd, now };
+  return {
+    website: forecastLimitReached({ ...period, usage: website.usage, limit: website.limit }),
+    account: forecastLimitReached({ ...period, usage: website.accountUsage, limit: website.accountLimit }),
+  };
+}
+
+const DONE_MESSAGES = {
+  paused: 'Paused at the provider. Only an admin resumes it now.',
+  resumed: 'Resumed at the provider.',
+  reprovisioned: 'Queued for provisioning again.',
+};
+
+function renderWebsite(deps: AdminPagesDeps, req: Request, res: Response, flash?: { kind: 'ok' | 'error'; message: string }, status = 200) {
+  const domain = domainParam.parse(req.params.domain);
+  const website = deps.views.website(domain);
+  if (!website) throw new AppError('NOT_FOUND', `The plugin has no website ${domain}`);
+  const now = deps.now();
+  res.status(status).render('admin/website', {
+    title: domain,
+    website,
+    forecast: forecasts(website, now),
+    history: deps.views.websiteHistory(domain, 50),
+    flash,
+  });
+}
+
+export function createAdminWebsitesRouter(deps: AdminPagesDeps): express.Router {
+  const router = express.Router();
+  router.get('/websites', (req, res) => websitesPage(deps, req, res));
+
+  router.get('/accounts', (req, res) => {
+    const query = parseQuery(accountsQuery, req.query);
+    const tooShort = query.q !== undefined && query.q.length < MIN_QUERY_LENGTH;
+    const q = tooShort ? undefined : query.q;
+    const result = deps.views.accounts({ ...(q ? { q } : {}), page: query.page ?? 1 });
+    res.render('admin/accounts', {
+      title: 'Accounts',
+      query,
+      tooShort,
+      result,
+      pager: pagerLinks('/admin/accounts', { q }, result.page, result.pages),
+    });
+  });
+
+  router.get('/websites/:domain', (req, res) => {
+    const query = parseQuery(websitePageQuery, req.query);
+    const done = query.done ? `${DONE_MESSAGES[query.done]}${query.job ? ` Job #${query.job}.` : ''}` : undefined;
+    renderWebsite(deps, req, res, done ? { kind: 'ok', message: done } : undefined);
+  });
+
+  const act = (action: 'pause' | 'resume' | 'reprovision', done: keyof typeof DONE_MESSAGES) =>
+    router.post(`/websites/:domain/${action}`, async (req, res) => {
+      const domain = domainParam.parse(req.params.domain);
+      try {
+        const result =
+          action === 'reprovision' ? deps.actions.reprovision(domain, adminName(req)) : await deps.actions[action](domain, adminName(req));
+        const job = 'jobId' in result ? result.jobId : undefined;
+        res.redirect(303, hrefWith(`/admin/websites/${encodeURIComponent(domain)}`, { done, job }));
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code === 'NOT_FOUND') throw error;
+        renderWebsite(deps, req, res, { kind: 'error', message: error.message }, httpStatusFor(error.code));
+      }
+    });
+  act('pause', 'paused');
+  act('resume', 'resumed');
+  act('reprovision', 'reprovisioned');
+  return router;
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ago, duration, utc, websiteState } from '../../src/web/pages/admin-format.js';
+import { hrefWith, pagerLinks, parseQuery, pageField } from '../../src/web/pages/admin-query.js';
+import { z } from 'zod';
+
+const NOW = Date.parse('2026-11-22T12:00:00Z');
+
+describe('admin page formatting', () => {
+  it('writes UTC times, how long ago, and durations in plain words', () => {
+    expect(utc(NOW)).toBe('2026-11-22 12:00:00 UTC');
+    expect(utc(null)).toBe('–');
+    expect(ago(NOW - 30_000, NOW)).toBe('just now');
+    expect(ago(NOW - 60_000, NOW)).toBe('1 minute ago');
+    expect(ago(NOW - 5 * 3_600_000, NOW)).toBe('5 hours ago');
+    expect(ago(NOW + 3 * 86_400_000, NOW)).toBe('in 3 days');
+    expect(ago(null, NOW)).toBe('never');
+    expect(duration(350)).toBe('350 ms');
+    expect(duration(40_000)).toBe('40 s');
+    expect(duration(125_000)).toBe('2 min 5 s');
+    expect(duration(3_780_000)).toBe('1 h 3 min');
+  });
+
+  it('names who paused a website before what the provider shows', () => {
+    const base = { state: 'active', desiredStatus: 'paused', providerStatus: 'paused' };
+    expect(websiteState({ ...base, pausedBy: 'enforcement' })).toEqual({ words: 'Paused: hit limit reached', badge: 'warn' });
+    expect(websiteState({ ...base, state: 'removed', pausedBy: 'domain_removed' }).words).toBe('Removed');
+    expect(websiteState({ ...base, desiredStatus: 'online', providerStatus: 'pending_dns', pausedBy: null }).words).toBe('Waiting for DNS');
+    expect(websiteState({ ...base, desiredStatus: 'online', providerStatus: 'strange', pausedBy: null }).words).toBe(
+      'Provider says: strange',
+    );
+  });
+});
+
+describe('admin page queries', () => {
+  it('keeps every filter in page links and marks gaps', () => {
+    expect(hrefWith('/admin/websites', { q: 'shop', state: undefined, page: 2 })).toBe('/admin/websites?q=shop&page=2');
+    const links = pagerLinks('/admin/websites', { q: 'shop' }, 5, 20);
+    expect(links.map((l) => l.label)).toEqual(['Previous', '1', '…', '3', '4', '5', '6', '7', '…', '20', 'Next']);
+    expect(links.find((l) => l.current)?.label).toBe('5');
+    expect(links[0]?.href).toBe('/admin/websites?q=shop&page=4');
+    expect(links[1]?.href).toBe('/admin/websites?q=shop');
+    expect(pagerLinks('/x', {}, 1, 1).map((l) => l.href)).toEqual([null, '/x', null]);
+    expect(pagerLinks('/x', { page: 3 }, 2, 3, 'runpage')[0]?.href).toBe('/x?page=3');
+  });
+
+  it('refuses a value it cannot use with a BAD_REQUEST naming it, and reads an empty field as no filter', () => {
+    const schema = z.object({ page: pageField });
+    expect(parseQuery(schema, { page: '' })).toEqual({});
+    expect(parseQuery(schema, { page: '3' })).toEqual({ page: 3 });
+    expect(() => parseQuery(schema, { page: '2.5' })).toThrow(/page: page must be a whole number/);
+    expect(() => parseQuery(schema, { page: ['1', '2'] })).toThrow(expect.objectContaining({ code: 'BAD_REQUEST' }));
+  });
+});
