@@ -7,7 +7,6 @@ import type { Logger } from 'pino';
 import { ensurePanelSecret, type Config } from './config.js';
 import { AppError } from './errors.js';
 import type { EnforceResult } from './core/enforcement.js';
-import { createAdminActions } from './core/admin-actions.js';
 import { acquireJobLock, describeHolder } from './core/job-lock.js';
 import { createJobQueue } from './core/job-queue.js';
 import { notifyWhileOn } from './core/notifications.js';
@@ -181,14 +180,6 @@ async function wire(
       protection: services.protection,
       bulkProtect: services.bulkProtect,
       adminViews: createAdminViewsRepo(db),
-      adminActions: createAdminActions({
-        accounts,
-        provider,
-        ingestEvents: queue.ingestEvents,
-        adminResume: services.adminResume,
-        now,
-        logger: logger.child({ component: 'admin' }),
-      }),
       sandboxUrl: sandbox?.url,
       sandboxPartnerKey: sandbox?.partnerKey,
       settings,

@@ -63,6 +63,9 @@ export function providerFailure(error: unknown, domain: string): AppError {
   }
 }
 
+/** Paused because of the account in the panel: only the panel undoes these, or the plugin and the panel would disagree. */
+const PANEL_PAUSES: ReadonlySet<PausedBy> = new Set(['suspension', 'account_deleted', 'domain_removed']);
+
 const ACTION_WORDS: Record<CustomerAction, string> = { protect: 'protected', pause: 'paused', resume: 'resumed' };
 
 export function createProtection(deps: ProtectionDeps) {
@@ -126,6 +129,12 @@ export function createProtection(deps: ProtectionDeps) {
       }
       if (website.desiredStatus !== 'paused' && website.providerStatus !== 'paused') {
         throw new AppError('CONFLICT', `${domain} is not paused: nothing was changed`);
+      }
+      if (website.pausedBy && PANEL_PAUSES.has(website.pausedBy)) {
+        throw new AppError(
+          'CONFLICT',
+          `${domain} is paused because of its account in the control panel: change it there. Nothing was changed.`,
+        );
       }
       if (website.pausedBy !== 'enforcement') return send(website, 'online', null, actor);
       try {

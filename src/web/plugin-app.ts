@@ -5,7 +5,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DEFAULT_RULES_EDITOR_PATH } from '../config.js';
-import type { AdminActions } from '../core/admin-actions.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { DEMO_LAUNCH_TOKEN_MAX_AGE_MS } from '../core/launch-tokens.js';
 import { createSessionService } from '../core/sessions.js';
@@ -37,9 +36,8 @@ export interface PluginAppDeps {
   /** Protect, pause and resume by hand (services.protection). */
   protection: Protection;
   bulkProtect: BulkProtect;
-  /** The admin pages' read models and their website actions. */
+  /** The admin pages' read models. */
   adminViews: AdminViewsRepo;
-  adminActions: AdminActions;
   /** The embedded sandbox's address, when it is the provider (the demo, the default rules editor). */
   sandboxUrl: string | undefined;
   /** The embedded sandbox's partner key, for the demo panel's use of its control API. */
@@ -112,7 +110,7 @@ export function createPluginApp(deps: PluginAppDeps) {
       admin: {
         views: deps.adminViews,
         queue,
-        actions: deps.adminActions,
+        actions: deps.protection,
         now: deps.now,
         bulk: { bulkProtect: deps.bulkProtect },
         settings: {

@@ -225,7 +225,7 @@ describe('admin pages: a website', () => {
     await sandbox.control('POST', '/_sandbox/faults', { mode: 'error', times: 5 });
     const refused = await client.post(`/admin/websites/${DOMAIN}/pause`);
     expect(refused.status).toBe(503);
-    expect(textOf(refused.body)).toContain(`The provider did not pause ${DOMAIN}`);
+    expect(textOf(refused.body)).toContain('The protection service did not answer properly');
     expect(textOf(refused.body)).toContain('Nothing was changed');
     expect(plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ desiredStatus: 'online', pausedBy: null });
     await sandbox.control('POST', '/_sandbox/faults', { mode: 'none' });

@@ -77,6 +77,13 @@ describe('protection by hand', () => {
       expect(resumed).toMatchObject({ desiredStatus: 'online', pausedBy: null });
       expect(resumed.adminOverrideUntil).toBeGreaterThan(Date.now());
       expect(plugin.stats.recentActions(5)[0]).toMatchObject({ action: 'admin_resume', actor: 'admin:root', domain: 'alice.example' });
+
+      // A pause the panel made (the account suspended) is the panel's to undo: an admin's resume is refused.
+      await plugin.postEvents([{ type: 'account.suspended', account: 'alice' }]);
+      await plugin.idle();
+      expect(plugin.accounts.getWebsite('alice.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'suspension' });
+      expect(await refusal(protection.resume('alice.example', admin))).toBe('CONFLICT');
+      expect(plugin.accounts.getWebsite('alice.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'suspension' });
     });
   });
 

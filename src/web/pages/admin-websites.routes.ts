@@ -139,8 +139,9 @@ export function createAdminWebsitesRouter(deps: AdminPagesDeps): express.Router 
     router.post(`/websites/:domain/${action}`, async (req, res) => {
       const domain = domainParam.parse(req.params.domain);
       try {
+        const admin = adminName(req);
         const result =
-          action === 'reprovision' ? deps.actions.reprovision(domain, adminName(req)) : await deps.actions[action](domain, adminName(req));
+          action === 'reprovision' ? deps.actions.reprovision(domain, admin) : await deps.actions[action](domain, { kind: 'admin', admin });
         const job = 'jobId' in result ? result.jobId : undefined;
         res.redirect(303, hrefWith(`/admin/websites/${encodeURIComponent(domain)}`, { done, job }));
       } catch (error) {

@@ -1,6 +1,6 @@
 /** The admins' pages (views/admin/): the whole fleet, and everything the CLI can do. */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { AdminActions } from '../../core/admin-actions.js';
+import type { Protection } from '../../core/protection.js';
 import type { JobQueue } from '../../core/job-queue.js';
 import type { AdminViewsRepo } from '../../db/admin-views.repo.js';
 import { fmt } from './admin-format.js';
@@ -17,7 +17,7 @@ export interface AdminPagesDeps {
   /** Retries of dead jobs, waking the worker. */
   queue: Pick<JobQueue, 'retryJob' | 'retryAllDead'>;
   /** Pause, resume and re-provision of one website. */
-  actions: Pick<AdminActions, 'pause' | 'resume' | 'reprovision'>;
+  actions: Pick<Protection, 'pause' | 'resume' | 'reprovision'>;
   now: () => number;
   settings: SettingsPagesDeps;
   bulk: BulkProtectPagesDeps;
