@@ -118,4 +118,57 @@ describe('admin pages in a browser', () => {
       { env: { WPP_JOB_MAX_ATTEMPTS: '2' } },
     );
   }, 120_000);
+
+  it('an admin bulk-protects the domains left in setup, then lowers and raises a limit and sees enforcement pause and resume', async () => {
+    await withPlugin(
+      async (plugin, sandbox) => {
+        await plugin.postEvents([
+          { type: 'account.created', account: 'erin' },
+          { type: 'domain.added', account: 'erin', domain: 'erin-shop.example' },
+          { type: 'domain.added', account: 'erin', domain: 'erin-blog.example' },
+        ]);
+        await plugin.idle();
+        expect(await requestedStatus(sandbox, 'erin-shop.example')).toBe('setup');
+        await withBrowser(async (context) => {
+          const page = await context.newPage();
+          await page.goto(launchUrl(plugin.url, admin('dana-admin')));
+          await page.getByRole('link', { name: 'Bulk protect' }).click();
+          expect(await page.getByTestId('setup-count').innerText()).toBe('2');
+          await screenshots(page, 'admin-bulk-protect');
+          await clickAndWait(page, 'Protect 2 domains');
+          await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Queued: 2 websites to protect');
+          await plugin.idle();
+          for (const domain of ['erin-shop.example', 'erin-blog.example']) {
+            expect(await requestedStatus(sandbox, domain), domain).toBe('online');
+            await sandbox.control('POST', `/_sandbox/websites/${domain}/dns-verified`);
+          }
+          await plugin.syncStatistics();
+          await sandbox.control('POST', '/_sandbox/websites/erin-shop.example/traffic', { hits: 1500 });
+          await plugin.syncStatistics();
+
+          const setWebsiteLimit = async (hits: string) => {
+            await page.goto(`${plugin.url}/admin/settings`);
+            await page.getByLabel('Scope').selectOption('website');
+            await page.getByLabel('Subject').fill('erin-shop.example');
+            await page.getByLabel('Hits per website').fill(hits);
+            await clickAndWait(page, 'Save limits');
+            await expect.poll(() => page.getByRole('status').first().textContent()).toContain('The limits were saved');
+            // The schedule runs enforcement after each sync; the test runs the pass itself.
+            await plugin.enforceLimits();
+            await page.goto(`${plugin.url}/admin/websites/erin-shop.example`);
+            return page.locator('main').innerText();
+          };
+          expect(await setWebsiteLimit('1000')).toMatch(/paused by the hit limit/i);
+          expect(await requestedStatus(sandbox, 'erin-shop.example')).toBe('paused');
+          expect(await setWebsiteLimit('5000')).toMatch(/1,500 of 5,000/);
+          expect(await requestedStatus(sandbox, 'erin-shop.example')).toBe('online');
+          await page.goto(`${plugin.url}/admin/runs`);
+          const log = await page.locator('main').innerText();
+          expect(log).toMatch(/erin-shop\.example\s+resume/);
+          expect(log).toMatch(/erin-shop\.example\s+pause/);
+        });
+      },
+      { env: { WPP_AUTO_PROTECT: 'false' } },
+    );
+  }, 120_000);
 });
