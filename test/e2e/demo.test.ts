@@ -79,12 +79,12 @@ describe('the demo panel', () => {
         await addForm.getByLabel('Account').fill('alice');
         await addForm.getByLabel('Domain').fill('shop.example');
         await addForm.getByRole('button', { name: 'Add domain' }).click();
-        await waitForState(page, 'shop.example', /waiting for DNS|protected/);
+        await waitForState(page, 'shop.example', /waiting for DNS|protected/i);
         const dnsForm = page.locator('form[action="/admin/demo/dns-verified"]');
         await dnsForm.getByLabel('Domain').fill('shop.example');
         await dnsForm.getByRole('button', { name: 'Mark DNS verified' }).click();
         await expect.poll(() => page.getByRole('status').textContent()).toContain('DNS as verified');
-        await waitForState(page, 'shop.example', /protected/);
+        await waitForState(page, 'shop.example', /protected/i);
 
         const trafficForm = page.locator('form[action="/admin/demo/traffic"]');
         await trafficForm.getByLabel('Domain').fill('shop.example');
@@ -102,7 +102,7 @@ describe('the demo panel', () => {
         await setLimitOnSettingsPage(page);
         await page.goto(new URL('/admin/demo', page.url()).href);
         await page.getByRole('button', { name: 'Run a sync now' }).click();
-        await waitForState(page, 'shop.example', /paused by the hit limit/);
+        await waitForState(page, 'shop.example', /paused by the hit limit/i);
         expect(await rowOf(page, 'shop.example').textContent()).toContain('1,500 of 1,000');
         expect(await page.locator('section', { hasText: 'Enforcement, newest first' }).textContent()).toContain('pause shop.example');
         await screenshots(page, 'admin-demo');

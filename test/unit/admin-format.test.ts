@@ -20,14 +20,12 @@ describe('admin page formatting', () => {
     expect(duration(3_780_000)).toBe('1 h 3 min');
   });
 
-  it('names who paused a website before what the provider shows', () => {
-    const base = { state: 'active', desiredStatus: 'paused', providerStatus: 'paused' };
-    expect(websiteState({ ...base, pausedBy: 'enforcement' })).toEqual({ words: 'Paused: hit limit reached', badge: 'warn' });
+  it("shows a website's state in the admin's words of core/website-state, and its tone as the badge", () => {
+    const base = { domain: 'shop.example', state: 'active', desiredStatus: 'paused', providerStatus: 'paused' } as const;
+    expect(websiteState({ ...base, pausedBy: 'enforcement' })).toEqual({ words: 'Paused by the hit limit', badge: 'warn' });
+    expect(websiteState({ ...base, pausedBy: 'admin' }).words).toBe('Paused by an admin');
     expect(websiteState({ ...base, state: 'removed', pausedBy: 'domain_removed' }).words).toBe('Removed');
     expect(websiteState({ ...base, desiredStatus: 'online', providerStatus: 'pending_dns', pausedBy: null }).words).toBe('Waiting for DNS');
-    expect(websiteState({ ...base, desiredStatus: 'online', providerStatus: 'strange', pausedBy: null }).words).toBe(
-      'Provider says: strange',
-    );
   });
 });
 

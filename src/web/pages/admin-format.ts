@@ -3,7 +3,7 @@
  * times an admin can compare with logs, and "5 minutes ago" beside them. Pure; handed to the
  * views as `fmt`.
  */
-import type { PausedBy } from '../../core/types.js';
+import { describeWebsite, type StateInput } from '../../core/website-state.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -47,37 +47,10 @@ export const count = (n: number | null | undefined) => (n === null || n === unde
 
 export type BadgeKind = 'ok' | 'warn' | 'bad' | 'info' | 'neutral';
 
-const PAUSED_WORDS: Record<PausedBy, string> = {
-  customer: 'Paused by the customer',
-  admin: 'Paused by an admin',
-  enforcement: 'Paused: hit limit reached',
-  suspension: 'Paused: account suspended',
-  domain_removed: 'Paused: domain removed in the panel',
-  account_deleted: 'Paused: account deleted',
-  external: 'Paused outside the plugin',
-};
-
-const STATUS_WORDS: Record<string, [string, BadgeKind]> = {
-  online: ['Protected', 'ok'],
-  pending_dns: ['Waiting for DNS', 'warn'],
-  issuing_certificate: ['Issuing a certificate', 'info'],
-  setup: ['Not protected yet (setup)', 'neutral'],
-  error: ['Error at the provider', 'bad'],
-  missing: ['Missing at the provider', 'bad'],
-};
-
-/** A website's state in plain words, and the badge it wears. */
-export function websiteState(website: { state: string; providerStatus: string | null; desiredStatus: string; pausedBy: PausedBy | null }): {
-  words: string;
-  badge: BadgeKind;
-} {
-  if (website.state === 'removed') return { words: 'Removed', badge: 'neutral' };
-  if (website.pausedBy) return { words: PAUSED_WORDS[website.pausedBy] ?? `Paused (${website.pausedBy})`, badge: 'warn' };
-  const status = website.providerStatus ?? (website.desiredStatus === 'setup' ? 'setup' : null);
-  if (status === 'paused') return { words: 'Paused', badge: 'warn' };
-  if (status === null) return { words: 'Not read from the provider yet', badge: 'neutral' };
-  const [words, badge] = STATUS_WORDS[status] ?? [`Provider says: ${status}`, 'info'];
-  return { words, badge };
+/** A website's state in plain words, and the badge it wears: the admin's words of core/website-state.ts. */
+export function websiteState(website: StateInput): { words: string; badge: BadgeKind } {
+  const state = describeWebsite(website, 'admin');
+  return { words: state.label, badge: state.tone };
 }
 
 const LEVEL_WORDS: Record<string, [string, BadgeKind]> = {

@@ -4,6 +4,7 @@
  * can follow provisioning, the DNS wait, the callback, the statistics and enforcement.
  */
 import { createLimitResolver } from '../../core/limits.js';
+import { describeWebsite, type WebsiteStateKind } from '../../core/website-state.js';
 import type { EnforcementAction, Website } from '../../core/types.js';
 import type { AccountsRepo } from '../../db/accounts.repo.js';
 import type { StatisticsRepo } from '../../db/statistics.repo.js';
@@ -15,40 +16,21 @@ export interface WebsiteState {
   next: string;
 }
 
-const PAUSED_BY: Record<string, string> = {
-  enforcement: 'paused by the hit limit',
-  admin: 'paused by the host',
-  customer: 'paused by the customer',
-  suspension: 'paused: the account is suspended',
-  external: 'paused at the provider',
-  domain_removed: 'removed from the panel',
-  account_deleted: 'the account was deleted',
-};
-
-const PROVIDER_STATES: Record<string, WebsiteState> = {
-  pending_dns: { label: 'waiting for DNS', badge: 'warn', next: 'The domain must point at the provider: mark its DNS verified.' },
-  issuing_certificate: { label: 'issuing a certificate', badge: 'info', next: 'The provider issues a certificate; a callback follows.' },
-  online: { label: 'protected', badge: 'ok', next: 'Send traffic, then run a sync to read its statistics.' },
-  error: { label: 'error at the provider', badge: 'bad', next: 'See the website in the Websites list.' },
+/** What a newcomer does next in the demo, by state; the state's words are core/website-state.ts's. */
+const NEXT_STEP: Partial<Record<WebsiteStateKind, string>> = {
+  waiting_dns: 'The domain must point at the provider: mark its DNS verified.',
+  issuing_certificate: 'The provider issues a certificate; a callback follows.',
+  protected: 'Send traffic, then run a sync to read its statistics.',
+  error: 'See the website in the Websites list.',
+  not_protected: "Auto-protect is off: protect it from the customer's view.",
+  being_set_up: 'A job creates it at the provider.',
 };
 
 export function websiteState(website: Website): WebsiteState {
-  if (website.state === 'removed') return { label: 'removed', badge: 'neutral', next: '' };
-  if (website.desiredStatus === 'setup')
-    return { label: 'not protected yet', badge: 'neutral', next: "Auto-protect is off: protect it from the customer's view." };
-  if (website.desiredStatus === 'paused') {
-    const label = PAUSED_BY[website.pausedBy ?? ''] ?? 'paused';
-    const next = website.pausedBy === 'enforcement' ? 'Raise its hit limit in Settings: the next sync resumes it.' : '';
-    return { label, badge: website.pausedBy === 'enforcement' ? 'bad' : 'warn', next };
-  }
-  if (website.providerStatus === null) return { label: 'being provisioned', badge: 'info', next: 'A job creates it at the provider.' };
-  return (
-    PROVIDER_STATES[website.providerStatus] ?? {
-      label: website.providerStatus.replaceAll('_', ' '),
-      badge: 'info',
-      next: 'Waiting for the provider.',
-    }
-  );
+  const state = describeWebsite(website, 'admin');
+  const next =
+    state.pausedBy === 'enforcement' ? 'Raise its hit limit in Settings: the next sync resumes it.' : (NEXT_STEP[state.kind] ?? '');
+  return { label: state.label, badge: state.tone, next };
 }
 
 export interface DemoWebsite {
