@@ -165,29 +165,8 @@ async function wire(
     },
   );
   wakeWorker = worker.wake;
-  httpServer?.serve(
-    createPluginApp({
-      config,
-      panelSecret,
-      logger,
-      now,
-      queue,
-      accounts,
-      jobs,
-      sessions: createSessionsRepo(db),
-      stats,
-      provider,
-      protection: services.protection,
-      bulkProtect: services.bulkProtect,
-      adminViews: createAdminViewsRepo(db),
-      sandboxUrl: sandbox?.url,
-      sandboxPartnerKey: sandbox?.partnerKey,
-      settings,
-      audit,
-      syncStatistics: services.syncStatistics,
-      enforceLimits: services.enforceLimits,
-    }),
-  );
+  const repos = { accounts, jobs, stats, audit, sessions: createSessionsRepo(db), adminViews: createAdminViewsRepo(db) };
+  httpServer?.serve(createPluginApp({ config, panelSecret, logger, now, queue, provider, settings, repos, services, sandbox }));
 
   // Only the server announces itself; a one-shot command need not, on every run.
   logger[role.serves ? 'info' : 'debug']({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : connected.url }, 'plugin started');

@@ -15,8 +15,7 @@ import type { JobsRepo } from '../db/jobs.repo.js';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { PluginSettings } from '../core/plugin-settings.js';
-import type { Protection } from '../core/protection.js';
-import type { BulkProtect } from '../core/bulk-protect.js';
+import type { Services } from '../core/services.js';
 import type { ProviderClient } from '../provider/index.js';
 import type { DemoPagesDeps } from './pages/demo.routes.js';
 import type { SessionsRepo } from '../db/sessions.repo.js';
@@ -29,26 +28,23 @@ export interface PluginAppDeps {
   logger: Logger;
   now: () => number;
   queue: Pick<JobQueue, 'ingestEvents' | 'refreshWebsites' | 'retryJob' | 'retryAllDead'>;
-  accounts: AccountsRepo;
-  jobs: JobsRepo;
-  sessions: SessionsRepo;
   provider: ProviderClient;
-  /** Protect, pause and resume by hand (services.protection). */
-  protection: Protection;
-  bulkProtect: BulkProtect;
-  /** The admin pages' read models. */
-  adminViews: AdminViewsRepo;
-  /** The embedded sandbox's address, when it is the provider (the demo, the default rules editor). */
-  sandboxUrl: string | undefined;
-  /** The embedded sandbox's partner key, for the demo panel's use of its control API. */
-  sandboxPartnerKey: string | undefined;
-  stats: StatisticsRepo;
-  /** The runtime settings (auto-protect, notification URL) and their audit. */
+  /** The runtime settings (auto-protect, notification URL). */
   settings: PluginSettings;
-  audit: SettingsRepo;
-  /** Run now by the demo panel. */
-  syncStatistics: DemoPagesDeps['syncStatistics'];
-  enforceLimits: DemoPagesDeps['enforceLimits'];
+  repos: {
+    accounts: AccountsRepo;
+    jobs: JobsRepo;
+    stats: StatisticsRepo;
+    /** The settings overrides and the audit of every change. */
+    audit: SettingsRepo;
+    sessions: SessionsRepo;
+    /** The admin pages' read models. */
+    adminViews: AdminViewsRepo;
+  };
+  /** Protect, pause, resume and bulk protect by hand; a sync and an enforcement pass now (the demo panel). */
+  services: Pick<Services, 'protection' | 'bulkProtect' | 'syncStatistics' | 'enforceLimits'>;
+  /** The embedded sandbox, when it is the provider (the demo panel, the default rules editor). */
+  sandbox: { url: string; partnerKey: string } | undefined;
 }
 
 /** The rules editor's URL template: WPP_RULES_EDITOR_URL, else the provider's (or the embedded sandbox's) dashboard. */
@@ -62,28 +58,29 @@ const originOf = (template: string | undefined) =>
 
 /** The demo panel's parts, when the embedded sandbox is the provider (a demo: nothing real behind it). */
 function demoDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): DemoPagesDeps | undefined {
-  if (!deps.sandboxUrl || !deps.sandboxPartnerKey) return undefined;
+  if (!deps.sandbox) return undefined;
   return {
-    sandbox: { url: deps.sandboxUrl, partnerKey: deps.sandboxPartnerKey },
+    sandbox: deps.sandbox,
     panelSecret: deps.panelSecret,
     now: deps.now,
     ingest,
-    accounts: deps.accounts,
-    stats: deps.stats,
-    syncStatistics: deps.syncStatistics,
-    enforceLimits: deps.enforceLimits,
+    accounts: deps.repos.accounts,
+    stats: deps.repos.stats,
+    syncStatistics: deps.services.syncStatistics,
+    enforceLimits: deps.services.enforceLimits,
   };
 }
 
 export function createPluginApp(deps: PluginAppDeps) {
-  const { config, panelSecret, logger, queue, accounts } = deps;
+  const { config, panelSecret, logger, queue } = deps;
+  const { accounts } = deps.repos;
   const sessions = createSessionService({
-    sessions: deps.sessions,
+    sessions: deps.repos.sessions,
     panelSecret,
     policy: { idleMs: config.pages.sessionIdleMs, absoluteMs: config.pages.sessionMaxMs },
     now: deps.now,
     // Only a sandbox plugin's printed demo link may live 15 minutes: nothing real is behind it.
-    ...(deps.sandboxUrl ? { maxTokenLifeMs: DEMO_LAUNCH_TOKEN_MAX_AGE_MS } : {}),
+    ...(deps.sandbox ? { maxTokenLifeMs: DEMO_LAUNCH_TOKEN_MAX_AGE_MS } : {}),
   });
   const ingest = (events: PanelEvent[]) => retryWhileBusy(() => queue.ingestEvents(events), REQUEST_BUSY_RETRY);
   return createApp({
@@ -98,24 +95,24 @@ export function createPluginApp(deps: PluginAppDeps) {
       sessions,
       secureCookies: (config.publicUrl ?? '').startsWith('https:'),
       logger: logger.child({ component: 'pages' }),
-      security: { frameAncestors: config.pages.frameAncestors, dashboardOrigin: originOf(rulesEditorTemplate(config, deps.sandboxUrl)) },
+      security: { frameAncestors: config.pages.frameAncestors, dashboardOrigin: originOf(rulesEditorTemplate(config, deps.sandbox?.url)) },
       panel: {
         accounts,
-        stats: deps.stats,
+        stats: deps.repos.stats,
         provider: deps.provider,
-        protection: deps.protection,
-        rulesEditorTemplate: rulesEditorTemplate(config, deps.sandboxUrl),
+        protection: deps.services.protection,
+        rulesEditorTemplate: rulesEditorTemplate(config, deps.sandbox?.url),
         now: deps.now,
       },
       admin: {
-        views: deps.adminViews,
+        views: deps.repos.adminViews,
         queue,
-        actions: deps.protection,
+        actions: deps.services.protection,
         now: deps.now,
-        bulk: { bulkProtect: deps.bulkProtect },
+        bulk: { bulkProtect: deps.services.bulkProtect },
         settings: {
-          stats: deps.stats,
-          audit: deps.audit,
+          stats: deps.repos.stats,
+          audit: deps.repos.audit,
           accounts,
           settings: deps.settings,
           environment: { autoProtect: config.autoProtect, notifyUrl: config.notifyUrl },
