@@ -9,7 +9,7 @@ import type { QuotaLevel } from '../core/quota-level.js';
 import type { DesiredStatus, EnforcementAction, PausedBy } from '../core/types.js';
 import type { JobState } from './jobs.repo.js';
 import type { Db } from './open.js';
-import type { JobRun } from './statistics.repo.js';
+import { toAction, type JobRun } from './statistics.repo.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -592,20 +592,3 @@ const toStatusChange = (row: Record<string, unknown>): StatusChange => {
     providerStatus: pair('provider_status'),
   };
 };
-
-const toAction = (row: Record<string, unknown>): EnforcementAction => ({
-  id: row.id as number,
-  at: row.at as number,
-  account: row.account as string,
-  domain: row.domain as string | null,
-  action: row.action as EnforcementAction['action'],
-  actor: row.actor as string,
-  reason: row.reason as string,
-  usage: row.usage as number | null,
-  limitValue: row.limit_value as number | null,
-  periodStart: row.period_start as number,
-  periodEnd: row.period_end as number,
-  statusBefore: row.status_before as string | null,
-  statusAfter: row.status_after as string | null,
-  actionKey: row.action_key as string,
-});

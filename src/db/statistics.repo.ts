@@ -104,6 +104,24 @@ const toLayer = (row: LimitRow): LimitLayer => ({
   exempt: row.exempt === null ? null : row.exempt === 1,
 });
 
+/** An enforcement_actions row as core's EnforcementAction (the admin log reads them too). */
+export const toAction = (row: Record<string, unknown>): EnforcementAction => ({
+  id: row.id as number,
+  at: row.at as number,
+  account: row.account as string,
+  domain: row.domain as string | null,
+  action: row.action as EnforcementAction['action'],
+  actor: row.actor as string,
+  reason: row.reason as string,
+  usage: row.usage as number | null,
+  limitValue: row.limit_value as number | null,
+  periodStart: row.period_start as number,
+  periodEnd: row.period_end as number,
+  statusBefore: row.status_before as string | null,
+  statusAfter: row.status_after as string | null,
+  actionKey: row.action_key as string,
+});
+
 export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
   const s = {
     limits: db.prepare<[], LimitRow>('SELECT * FROM limits'),
@@ -204,23 +222,6 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     markCrashed: db.prepare("UPDATE job_runs SET status = 'crashed', finished_at = ?, details = ? WHERE name = ? AND status = 'running'"),
     pruneSamples: db.prepare('DELETE FROM stats_samples WHERE taken_at < ?'),
   };
-
-  const toAction = (row: Record<string, unknown>): EnforcementAction => ({
-    id: row.id as number,
-    at: row.at as number,
-    account: row.account as string,
-    domain: row.domain as string | null,
-    action: row.action as EnforcementAction['action'],
-    actor: row.actor as string,
-    reason: row.reason as string,
-    usage: row.usage as number | null,
-    limitValue: row.limit_value as number | null,
-    periodStart: row.period_start as number,
-    periodEnd: row.period_end as number,
-    statusBefore: row.status_before as string | null,
-    statusAfter: row.status_after as string | null,
-    actionKey: row.action_key as string,
-  });
 
   const toHolder = (row: LockRow): LockHolder => ({ host: row.host, pid: row.pid, since: row.since, expiresAt: row.expires_at });
   const host = hostname();
