@@ -44,11 +44,22 @@ function isFrameAncestor(source: string): boolean {
   return host !== undefined && (host === 'localhost' || isIP(host) === 4 || normalizeDomain(host) !== null);
 }
 
+/** Fills the rules editor template (WPP_RULES_EDITOR_URL): `{domain}`, `{lang}` and `{api_key}`, each URL-encoded. */
+export function rulesEditorUrl(template: string, values: { domain: string; lang: string; apiKey: string }): string {
+  return template
+    .replaceAll('{domain}', encodeURIComponent(values.domain))
+    .replaceAll('{lang}', encodeURIComponent(values.lang))
+    .replaceAll('{api_key}', encodeURIComponent(values.apiKey));
+}
+
+/** A filled-in template with placeholder values: where the editor lives, whatever the website. */
+export const sampleRulesEditorUrl = (template: string) => rulesEditorUrl(template, { domain: 'example.com', lang: 'en', apiKey: 'key' });
+
 /** The rules editor template gives a valid http(s) URL once filled in, and names the website. */
 function isRulesEditorTemplate(template: string): boolean {
   if (!template.includes('{domain}')) return false;
   try {
-    const url = new URL(template.replaceAll('{domain}', 'example.com').replaceAll('{lang}', 'en').replaceAll('{api_key}', 'key'));
+    const url = new URL(sampleRulesEditorUrl(template));
     return url.protocol === 'http:' || url.protocol === 'https:';
   } catch {
     return false;

@@ -165,7 +165,7 @@ async function wire(
     },
   );
   wakeWorker = worker.wake;
-  const repos = { accounts, jobs, stats, audit, sessions: createSessionsRepo(db), adminViews: createAdminViewsRepo(db) };
+  const repos = { accounts, stats, audit, sessions: createSessionsRepo(db), adminViews: createAdminViewsRepo(db) };
   httpServer?.serve(createPluginApp({ config, panelSecret, logger, now, queue, provider, settings, repos, services, sandbox }));
 
   // Only the server announces itself; a one-shot command need not, on every run.

@@ -4,14 +4,13 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { DEFAULT_RULES_EDITOR_PATH } from '../config.js';
+import { DEFAULT_RULES_EDITOR_PATH, sampleRulesEditorUrl } from '../config.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { DEMO_LAUNCH_TOKEN_MAX_AGE_MS } from '../core/launch-tokens.js';
 import { createSessionService } from '../core/sessions.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { AdminViewsRepo } from '../db/admin-views.repo.js';
-import type { JobsRepo } from '../db/jobs.repo.js';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { PluginSettings } from '../core/plugin-settings.js';
@@ -33,7 +32,6 @@ export interface PluginAppDeps {
   settings: PluginSettings;
   repos: {
     accounts: AccountsRepo;
-    jobs: JobsRepo;
     stats: StatisticsRepo;
     /** The settings overrides and the audit of every change. */
     audit: SettingsRepo;
@@ -51,10 +49,7 @@ export interface PluginAppDeps {
 export const rulesEditorTemplate = (config: Config, sandboxUrl: string | undefined) =>
   config.pages.rulesEditorUrl ?? (sandboxUrl ? `${sandboxUrl}${DEFAULT_RULES_EDITOR_PATH}` : undefined);
 
-const originOf = (template: string | undefined) =>
-  template
-    ? new URL(template.replaceAll('{domain}', 'example.com').replaceAll('{lang}', 'en').replaceAll('{api_key}', 'key')).origin
-    : undefined;
+const originOf = (template: string | undefined) => (template ? new URL(sampleRulesEditorUrl(template)).origin : undefined);
 
 /** The demo panel's parts, when the embedded sandbox is the provider (a demo: nothing real behind it). */
 function demoDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): DemoPagesDeps | undefined {

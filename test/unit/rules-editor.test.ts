@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { framingAllowed, rulesEditorUrl } from '../../src/web/pages/rules-editor.js';
+import { rulesEditorUrl } from '../../src/config.js';
+import { framingAllowed } from '../../src/web/pages/rules-editor.js';
 
 const PAGE = 'https://panel.host.example';
 const EDITOR = 'https://dash.provider.example';

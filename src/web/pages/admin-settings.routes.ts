@@ -16,7 +16,8 @@ import type { AccountsRepo } from '../../db/accounts.repo.js';
 import type { SettingsRepo } from '../../db/settings.repo.js';
 import type { StatisticsRepo } from '../../db/statistics.repo.js';
 import { AppError } from '../../errors.js';
-import { pageUser } from './session.middleware.js';
+import { utc } from './admin-format.js';
+import { sessionAdmin } from './session.middleware.js';
 
 export interface SettingsPagesDeps {
   stats: StatisticsRepo;
@@ -65,11 +66,7 @@ function readForm<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
 }
 
 const emptyForm = (): FormState => ({ values: {}, problems: {} });
-const adminActor = (req: Request) => {
-  const user = pageUser(req);
-  if (user.role !== 'admin') throw new AppError('FORBIDDEN', 'Only an admin changes settings');
-  return `admin:${user.admin}`;
-};
+const adminActor = (req: Request) => `admin:${sessionAdmin(req)}`;
 const addProblem = (form: FormState, field: string, message: string) => {
   (form.problems[field] ??= []).push(message);
 };
@@ -94,14 +91,12 @@ export function changeLines(before: unknown, after: unknown): string[] {
   return keys.length > 0 ? keys.map((key) => `${key}: ${shown(was[key])} → ${shown(is[key])}`) : ['no change'];
 }
 
-export const formatTime = (at: number) => `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-
 /** Everything the page shows; `forms` are the forms sent back with their problems. */
 function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Saved | undefined) {
   const overrides = deps.settings.overrides();
   const source = (name: 'auto_protect' | 'notify_url') => {
     const override = overrides[name];
-    return override ? `changed by ${override.updatedBy} on ${formatTime(override.updatedAt)}` : 'from the environment';
+    return override ? `changed by ${override.updatedBy} on ${utc(override.updatedAt)}` : 'from the environment';
   };
   const plans = deps.accounts.listPlans();
   return {
@@ -118,7 +113,7 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
     environment: deps.environment,
     changes: deps.audit
       .listChanges({ limit: 50 })
-      .map((change) => ({ ...change, when: formatTime(change.at), lines: changeLines(change.before, change.after) })),
+      .map((change) => ({ ...change, when: utc(change.at), lines: changeLines(change.before, change.after) })),
     forms: { limits: emptyForm(), plan: emptyForm(), notifyUrl: emptyForm(), ...forms },
   };
 }

@@ -11,7 +11,7 @@ import { AppError, httpStatusFor } from '../../errors.js';
 import { REPORTED_STATUSES } from '../../provider/spec.js';
 import type { AdminPagesDeps } from './admin.routes.js';
 import { hrefWith, optional, pageField, pagerLinks, parseQuery } from './admin-query.js';
-import { pageUser } from './session.middleware.js';
+import { sessionAdmin } from './session.middleware.js';
 
 export const WEBSITE_STATES = [...REPORTED_STATUSES, 'missing', 'removed'] as const;
 export const PAUSERS = ['customer', 'admin', 'enforcement', 'suspension', 'domain_removed', 'account_deleted', 'external'] as const;
@@ -41,12 +41,6 @@ const websitePageQuery = z.object({
 });
 
 const domainParam = z.string().trim().toLowerCase().min(1).max(253);
-
-const adminName = (req: Request) => {
-  const user = pageUser(req);
-  if (user.role !== 'admin') throw new Error('an admin page reached without an admin session');
-  return user.admin;
-};
 
 function websitesPage(deps: AdminPagesDeps, req: Request, res: Response) {
   const query = parseQuery(websitesQuery, req.query);
@@ -139,7 +133,7 @@ export function createAdminWebsitesRouter(deps: AdminPagesDeps): express.Router 
     router.post(`/websites/:domain/${action}`, async (req, res) => {
       const domain = domainParam.parse(req.params.domain);
       try {
-        const admin = adminName(req);
+        const admin = sessionAdmin(req);
         const result =
           action === 'reprovision' ? deps.actions.reprovision(domain, admin) : await deps.actions[action](domain, { kind: 'admin', admin });
         const job = 'jobId' in result ? result.jobId : undefined;

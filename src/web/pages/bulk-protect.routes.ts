@@ -6,8 +6,7 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { BulkProtect } from '../../core/bulk-protect.js';
-import { formatTime } from './admin-settings.routes.js';
-import { pageUser } from './session.middleware.js';
+import { sessionAdmin } from './session.middleware.js';
 
 export interface BulkProtectPagesDeps {
   bulkProtect: Pick<BulkProtect, 'preview' | 'run'>;
@@ -26,7 +25,6 @@ export function createBulkProtectRouter(deps: BulkProtectPagesDeps): express.Rou
       title: 'Bulk protect',
       preview: deps.bulkProtect.preview(PREVIEW_ROWS),
       shown: PREVIEW_ROWS,
-      formatTime,
       flash: done.success
         ? {
             kind: 'ok',
@@ -36,9 +34,7 @@ export function createBulkProtectRouter(deps: BulkProtectPagesDeps): express.Rou
     });
   });
   router.post('/bulk-protect', (req: Request, res: Response) => {
-    const user = pageUser(req);
-    if (user.role !== 'admin') throw new Error('bulk protect reached without an admin session');
-    const { protecting, retried } = deps.bulkProtect.run(user.admin);
+    const { protecting, retried } = deps.bulkProtect.run(sessionAdmin(req));
     res.redirect(303, `/admin/bulk-protect?protecting=${protecting}&retried=${retried}`);
   });
   return router;

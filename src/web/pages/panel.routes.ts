@@ -34,7 +34,8 @@ import {
   RULESETS,
   type ProviderClient,
 } from '../../provider/index.js';
-import { probeRulesEditor, rulesEditorUrl } from './rules-editor.js';
+import { rulesEditorUrl } from '../../config.js';
+import { probeRulesEditor } from './rules-editor.js';
 import { pageUser } from './session.middleware.js';
 
 export interface PanelPagesDeps {

@@ -5,14 +5,6 @@
  * API key: it goes into that customer's own page only, and never into a log.
  */
 
-/** Fills `{domain}`, `{lang}` and `{api_key}`, each URL-encoded. */
-export function rulesEditorUrl(template: string, values: { domain: string; lang: string; apiKey: string }): string {
-  return template
-    .replaceAll('{domain}', encodeURIComponent(values.domain))
-    .replaceAll('{lang}', encodeURIComponent(values.lang))
-    .replaceAll('{api_key}', encodeURIComponent(values.apiKey));
-}
-
 export type FrameProbe = 'ok' | 'refuses_framing' | 'unreachable';
 
 /** Whether the answer's headers let a page of `pageOrigin` frame it (X-Frame-Options, CSP frame-ancestors). */

@@ -54,3 +54,10 @@ export function pageUser(req: Request): PageUser {
   if (!req.pageSession) throw new Error('pageUser() outside requireSession');
   return req.pageSession.user;
 }
+
+/** The admin's name on an admin page (the /admin area requires an admin session). */
+export function sessionAdmin(req: Request): string {
+  const user = pageUser(req);
+  if (user.role !== 'admin') throw new Error('an admin page reached without an admin session');
+  return user.admin;
+}
