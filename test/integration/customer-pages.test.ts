@@ -4,31 +4,28 @@
  * and a bad form is answered next to the field with nothing sent to the provider.
  */
 import { describe, expect, it } from 'vitest';
+import { createPageClient } from '../helpers/page-client.js';
 import { customer, launchUrl } from '../helpers/pages.js';
 import { withPlugin } from '../helpers/plugin.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 type Plugin = Parameters<Parameters<typeof withPlugin>[0]>[0];
 
-/** A browser without a browser: one customer's session cookie, and the CSRF token of the last page read. */
+/** One customer's session (test/helpers/page-client.ts), answering with the page's html; posts carry the last page's CSRF token unless `token` says otherwise (null: none). */
 async function signIn(pluginUrl: string, account: string, now = Date.now()) {
-  const launched = await fetch(launchUrl(pluginUrl, customer(account), { now }), { redirect: 'manual' });
+  const client = createPageClient(pluginUrl);
+  const launched = await client.get(launchUrl(pluginUrl, customer(account), { now }));
   expect(launched.status).toBe(303);
-  const cookie = (launched.headers.get('set-cookie') ?? '').split(';')[0] as string;
-  let csrf = '';
   const page = async (path: string) => {
-    const response = await fetch(`${pluginUrl}${path}`, { headers: { cookie }, redirect: 'manual' });
-    const html = await response.text();
-    csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? csrf;
-    return { status: response.status, html };
+    const answer = await client.get(path);
+    return { status: answer.status, html: answer.body };
   };
-  const post = async (path: string, fields: Record<string, string>, token: string | null = csrf) => {
-    const body = new URLSearchParams(token === null ? fields : { _csrf: token, ...fields });
-    const response = await fetch(`${pluginUrl}${path}`, { method: 'POST', headers: { cookie }, body, redirect: 'manual' });
-    return { status: response.status, location: response.headers.get('location'), html: await response.text() };
+  const post = async (path: string, fields: Record<string, string>, token: string | null = client.csrfToken ?? '') => {
+    const answer = await client.post(path, { ...fields, _csrf: token });
+    return { status: answer.status, location: answer.headers.get('location'), html: answer.body };
   };
   await page('/panel');
-  return { page, post, csrf: () => csrf };
+  return { page, post, csrf: () => client.csrfToken ?? '' };
 }
 
 /** The requests that could have changed a website at the sandbox. */
