@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 /**
  * One full statistics sync plus one enforcement pass over `websites` websites, against a
  * provider sandbox in its own process (rate limit off, DNS never verified, certificates at
@@ -31,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { openPluginDatabase } from '../src/db/plugin-database.js';
 import { createAgent, runLoad, type PreparedRequest } from './lib/load.js';
-import { cpuSeconds, peakRssMb, startChild, type ChildServer } from './lib/proc.js';
+import { buildDist, cpuSeconds, peakRssMb, startChild, type ChildServer } from './lib/proc.js';
 import { median, percentileSorted, round1 } from './lib/stats.js';
 import { ACCOUNT_DOMAIN, domainOf, expectations, seedPluginDatabase, seedSandbox } from './lib/sync-seed.js';
 import { createTempDir, removeTempDir } from './lib/temp.js';
@@ -60,8 +59,7 @@ const round2 = (value: number) => Math.round(value * 100) / 100;
 
 export async function run(args: string[]) {
   // The plugin child runs the compiled build, as a deployment does: build it first.
-  console.error('building dist/ (npm run build) ...');
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 2, 2] });
+  buildDist();
   const { values } = parseArgs({
     args,
     options: {

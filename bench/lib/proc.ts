@@ -2,7 +2,7 @@
  * Child processes for benchmarks: a server runs in its own process so the load generator
  * does not share its event loop, and its peak memory is its own.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -128,4 +128,10 @@ export function cpuSeconds(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/** Builds dist/ (npm run build), for children that run the compiled plugin as a deployment does. */
+export function buildDist(): void {
+  console.error('building dist/ (npm run build) ...');
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: new URL('../..', import.meta.url).pathname, stdio: ['ignore', 2, 2] });
 }
