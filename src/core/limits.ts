@@ -6,6 +6,7 @@ import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import { DEFAULT_PLAN } from './provisioning.js';
 import { periodAt, resolveLimits, type EffectiveLimits, type Period } from './quota.js';
+import type { Website } from './types.js';
 
 export function createLimitResolver(stats: StatisticsRepo, accounts: AccountsRepo) {
   const layers = stats.limitLayers();
@@ -45,6 +46,43 @@ export function createLimitResolver(stats: StatisticsRepo, accounts: AccountsRep
 }
 
 export type LimitResolver = ReturnType<typeof createLimitResolver>;
+
+export interface AccountUsage {
+  period: Period;
+  /** Every active website with its hits this period and its own hit limit (null: none, or exempt: never paused). */
+  websites: { website: Website; hits: number; limit: number | null; exempt: boolean }[];
+  /** All the account's websites' hits this period, and its aggregate limit (null: none, or exempt). */
+  accountHits: number;
+  accountLimit: number | null;
+}
+
+/**
+ * An account's usage this period against its limits, for the pages: one usage query and one
+ * limits read for all its websites. Pass a resolver to share its read across accounts.
+ */
+export function accountUsageNow(
+  deps: { stats: StatisticsRepo; accounts: AccountsRepo },
+  account: string,
+  now: number,
+  limits: LimitResolver = createLimitResolver(deps.stats, deps.accounts),
+): AccountUsage {
+  const period = limits.periodOf(account, now);
+  const usage = new Map(deps.stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
+  const accountLimits = limits.forAccount(account);
+  const websites = deps.accounts
+    .websitesOf(account)
+    .filter((website) => website.state === 'active')
+    .map((website) => {
+      const own = limits.forWebsite(website.domain, account);
+      return { website, hits: usage.get(website.domain) ?? 0, limit: own.exempt ? null : own.websiteHits, exempt: own.exempt };
+    });
+  return {
+    period,
+    websites,
+    accountHits: [...usage.values()].reduce((sum, hits) => sum + hits, 0),
+    accountLimit: accountLimits.exempt ? null : accountLimits.accountHits,
+  };
+}
 
 /**
  * One account's limits from three point lookups, for a single question asked often (the

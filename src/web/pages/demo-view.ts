@@ -3,7 +3,7 @@
  * words, with what happens next, and its hits this period against its limit, so a newcomer
  * can follow provisioning, the DNS wait, the callback, the statistics and enforcement.
  */
-import { createLimitResolver } from '../../core/limits.js';
+import { accountUsageNow, createLimitResolver } from '../../core/limits.js';
 import { describeWebsite, type WebsiteStateKind } from '../../core/website-state.js';
 import type { EnforcementAction, Website } from '../../core/types.js';
 import type { AccountsRepo } from '../../db/accounts.repo.js';
@@ -53,26 +53,19 @@ export interface DemoAccount {
 /** The newest accounts (at most `limit`) with their websites, hits this period and limits. */
 export function demoAccounts(deps: { accounts: AccountsRepo; stats: StatisticsRepo }, now: number, limit = 20): DemoAccount[] {
   const resolver = createLimitResolver(deps.stats, deps.accounts);
-  return deps.accounts.recentAccounts(limit).map((account) => {
-    const period = resolver.periodOf(account.account, now);
-    return {
-      account: account.account,
-      plan: account.plan ?? 'default',
-      state: account.state,
-      websites: deps.accounts.websitesOf(account.account).map((website) => {
-        const hits = deps.stats.websiteUsage(website.domain, period.start);
-        const hitLimit = resolver.forWebsite(website.domain, account.account).websiteHits;
-        return {
-          domain: website.domain,
-          state: websiteState(website),
-          providerStatus: website.providerStatus,
-          hits,
-          limit: hitLimit,
-          used: hitLimit === null ? null : hitLimit === 0 ? 1 : Math.min(1, hits / hitLimit),
-        };
-      }),
-    };
-  });
+  return deps.accounts.recentAccounts(limit).map((account) => ({
+    account: account.account,
+    plan: account.plan ?? 'default',
+    state: account.state,
+    websites: accountUsageNow(deps, account.account, now, resolver).websites.map(({ website, hits, limit: hitLimit }) => ({
+      domain: website.domain,
+      state: websiteState(website),
+      providerStatus: website.providerStatus,
+      hits,
+      limit: hitLimit,
+      used: hitLimit === null ? null : hitLimit === 0 ? 1 : Math.min(1, hits / hitLimit),
+    })),
+  }));
 }
 
 /** An enforcement action in one line. */

@@ -7,7 +7,7 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { forecastLimitReached } from '../../core/forecast.js';
-import { createLimitResolver } from '../../core/limits.js';
+import { accountUsageNow, createLimitResolver } from '../../core/limits.js';
 import type { Protection } from '../../core/protection.js';
 import { TRAFFIC_RANGES, trafficView, trafficWindow, type TrafficRange } from '../../core/traffic-view.js';
 import type { Website } from '../../core/types.js';
@@ -189,30 +189,18 @@ const forecastWords = (at: number | null, now: number) =>
  */
 function domainRows(deps: PanelPagesDeps, account: string) {
   const now = deps.now();
-  const limits = createLimitResolver(deps.stats, deps.accounts);
-  const period = limits.periodOf(account, now);
-  const usage = new Map(deps.stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
-  const accountHits = [...usage.values()].reduce((sum, hits) => sum + hits, 0);
-  const accountLimit = limits.forAccount(account);
+  const { period, websites, accountHits, accountLimit } = accountUsageNow(deps, account, now);
   const forecast = (hits: number, limit: number | null) =>
     forecastLimitReached({ usage: hits, periodStart: period.start, periodEnd: period.end, now, limit });
-  const accountReached = accountLimit.exempt ? null : forecast(accountHits, accountLimit.accountHits);
-  return deps.accounts
-    .websitesOf(account)
-    .filter((website) => website.state === 'active')
-    .map((website) => {
-      const own = limits.forWebsite(website.domain, account);
-      const hits = usage.get(website.domain) ?? 0;
-      const reached = own.exempt ? null : earliest(forecast(hits, own.websiteHits), accountReached);
-      return {
-        website,
-        state: describeWebsite(website, 'customer'),
-        actions: customerActions(website),
-        hits,
-        limit: own.exempt ? null : own.websiteHits,
-        limitReachedOn: forecastWords(reached, now),
-      };
-    });
+  const accountReached = forecast(accountHits, accountLimit);
+  return websites.map(({ website, hits, limit, exempt }) => ({
+    website,
+    state: describeWebsite(website, 'customer'),
+    actions: customerActions(website),
+    hits,
+    limit,
+    limitReachedOn: forecastWords(exempt ? null : earliest(forecast(hits, limit), accountReached), now),
+  }));
 }
 
 const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
