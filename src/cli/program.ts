@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { hookCommand } from './hook.command.js';
+import { installCommand, uninstallCommand } from './install.command.js';
 import { jobsCommand } from './jobs.command.js';
 import { launchUrlCommand } from './launch-url.command.js';
 import { plansCommand } from './plans.command.js';
@@ -28,6 +29,8 @@ export function createProgram(): Command {
     plansCommand(),
     launchUrlCommand(),
     resumeCommand(),
+    installCommand(),
+    uninstallCommand(),
     sandboxCommand(),
   ]) {
     program.addCommand(command);

@@ -1,0 +1,72 @@
+/**
+ * What an installer puts on a server, described before anything is done, so that install,
+ * `--dry-run`, a second install (no change) and uninstall all work from the same list.
+ */
+import type { ToolRunner } from './tools.js';
+
+/** A file the installer owns. Content uses LF line endings only (panels run these scripts). */
+export interface FileArtefact {
+  kind: 'file';
+  /** Absolute path on the target system. */
+  path: string;
+  content: string;
+  mode: number;
+  /**
+   * The administrator's own file once written (the environment file with their provider key):
+   * written only when absent, never overwritten, and left by uninstall unless --purge.
+   */
+  keep?: boolean;
+}
+
+/** A folder the installer creates. */
+export interface DirectoryArtefact {
+  kind: 'directory';
+  path: string;
+  mode: number;
+  /** Holds the plugin's data (database, secrets) or the administrator's settings: left by uninstall unless --purge. */
+  data?: boolean;
+}
+
+/** A call to a panel tool, recorded so uninstall can replay it exactly. */
+export interface ToolCall {
+  tool: string;
+  args: string[];
+}
+
+/** What a registration left behind: the ids the panel gave it and the calls that undo it. */
+export interface RegistrationRecord {
+  key: string;
+  describe: string;
+  /** Changes when what would be registered changes (a new hook), so an upgrade registers again. */
+  fingerprint: string;
+  /** Ids the panel handed out (Plesk's event handler ids). */
+  ids: string[];
+  /** Run by uninstall, in order, before the files go. */
+  undo: ToolCall[];
+  /** Run by uninstall after the files are gone (systemctl daemon-reload). */
+  afterRemoval?: ToolCall[];
+}
+
+/** Something registered with the panel or the system through their tools (hooks, menu entries, a service). */
+export interface RegistrationArtefact {
+  kind: 'registration';
+  /** Stable name, unique within the installation: 'cpanel hooks', 'plesk event handler client_create'. */
+  key: string;
+  /** One line for the terminal, naming the tool: 'cPanel hooks (manage_hooks add script ...)'. */
+  describe: string;
+  fingerprint: string;
+  /** Registers (safely when part of it is already there) and returns what uninstall needs. */
+  register(tools: ToolRunner): Promise<RegistrationRecord>;
+  /** Whether the recorded registration is still in place: a second install skips it; doctor reports it. */
+  isInPlace(tools: ToolRunner, record: RegistrationRecord): Promise<boolean>;
+}
+
+export type Artefact = FileArtefact | DirectoryArtefact | RegistrationArtefact;
+
+/** One panel's installation: what `wpp install <panel>` puts in place. */
+export interface InstallPlan {
+  panel: string;
+  artefacts: Artefact[];
+  /** Printed after a successful install: what the administrator does next. */
+  nextSteps: string[];
+}

@@ -1,0 +1,270 @@
+/**
+ * Carries out an install plan, and undoes one from its record. Install is idempotent: a file
+ * with the wanted content and mode is left alone, a registration still in place is not made
+ * again, so a second install changes nothing. What an older install made and the plan no
+ * longer has (an upgrade) is removed. Uninstall removes only what the record lists and no
+ * other installed panel still uses, and keeps the data unless asked to purge it.
+ */
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Artefact, FileArtefact, InstallPlan, RegistrationArtefact, RegistrationRecord } from './artefacts.js';
+import { readAllInstallRecords, readInstallRecord, removeInstallRecord, writeInstallRecord, type InstallRecord } from './install-record.js';
+import { LAYOUT, recordPath } from './layout.js';
+import type { ToolRunner } from './tools.js';
+
+export interface EngineOptions {
+  tools: ToolRunner;
+  dryRun: boolean;
+  /** One line per thing done (or that would be done). */
+  print: (line: string) => void;
+  version: string;
+  now: () => Date;
+}
+
+export interface InstallOutcome {
+  /** Things created, changed, registered or removed; 0 on a second install. */
+  changes: number;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
+
+async function currentFile(path: string): Promise<{ content: string; mode: number } | undefined> {
+  try {
+    const [content, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
+    return { content, mode: info.mode & 0o777 };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Written beside the target and renamed over it, so a panel never runs half a script. */
+async function writeAtomically(path: string, content: string, mode: number): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o755 });
+  const temp = `${path}.wpp-tmp-${process.pid}`;
+  await writeFile(temp, content, { mode });
+  await chmod(temp, mode);
+  await rename(temp, path);
+}
+
+type FileOutcome = 'created' | 'updated' | 'unchanged' | 'kept';
+
+async function placeFile(file: FileArtefact, options: EngineOptions): Promise<FileOutcome> {
+  if (file.content.includes('\r')) throw new Error(`${file.path}: installed files use LF line endings only`);
+  const target = options.tools.at(file.path);
+  const current = await currentFile(target);
+  if (current && file.keep) return 'kept';
+  if (current && current.content === file.content && current.mode === (file.mode & 0o777)) return 'unchanged';
+  if (!options.dryRun) await writeAtomically(target, file.content, file.mode);
+  return current ? 'updated' : 'created';
+}
+
+async function placeDirectory(path: string, mode: number, options: EngineOptions): Promise<'created' | 'unchanged' | 'updated'> {
+  const target = options.tools.at(path);
+  const info = await stat(target).catch(() => undefined);
+  if (info && (info.mode & 0o777) === mode) return 'unchanged';
+  if (!options.dryRun) {
+    await mkdir(target, { recursive: true, mode });
+    await chmod(target, mode);
+  }
+  return info ? 'updated' : 'created';
+}
+
+async function placeRegistration(
+  registration: RegistrationArtefact,
+  previous: RegistrationRecord | undefined,
+  options: EngineOptions,
+): Promise<{ record: RegistrationRecord | undefined; changed: boolean }> {
+  if (previous && previous.fingerprint === registration.fingerprint && (await registration.isInPlace(options.tools, previous))) {
+    options.print(`unchanged  ${registration.describe}`);
+    return { record: previous, changed: false };
+  }
+  if (options.dryRun) {
+    options.print(`would register  ${registration.describe}`);
+    return { record: previous, changed: true };
+  }
+  const record = await registration.register(options.tools);
+  options.print(`${previous ? 're-registered' : 'registered'}  ${registration.describe}`);
+  return { record, changed: true };
+}
+
+/** Runs a recorded undo call; a tool that is gone (the panel was removed) is reported, not fatal. */
+async function runUndo(calls: RegistrationRecord['undo'], options: EngineOptions): Promise<void> {
+  for (const call of calls) {
+    if (options.dryRun) {
+      options.print(`would run  ${call.tool} ${call.args.join(' ')}`);
+      continue;
+    }
+    if (!(await options.tools.exists(call.tool))) {
+      options.print(`skipped  ${call.tool} ${call.args[0] ?? ''}: the tool is gone`);
+      continue;
+    }
+    const result = await options.tools.run(call.tool, call.args);
+    options.print(`${result.code === 0 ? 'ran' : `FAILED (exit ${result.code})`}  ${call.tool} ${call.args.join(' ')}`);
+  }
+}
+
+const wording = { dry: { created: 'would create', updated: 'would update' }, real: { created: 'created', updated: 'updated' } } as const;
+
+async function placeFilesAndFolders(
+  artefacts: Artefact[],
+  options: EngineOptions,
+): Promise<{ record: Pick<InstallRecord, 'files' | 'directories'>; changes: number }> {
+  const words = options.dryRun ? wording.dry : wording.real;
+  const record: Pick<InstallRecord, 'files' | 'directories'> = { files: [], directories: [] };
+  let changes = 0;
+  for (const artefact of artefacts) {
+    if (artefact.kind === 'directory') {
+      const outcome = await placeDirectory(artefact.path, artefact.mode, options);
+      options.print(`${outcome === 'unchanged' ? 'unchanged' : words[outcome]}  ${artefact.path}/ (${octal(artefact.mode)})`);
+      if (outcome !== 'unchanged') changes++;
+      record.directories.push({ path: artefact.path, mode: artefact.mode, ...(artefact.data ? { data: true } : {}) });
+    } else if (artefact.kind === 'file') {
+      const outcome = await placeFile(artefact, options);
+      const said = outcome === 'kept' ? 'kept' : outcome === 'unchanged' ? 'unchanged' : words[outcome];
+      options.print(`${said}  ${artefact.path} (${octal(artefact.mode)})${outcome === 'kept' ? ': already there, left as it is' : ''}`);
+      if (outcome === 'created' || outcome === 'updated') changes++;
+      record.files.push({
+        path: artefact.path,
+        mode: artefact.mode,
+        sha256: sha256(artefact.content),
+        ...(artefact.keep ? { keep: true } : {}),
+      });
+    }
+  }
+  return { record, changes };
+}
+
+/** `wpp install <panel>`: puts the plan in place and writes its record. */
+export async function install(plan: InstallPlan, options: EngineOptions): Promise<InstallOutcome> {
+  const previous = await readInstallRecord(options.tools, plan.panel);
+  const placed = await placeFilesAndFolders(plan.artefacts, options);
+  let changes = placed.changes;
+  const registrations: RegistrationRecord[] = [];
+  for (const artefact of plan.artefacts) {
+    if (artefact.kind !== 'registration') continue;
+    const { record, changed } = await placeRegistration(
+      artefact,
+      previous?.registrations.find((r) => r.key === artefact.key),
+      options,
+    );
+    if (record) registrations.push(record);
+    if (changed) changes++;
+  }
+  if (previous) changes += await removeLeftovers(previous, { ...placed.record, registrations }, options);
+  const now = options.now().toISOString();
+  const record: InstallRecord = {
+    panel: plan.panel,
+    version: options.version,
+    installedAt: previous?.installedAt ?? now,
+    updatedAt: now,
+    ...placed.record,
+    registrations,
+  };
+  const unchangedRecord = previous && JSON.stringify({ ...previous, updatedAt: '' }) === JSON.stringify({ ...record, updatedAt: '' });
+  if (!options.dryRun && !unchangedRecord) {
+    await writeInstallRecord(options.tools, record);
+    options.print(`recorded  ${recordPath(plan.panel)}`);
+  }
+  return { changes };
+}
+
+/** What an older install made that this plan no longer has (an upgrade dropped it). */
+async function removeLeftovers(
+  previous: InstallRecord,
+  current: Pick<InstallRecord, 'files' | 'directories' | 'registrations'>,
+  options: EngineOptions,
+): Promise<number> {
+  let changes = 0;
+  for (const old of previous.registrations.filter((r) => !current.registrations.some((c) => c.key === r.key))) {
+    await runUndo(old.undo, options);
+    await runUndo(old.afterRemoval ?? [], options);
+    changes++;
+  }
+  for (const old of previous.files.filter((f) => !f.keep && !current.files.some((c) => c.path === f.path))) {
+    if (!options.dryRun) await rm(options.tools.at(old.path), { force: true });
+    options.print(`${options.dryRun ? 'would remove' : 'removed'}  ${old.path} (no longer part of the installation)`);
+    changes++;
+  }
+  return changes;
+}
+
+export interface UninstallOptions extends EngineOptions {
+  /** Also remove the data (database, secrets, key file) and the administrator's settings. */
+  purge: boolean;
+}
+
+/** `wpp uninstall <panel>`: undoes what the panel's record lists. */
+export async function uninstall(panel: string, options: UninstallOptions): Promise<InstallOutcome> {
+  const record = await readInstallRecord(options.tools, panel);
+  if (!record) {
+    options.print(`wpp is not installed for ${panel} (no ${recordPath(panel)}): nothing to remove`);
+    return { changes: 0 };
+  }
+  const others = (await readAllInstallRecords(options.tools)).filter((r) => r.panel !== panel);
+  const sharedKeys = new Set(others.flatMap((r) => r.registrations.map((g) => g.key)));
+  const sharedPaths = new Set(others.flatMap((r) => [...r.files.map((f) => f.path), ...r.directories.map((d) => d.path)]));
+  let changes = 0;
+  const registrations = [...record.registrations].reverse().filter((r) => !sharedKeys.has(r.key));
+  for (const registration of registrations) {
+    options.print(`${options.dryRun ? 'would unregister' : 'unregistering'}  ${registration.describe}`);
+    await runUndo(registration.undo, options);
+    changes++;
+  }
+  changes += await removeFiles(record, sharedPaths, options);
+  for (const registration of registrations) await runUndo(registration.afterRemoval ?? [], options);
+  changes += await removeDirectories(record, sharedPaths, options);
+  if (!options.dryRun) await removeInstallRecord(options.tools, panel);
+  if (!options.dryRun && others.length === 0) await rmdir(options.tools.at(LAYOUT.recordDir)).catch(() => undefined);
+  options.print(`${options.dryRun ? 'would remove' : 'removed'}  ${recordPath(panel)}`);
+  return { changes };
+}
+
+async function removeFiles(record: InstallRecord, sharedPaths: Set<string>, options: UninstallOptions): Promise<number> {
+  let changes = 0;
+  for (const file of record.files) {
+    if (sharedPaths.has(file.path)) {
+      options.print(`kept  ${file.path}: another installed panel uses it`);
+    } else if (file.keep && !options.purge) {
+      options.print(`kept  ${file.path}: your settings (--purge removes it)`);
+    } else {
+      if (!options.dryRun) await rm(options.tools.at(file.path), { force: true });
+      options.print(`${options.dryRun ? 'would remove' : 'removed'}  ${file.path}`);
+      changes++;
+    }
+  }
+  return changes;
+}
+
+/** Deepest first; a folder is removed only when empty, except the data with --purge. */
+async function removeDirectories(record: InstallRecord, sharedPaths: Set<string>, options: UninstallOptions): Promise<number> {
+  let changes = 0;
+  const directories = [...record.directories].sort((a, b) => b.path.length - a.path.length);
+  for (const directory of directories) {
+    const target = options.tools.at(directory.path);
+    if (sharedPaths.has(directory.path)) continue;
+    if (directory.data && !options.purge) {
+      options.print(`kept  ${directory.path}/ (--purge removes it)`);
+      continue;
+    }
+    if (options.dryRun) {
+      options.print(`would remove  ${directory.path}/${directory.data ? ' and everything in it' : ' if empty'}`);
+      continue;
+    }
+    if (directory.data) await rm(target, { recursive: true, force: true });
+    else if (
+      await rmdir(target).then(
+        () => false,
+        (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
+      )
+    ) {
+      options.print(`kept  ${directory.path}/: not empty (files that are not wpp's)`);
+      continue;
+    }
+    options.print(`removed  ${directory.path}/`);
+    changes++;
+  }
+  return changes;
+}

@@ -1,0 +1,74 @@
+/**
+ * The record of one panel's installation (`/var/lib/wpp/install/<panel>.json`): every file,
+ * folder and registration it made, so uninstall removes exactly that and nothing of anyone else's.
+ */
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { LAYOUT, recordPath } from './layout.js';
+import type { ToolRunner } from './tools.js';
+
+const toolCall = z.strictObject({ tool: z.string().startsWith('/'), args: z.array(z.string()) });
+
+export const installRecordSchema = z.strictObject({
+  panel: z.string().min(1),
+  version: z.string(),
+  installedAt: z.string(),
+  updatedAt: z.string(),
+  files: z.array(
+    z.strictObject({ path: z.string().startsWith('/'), mode: z.number().int(), sha256: z.string(), keep: z.boolean().optional() }),
+  ),
+  directories: z.array(z.strictObject({ path: z.string().startsWith('/'), mode: z.number().int(), data: z.boolean().optional() })),
+  registrations: z.array(
+    z.strictObject({
+      key: z.string(),
+      describe: z.string(),
+      fingerprint: z.string(),
+      ids: z.array(z.string()),
+      undo: z.array(toolCall),
+      afterRemoval: z.array(toolCall).optional(),
+    }),
+  ),
+});
+export type InstallRecord = z.infer<typeof installRecordSchema>;
+
+/** The panel's record, or undefined when it is not installed. A damaged record is an error, never "not installed". */
+export async function readInstallRecord(tools: ToolRunner, panel: string): Promise<InstallRecord | undefined> {
+  const file = tools.at(recordPath(panel));
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const parsed = installRecordSchema.safeParse(JSON.parse(text));
+  if (!parsed.success)
+    throw new Error(`${recordPath(panel)} is not a wpp install record (${parsed.error.issues[0]?.message}); fix or remove it`);
+  return parsed.data;
+}
+
+/** Every installed panel's record, for uninstall (shared files) and doctor. */
+export async function readAllInstallRecords(tools: ToolRunner): Promise<InstallRecord[]> {
+  let names: string[];
+  try {
+    names = await readdir(tools.at(LAYOUT.recordDir));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const records = await Promise.all(names.filter((n) => n.endsWith('.json')).map((n) => readInstallRecord(tools, n.slice(0, -5))));
+  return records.filter((r): r is InstallRecord => r !== undefined);
+}
+
+export async function writeInstallRecord(tools: ToolRunner, record: InstallRecord): Promise<void> {
+  const file = tools.at(recordPath(record.panel));
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  const temp = `${file}.tmp-${process.pid}`;
+  await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  await rename(temp, file);
+}
+
+export async function removeInstallRecord(tools: ToolRunner, panel: string): Promise<void> {
+  await rm(tools.at(recordPath(panel)), { force: true });
+}

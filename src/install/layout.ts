@@ -1,0 +1,20 @@
+/**
+ * Where an installed wpp lives on a server. Fixed paths, the same for every panel, so the
+ * hooks, the pages, the service and `wpp doctor` all agree without being told.
+ */
+export const LAYOUT = {
+  /** The database, the generated secrets and the API-key key file: kept by uninstall unless --purge. */
+  dataDir: '/var/lib/wpp',
+  /** What each `wpp install <panel>` wrote and registered, read by uninstall and doctor. */
+  recordDir: '/var/lib/wpp/install',
+  configDir: '/etc/wpp',
+  /** WPP_* settings for the service, the hooks and the pages; the administrator's file once written. */
+  envFile: '/etc/wpp/env',
+  libDir: '/usr/local/lib/wpp',
+  /** The one command every hook, page and the service run: loads /etc/wpp/env, then runs this package's wpp. */
+  launcher: '/usr/local/lib/wpp/wpp',
+  systemdUnit: '/etc/systemd/system/wpp.service',
+  systemctl: '/usr/bin/systemctl',
+} as const;
+
+export const recordPath = (panel: string) => `${LAYOUT.recordDir}/${panel}.json`;

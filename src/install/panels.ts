@@ -1,0 +1,13 @@
+/** The installers `wpp install` knows, by panel name. */
+import type { InstallPlan } from './artefacts.js';
+import type { InstallSettings, InstallSource } from './common.js';
+import { systemdPlan } from './systemd.js';
+
+export type PlanBuilder = (source: InstallSource, settings: InstallSettings) => InstallPlan;
+
+export const INSTALLERS = {
+  systemd: systemdPlan,
+} satisfies Record<string, PlanBuilder>;
+
+export type InstallTarget = keyof typeof INSTALLERS;
+export const INSTALL_TARGETS = Object.keys(INSTALLERS) as InstallTarget[];
