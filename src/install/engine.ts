@@ -111,6 +111,7 @@ const wording = { dry: { created: 'would create', updated: 'would update' }, rea
 async function placeFilesAndFolders(
   artefacts: Artefact[],
   options: EngineOptions,
+  previous: InstallRecord | undefined,
 ): Promise<{ record: Pick<InstallRecord, 'files' | 'directories'>; changes: number }> {
   const words = options.dryRun ? wording.dry : wording.real;
   const record: Pick<InstallRecord, 'files' | 'directories'> = { files: [], directories: [] };
@@ -126,10 +127,13 @@ async function placeFilesAndFolders(
       const said = outcome === 'kept' ? 'kept' : outcome === 'unchanged' ? 'unchanged' : words[outcome];
       options.print(`${said}  ${artefact.path} (${octal(artefact.mode)})${outcome === 'kept' ? ': already there, left as it is' : ''}`);
       if (outcome === 'created' || outcome === 'updated') changes++;
+      // A kept file is the administrator's: what this plan would have written (other --provider-url)
+      // says nothing about it, so its record entry stays as it was and a second install rewrites nothing.
+      const keptEntry = outcome === 'kept' ? previous?.files.find((f) => f.path === artefact.path) : undefined;
       record.files.push({
         path: artefact.path,
         mode: artefact.mode,
-        sha256: sha256(artefact.content),
+        sha256: keptEntry?.sha256 ?? sha256(artefact.content),
         ...(artefact.keep ? { keep: true } : {}),
       });
     }
@@ -140,7 +144,7 @@ async function placeFilesAndFolders(
 /** `wpp install <panel>`: puts the plan in place and writes its record. */
 export async function install(plan: InstallPlan, options: EngineOptions): Promise<InstallOutcome> {
   const previous = await readInstallRecord(options.tools, plan.panel);
-  const placed = await placeFilesAndFolders(plan.artefacts, options);
+  const placed = await placeFilesAndFolders(plan.artefacts, options, previous);
   let changes = placed.changes;
   const registrations: RegistrationRecord[] = [];
   for (const artefact of plan.artefacts) {
