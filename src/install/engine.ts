@@ -61,10 +61,15 @@ async function placeFile(file: FileArtefact, options: EngineOptions): Promise<Fi
   return current ? 'updated' : 'created';
 }
 
-async function placeDirectory(path: string, mode: number, options: EngineOptions): Promise<'created' | 'unchanged' | 'updated'> {
+async function placeDirectory(
+  path: string,
+  mode: number,
+  options: EngineOptions,
+  shared = false,
+): Promise<'created' | 'unchanged' | 'updated'> {
   const target = options.tools.at(path);
   const info = await stat(target).catch(() => undefined);
-  if (info && (info.mode & 0o777) === mode) return 'unchanged';
+  if (info && (shared || (info.mode & 0o777) === mode)) return 'unchanged';
   if (!options.dryRun) {
     await mkdir(target, { recursive: true, mode });
     await chmod(target, mode);
@@ -118,10 +123,13 @@ async function placeFilesAndFolders(
   let changes = 0;
   for (const artefact of artefacts) {
     if (artefact.kind === 'directory') {
-      const outcome = await placeDirectory(artefact.path, artefact.mode, options);
+      const outcome = await placeDirectory(artefact.path, artefact.mode, options, artefact.shared);
       options.print(`${outcome === 'unchanged' ? 'unchanged' : words[outcome]}  ${artefact.path}/ (${octal(artefact.mode)})`);
       if (outcome !== 'unchanged') changes++;
-      record.directories.push({ path: artefact.path, mode: artefact.mode, ...(artefact.data ? { data: true } : {}) });
+      // A shared folder that was there before wpp (another vendor's scripts/custom/<hook>/) is not
+      // wpp's to remove, even once it is empty: only one this installation created goes in the record.
+      const ours = !artefact.shared || outcome === 'created' || previous?.directories.some((d) => d.path === artefact.path);
+      if (ours) record.directories.push({ path: artefact.path, mode: artefact.mode, ...(artefact.data ? { data: true } : {}) });
     } else if (artefact.kind === 'file') {
       const outcome = await placeFile(artefact, options);
       const said = outcome === 'kept' ? 'kept' : outcome === 'unchanged' ? 'unchanged' : words[outcome];
@@ -143,6 +151,9 @@ async function placeFilesAndFolders(
 
 /** `wpp install <panel>`: puts the plan in place and writes its record. */
 export async function install(plan: InstallPlan, options: EngineOptions): Promise<InstallOutcome> {
+  for (const need of plan.requires ?? []) {
+    if (!(await stat(options.tools.at(need.path)).catch(() => undefined))) throw new Error(need.missing);
+  }
   const previous = await readInstallRecord(options.tools, plan.panel);
   const placed = await placeFilesAndFolders(plan.artefacts, options, previous);
   let changes = placed.changes;
