@@ -13,4 +13,6 @@ export const paths = {
   views: fileURLToPath(new URL('../views', import.meta.url)),
   /** The pages' own stylesheet and scripts (views/static), served under /assets. */
   staticAssets: fileURLToPath(new URL('../views/static', import.meta.url)),
+  /** What `wpp install <panel>` puts into a panel (plugin folders, pages, hook scripts), as real files. */
+  panelFiles: fileURLToPath(new URL('../panels', import.meta.url)),
 };

@@ -25,6 +25,12 @@ export interface DirectoryArtefact {
   mode: number;
   /** Holds the plugin's data (database, secrets) or the administrator's settings: left by uninstall unless --purge. */
   data?: boolean;
+  /**
+   * A folder other software puts its files in too (DirectAdmin's scripts/custom/<hook>/): created
+   * when absent, its mode left as it is when present; like every folder that is not data,
+   * uninstall removes it only when it is empty.
+   */
+  shared?: boolean;
 }
 
 /** A call to a panel tool, recorded so uninstall can replay it exactly. */
@@ -66,6 +72,8 @@ export type Artefact = FileArtefact | DirectoryArtefact | RegistrationArtefact;
 /** One panel's installation: what `wpp install <panel>` puts in place. */
 export interface InstallPlan {
   panel: string;
+  /** Paths that must be there before anything is written (the panel itself), with what to say when one is not. */
+  requires?: { path: string; missing: string }[];
   artefacts: Artefact[];
   /** Printed after a successful install: what the administrator does next. */
   nextSteps: string[];

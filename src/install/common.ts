@@ -50,8 +50,18 @@ export function launcherScript(source: InstallSource): string {
   ].join('\n');
 }
 
-const setting = (name: string, value: string | undefined, example: string) =>
-  value === undefined ? `# ${name}=${example}` : `${name}=${value.replace(/[\n\r]/g, '')}`;
+/**
+ * One setting, single-quoted: the launcher sources the file with sh and systemd reads it as an
+ * EnvironmentFile, and both take a single-quoted value literally, so a key with a space, `$(...)`
+ * or `&` (a URL's query) is neither split nor run. A quote or line break cannot be held that way
+ * and is refused; the message names the setting, never its value (it may be the provider key).
+ */
+function setting(name: string, value: string | undefined, example: string): string {
+  if (value === undefined) return `# ${name}=${example}`;
+  if (/['\n\r]/.test(value))
+    throw new Error(`${name} cannot contain a single quote or a line break: give it without, or write ${LAYOUT.envFile} yourself`);
+  return `${name}='${value}'`;
+}
 
 export function envFileContent(settings: InstallSettings): string {
   return [
@@ -98,7 +108,7 @@ export function systemdUnit(source: InstallSource): string {
 /** True when /etc/wpp/env names a provider: only then is the service started (else it would provision into a sandbox). */
 async function providerConfigured(tools: ToolRunner): Promise<boolean> {
   const text = await readFile(tools.at(LAYOUT.envFile), 'utf8').catch(() => '');
-  return /^\s*WPP_PROVIDER_URL=\S+/m.test(text);
+  return /^\s*WPP_PROVIDER_URL=['"]?[^'"\s]/m.test(text);
 }
 
 const systemctl = (args: string[]) => ({ tool: LAYOUT.systemctl, args });

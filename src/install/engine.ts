@@ -61,10 +61,15 @@ async function placeFile(file: FileArtefact, options: EngineOptions): Promise<Fi
   return current ? 'updated' : 'created';
 }
 
-async function placeDirectory(path: string, mode: number, options: EngineOptions): Promise<'created' | 'unchanged' | 'updated'> {
+async function placeDirectory(
+  path: string,
+  mode: number,
+  options: EngineOptions,
+  shared = false,
+): Promise<'created' | 'unchanged' | 'updated'> {
   const target = options.tools.at(path);
   const info = await stat(target).catch(() => undefined);
-  if (info && (info.mode & 0o777) === mode) return 'unchanged';
+  if (info && (shared || (info.mode & 0o777) === mode)) return 'unchanged';
   if (!options.dryRun) {
     await mkdir(target, { recursive: true, mode });
     await chmod(target, mode);
@@ -111,25 +116,32 @@ const wording = { dry: { created: 'would create', updated: 'would update' }, rea
 async function placeFilesAndFolders(
   artefacts: Artefact[],
   options: EngineOptions,
+  previous: InstallRecord | undefined,
 ): Promise<{ record: Pick<InstallRecord, 'files' | 'directories'>; changes: number }> {
   const words = options.dryRun ? wording.dry : wording.real;
   const record: Pick<InstallRecord, 'files' | 'directories'> = { files: [], directories: [] };
   let changes = 0;
   for (const artefact of artefacts) {
     if (artefact.kind === 'directory') {
-      const outcome = await placeDirectory(artefact.path, artefact.mode, options);
+      const outcome = await placeDirectory(artefact.path, artefact.mode, options, artefact.shared);
       options.print(`${outcome === 'unchanged' ? 'unchanged' : words[outcome]}  ${artefact.path}/ (${octal(artefact.mode)})`);
       if (outcome !== 'unchanged') changes++;
-      record.directories.push({ path: artefact.path, mode: artefact.mode, ...(artefact.data ? { data: true } : {}) });
+      // A shared folder that was there before wpp (another vendor's scripts/custom/<hook>/) is not
+      // wpp's to remove, even once it is empty: only one this installation created goes in the record.
+      const ours = !artefact.shared || outcome === 'created' || previous?.directories.some((d) => d.path === artefact.path);
+      if (ours) record.directories.push({ path: artefact.path, mode: artefact.mode, ...(artefact.data ? { data: true } : {}) });
     } else if (artefact.kind === 'file') {
       const outcome = await placeFile(artefact, options);
       const said = outcome === 'kept' ? 'kept' : outcome === 'unchanged' ? 'unchanged' : words[outcome];
       options.print(`${said}  ${artefact.path} (${octal(artefact.mode)})${outcome === 'kept' ? ': already there, left as it is' : ''}`);
       if (outcome === 'created' || outcome === 'updated') changes++;
+      // A kept file is the administrator's: what this plan would have written (other --provider-url)
+      // says nothing about it, so its record entry stays as it was and a second install rewrites nothing.
+      const keptEntry = outcome === 'kept' ? previous?.files.find((f) => f.path === artefact.path) : undefined;
       record.files.push({
         path: artefact.path,
         mode: artefact.mode,
-        sha256: sha256(artefact.content),
+        sha256: keptEntry?.sha256 ?? sha256(artefact.content),
         ...(artefact.keep ? { keep: true } : {}),
       });
     }
@@ -139,8 +151,11 @@ async function placeFilesAndFolders(
 
 /** `wpp install <panel>`: puts the plan in place and writes its record. */
 export async function install(plan: InstallPlan, options: EngineOptions): Promise<InstallOutcome> {
+  for (const need of plan.requires ?? []) {
+    if (!(await stat(options.tools.at(need.path)).catch(() => undefined))) throw new Error(need.missing);
+  }
   const previous = await readInstallRecord(options.tools, plan.panel);
-  const placed = await placeFilesAndFolders(plan.artefacts, options);
+  const placed = await placeFilesAndFolders(plan.artefacts, options, previous);
   let changes = placed.changes;
   const registrations: RegistrationRecord[] = [];
   for (const artefact of plan.artefacts) {

@@ -14,6 +14,9 @@ export interface WppProcessOptions {
   umask?: number;
   /** Capabilities the process runs without (through setpriv), e.g. ['fowner']; needs root. */
   dropCapabilities?: string[];
+  /** Runs the process as this user and group (e.g. 65534, nobody); needs root. */
+  uid?: number;
+  gid?: number;
 }
 
 /** The `wpp ...` child process from the sources, with only PATH and `env` in its environment. */
@@ -33,6 +36,8 @@ function spawnChild(args: string[], options: WppProcessOptions): ChildProcessWit
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid }),
   });
 }
 

@@ -1,0 +1,287 @@
+/**
+ * `wpp install directadmin` and `wpp uninstall directadmin`: the real CLI against a temporary
+ * root that holds a DirectAdmin skeleton (its binary, another vendor's hook scripts) and a fake
+ * systemctl; then the installed pages and hook scripts run for real against a fake launcher.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DIRECTADMIN_HOOKS } from '../../src/panel/adapters/directadmin.js';
+import { runWpp } from '../helpers/cli.js';
+import { decoyCalls, decoyPath, fakeSystemctl, fakeTool, filesBelow, toolCalls } from '../helpers/fake-tools.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
+
+const PLUGIN = '/usr/local/directadmin/plugins/wpp';
+const CUSTOM = '/usr/local/directadmin/scripts/custom';
+const VENDOR_SCRIPT = `${CUSTOM}/user_create_post.sh`;
+const VENDOR_FOLDER_SCRIPT = `${CUSTOM}/domain_create_post/other-vendor.sh`;
+const VENDOR_TEXT = '#!/bin/sh\r\n# another vendor, CRLF and all\r\necho vendor\r\n';
+
+let root: string;
+let decoys: string;
+
+beforeEach(() => {
+  root = createTempDir('wpp-install-da-');
+  fakeSystemctl(root);
+  fakeTool(root, '/usr/local/directadmin/directadmin');
+  mkdirSync(join(root, `${CUSTOM}/domain_create_post`), { recursive: true, mode: 0o700 });
+  chmodSync(join(root, `${CUSTOM}/domain_create_post`), 0o700);
+  writeFileSync(join(root, VENDOR_SCRIPT), VENDOR_TEXT, { mode: 0o700 });
+  writeFileSync(join(root, VENDOR_FOLDER_SCRIPT), VENDOR_TEXT, { mode: 0o700 });
+  decoys = decoyPath(root, ['systemctl', 'directadmin', 'da']);
+});
+afterEach(() => removeTempDir(root));
+
+const wpp = (args: string[]) => runWpp([...args, '--root', root], { env: { PATH: `${decoys}:${process.env.PATH ?? ''}` } });
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+const modeOf = (path: string) => statSync(join(root, path)).mode & 0o777;
+const FAKE_TOOLS = { '/usr/bin/systemctl': 0o755, '/usr/local/directadmin/directadmin': 0o755 };
+const VENDOR_FILES = { [VENDOR_SCRIPT]: 0o700, [VENDOR_FOLDER_SCRIPT]: 0o700 };
+
+const PLUGIN_FILES: Record<string, number> = {
+  'plugin.conf': 0o644,
+  'exec/redirect.sh': 0o644,
+  'user/index.raw': 0o755,
+  'user/index.html': 0o755,
+  'admin/index.raw': 0o755,
+  'admin/index.html': 0o755,
+  'hooks/user_txt.html': 0o644,
+  'hooks/user_img.html': 0o644,
+  'hooks/admin_txt.html': 0o644,
+  'hooks/admin_img.html': 0o644,
+  'images/user_menu.json': 0o644,
+  'images/admin_menu.json': 0o644,
+  'images/wpp.svg': 0o644,
+  'scripts/install.sh': 0o755,
+  'scripts/uninstall.sh': 0o755,
+};
+
+describe('wpp install directadmin', () => {
+  it('writes the plugin folder and one hook script per event beside the other vendors, and leaves theirs alone', async () => {
+    const run = await wpp(['install', 'directadmin']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+
+    const expected: Record<string, number> = {
+      ...FAKE_TOOLS,
+      ...VENDOR_FILES,
+      '/etc/wpp/env': 0o600,
+      '/usr/local/lib/wpp/wpp': 0o755,
+      '/etc/systemd/system/wpp.service': 0o644,
+      '/var/lib/wpp/install/directadmin.json': 0o600,
+      ...Object.fromEntries(Object.entries(PLUGIN_FILES).map(([path, mode]) => [`${PLUGIN}/${path}`, mode])),
+      ...Object.fromEntries(DIRECTADMIN_HOOKS.map((hook) => [`${CUSTOM}/${hook}/wpp.sh`, 0o755])),
+    };
+    expect(Object.fromEntries(filesBelow(root))).toEqual(expected);
+    for (const path of Object.keys(expected).filter((p) => p.startsWith(PLUGIN) || p.includes('/wpp.sh'))) {
+      expect(read(path), path).not.toContain('\r');
+      expect(read(path), path).not.toContain('{{');
+    }
+
+    const conf = read(`${PLUGIN}/plugin.conf`).split('\n');
+    expect(conf).toEqual(
+      expect.arrayContaining([
+        'id=wpp',
+        'name=Web protection',
+        'version=0.1.0',
+        'active=yes',
+        'installed=yes',
+        'user_run_as=root',
+        'admin_run_as=root',
+        'menu_user=images/user_menu.json',
+        'menu_admin=images/admin_menu.json',
+      ]),
+    );
+    const menu = (level: string) => JSON.parse(read(`${PLUGIN}/images/${level}_menu.json`)) as { entries: { href: string }[] }[];
+    expect(menu('user')[0]?.entries.map((e) => e.href)).toEqual(['/CMD_PLUGINS/wpp/index.raw']);
+    expect(menu('admin')[0]?.entries.map((e) => e.href)).toEqual(['/CMD_PLUGINS_ADMIN/wpp/index.raw']);
+    expect(read(`${PLUGIN}/hooks/user_txt.html`)).toContain('href="/CMD_PLUGINS/wpp/index.raw"');
+    expect(read(`${PLUGIN}/hooks/admin_txt.html`)).toContain('href="/CMD_PLUGINS_ADMIN/wpp/index.raw"');
+
+    for (const hook of DIRECTADMIN_HOOKS) {
+      expect(read(`${CUSTOM}/${hook}/wpp.sh`)).toContain(`\nexec '/usr/local/lib/wpp/wpp' hook directadmin ${hook}\n`);
+    }
+    // The other vendors' scripts, byte for byte, and their folder's own mode.
+    expect(read(VENDOR_SCRIPT)).toBe(VENDOR_TEXT);
+    expect(read(VENDOR_FOLDER_SCRIPT)).toBe(VENDOR_TEXT);
+    expect(modeOf(`${CUSTOM}/domain_create_post`)).toBe(0o700);
+    expect(modeOf(`${CUSTOM}/user_destroy_post`)).toBe(0o755);
+
+    // Nothing to call for DirectAdmin: only the service.
+    expect(toolCalls(root)).toEqual([
+      ['/usr/bin/systemctl', 'daemon-reload'],
+      ['/usr/bin/systemctl', 'enable', 'wpp.service'],
+    ]);
+    expect(decoyCalls(root)).toEqual([]);
+  });
+
+  it('a second install changes nothing', async () => {
+    expect((await wpp(['install', 'directadmin'])).code).toBe(0);
+    const before = new Map([...filesBelow(root)].map(([path, mode]) => [path, `${mode}:${read(path)}`]));
+    const calls = toolCalls(root).length;
+    const again = await wpp(['install', 'directadmin']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('Nothing to change: wpp is installed for directadmin.');
+    expect(again.stdout).not.toMatch(/^(created|updated|registered|recorded) /m);
+    expect(new Map([...filesBelow(root)].map(([path, mode]) => [path, `${mode}:${read(path)}`]))).toEqual(before);
+    expect(toolCalls(root).slice(calls)).toEqual([['/usr/bin/systemctl', 'is-enabled', '--quiet', 'wpp.service']]);
+  });
+
+  it('--dry-run on a fresh root writes nothing and calls nothing', async () => {
+    const run = await wpp(['install', 'directadmin', '--dry-run']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`would create  ${CUSTOM}/user_create_post/wpp.sh (0755)`);
+    expect(Object.fromEntries(filesBelow(root))).toEqual({ ...FAKE_TOOLS, ...VENDOR_FILES });
+    expect(existsSync(join(root, PLUGIN))).toBe(false);
+    expect(toolCalls(root)).toEqual([]);
+  });
+
+  it('refuses where DirectAdmin is not installed, writing nothing', async () => {
+    removeTempDir(join(root, '/usr/local/directadmin/directadmin'));
+    const run = await wpp(['install', 'directadmin']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('DirectAdmin is not installed here (no /usr/local/directadmin/directadmin)');
+    expect(Object.fromEntries(filesBelow(root))).toEqual({ '/usr/bin/systemctl': 0o755, ...VENDOR_FILES });
+  });
+});
+
+describe('wpp uninstall directadmin', () => {
+  it("removes the plugin and the hook scripts, keeps the other vendors' and the data", async () => {
+    expect((await wpp(['install', 'directadmin'])).code).toBe(0);
+    const calls = toolCalls(root).length;
+    const run = await wpp(['uninstall', 'directadmin']);
+    expect(run.code).toBe(0);
+    expect(toolCalls(root).slice(calls)).toEqual([
+      ['/usr/bin/systemctl', 'disable', '--now', 'wpp.service'],
+      ['/usr/bin/systemctl', 'daemon-reload'],
+    ]);
+    expect(Object.fromEntries(filesBelow(root))).toEqual({ ...FAKE_TOOLS, ...VENDOR_FILES, '/etc/wpp/env': 0o600 });
+    expect(existsSync(join(root, PLUGIN))).toBe(false);
+    expect(existsSync(join(root, `${CUSTOM}/user_destroy_post`))).toBe(false);
+    // The vendor's folder stays (with its script), and so does DirectAdmin's own.
+    expect(read(VENDOR_FOLDER_SCRIPT)).toBe(VENDOR_TEXT);
+    expect(read(VENDOR_SCRIPT)).toBe(VENDOR_TEXT);
+    expect(existsSync(join(root, '/usr/local/directadmin/plugins'))).toBe(true);
+    expect(decoyCalls(root)).toEqual([]);
+  });
+
+  it('does not remove a folder another vendor had made, even when it ends up empty', async () => {
+    removeTempDir(join(root, VENDOR_FOLDER_SCRIPT));
+    expect((await wpp(['install', 'directadmin'])).code).toBe(0);
+    expect((await wpp(['uninstall', 'directadmin'])).code).toBe(0);
+    expect(existsSync(join(root, `${CUSTOM}/domain_create_post`))).toBe(true);
+    expect(existsSync(join(root, `${CUSTOM}/domain_create_post/wpp.sh`))).toBe(false);
+  });
+});
+
+describe('the installed pages and scripts, run with a fake launcher', () => {
+  let copy: string;
+  let launcherLog: string;
+
+  /** The installed plugin folder, copied where nobody can read it too, its launcher path pointed at the fake. */
+  beforeEach(async () => {
+    expect((await wpp(['install', 'directadmin'])).code).toBe(0);
+    copy = createTempDir('wpp-da-pages-');
+    chmodSync(copy, 0o755);
+    cpSync(join(root, PLUGIN), join(copy, 'wpp'), { recursive: true });
+    cpSync(join(root, CUSTOM), join(copy, 'custom'), { recursive: true });
+    launcherLog = join(copy, 'launcher.log');
+    const launcher = join(copy, 'fake-launcher');
+    writeFileSync(
+      launcher,
+      [
+        '#!/bin/sh',
+        `printf '%s|' "$@" >> '${launcherLog}'; printf 'username=%s\\n' "\${username-}" >> '${launcherLog}'`,
+        'case "$*" in *" fail"*) echo "wpp: no" >&2; exit 1 ;; *" inject"*) printf "https://x/\\r\\nSet-Cookie: a=b\\n"; exit 0 ;; esac',
+        'for last in "$@"; do :; done',
+        'echo "https://panel.example:8443/launch?token=for-$last"',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    for (const file of ['wpp/exec/redirect.sh', 'wpp/scripts/install.sh', 'wpp/scripts/uninstall.sh', 'custom/user_create_post/wpp.sh']) {
+      const path = join(copy, file);
+      const text = readFileSync(path, 'utf8');
+      expect(text.split("'/usr/local/lib/wpp/wpp'").length, file).toBe(2);
+      writeFileSync(path, text.replace("'/usr/local/lib/wpp/wpp'", `'${launcher}'`));
+    }
+  });
+  afterEach(() => removeTempDir(copy));
+
+  const launcherCalls = () => (existsSync(launcherLog) ? readFileSync(launcherLog, 'utf8').split('\n').filter(Boolean) : []);
+  const page = (level: 'user' | 'admin', env: Record<string, string>, as?: { uid: number; gid: number }) => {
+    const result = spawnSync(join(copy, `wpp/${level}/index.raw`), [], { env: { PATH: '/usr/bin:/bin', ...env }, encoding: 'utf8', ...as });
+    const [head = '', body = ''] = result.stdout.split('\r\n\r\n');
+    const [status = '', ...headers] = head.split('\r\n');
+    return { code: result.status, status, headers, body };
+  };
+
+  it("a signed-in user is redirected to the launch URL the launcher printed for that user's account", () => {
+    const answer = page('user', { USERNAME: 'alice' });
+    expect(answer.code).toBe(0);
+    expect(answer.status).toBe('HTTP/1.1 302 Found');
+    expect(answer.headers).toContain('Location: https://panel.example:8443/launch?token=for-alice');
+    expect(answer.headers).toContain('Cache-Control: no-store');
+    expect(launcherCalls()).toEqual(['launch-url|--panel|directadmin|--account|alice|username=']);
+  });
+
+  it('a query string naming another user changes nothing', () => {
+    const answer = page('user', { USERNAME: 'alice', QUERY_STRING: 'USERNAME=bob&account=bob&username=bob', username: 'bob' });
+    expect(answer.headers).toContain('Location: https://panel.example:8443/launch?token=for-alice');
+    expect(launcherCalls()).toEqual(['launch-url|--panel|directadmin|--account|alice|username=bob']);
+  });
+
+  it('an admin is redirected to an admin launch URL', () => {
+    const answer = page('admin', { USERNAME: 'admin' });
+    expect(answer.status).toBe('HTTP/1.1 302 Found');
+    expect(answer.headers).toContain('Location: https://panel.example:8443/launch?token=for-admin');
+    expect(launcherCalls()).toEqual(['launch-url|--panel|directadmin|--admin|admin|username=']);
+  });
+
+  it('without USERNAME, or with one DirectAdmin would never set, the answer is an error and no redirect', () => {
+    for (const env of <Record<string, string>[]>[
+      {},
+      { USERNAME: '' },
+      { USERNAME: 'alice --admin x' },
+      { USERNAME: '-alice' },
+      { USERNAME: 'Alice$(id)' },
+      { QUERY_STRING: 'USERNAME=bob' },
+    ]) {
+      const answer = page('user', env);
+      expect(answer.status, JSON.stringify(env)).toBe('HTTP/1.1 403 Forbidden');
+      expect(answer.headers.some((h) => h.startsWith('Location'))).toBe(false);
+    }
+    expect(launcherCalls()).toEqual([]);
+  });
+
+  it('a launcher that fails or prints more than a URL gives an error, never a header of its making', () => {
+    for (const USERNAME of ['fail', 'inject']) {
+      const answer = page('user', { USERNAME });
+      expect(answer.status).toBe('HTTP/1.1 503 Service Unavailable');
+      expect(answer.headers.some((h) => /^(Location|Set-Cookie)/.test(h))).toBe(false);
+    }
+  });
+
+  it('refuses to run as anyone but root (DirectAdmin without user_run_as=root), without calling the launcher', () => {
+    const answer = page('user', { USERNAME: 'alice' }, { uid: 65534, gid: 65534 });
+    expect(answer.status).toBe('HTTP/1.1 503 Service Unavailable');
+    expect(answer.body).toContain('does not run as root');
+    expect(launcherCalls()).toEqual([]);
+  });
+
+  it("the default entry links to the redirecting page; the hook scripts and the plugin manager's scripts run the launcher", () => {
+    const html = spawnSync(join(copy, 'wpp/user/index.html'), [], { encoding: 'utf8' });
+    expect(html.stdout).toContain('href="/CMD_PLUGINS/wpp/index.raw"');
+
+    const hook = spawnSync(join(copy, 'custom/user_create_post/wpp.sh'), [], { env: { username: 'alice' }, encoding: 'utf8' });
+    expect(hook.status).toBe(0);
+    spawnSync(join(copy, 'wpp/scripts/uninstall.sh'), [], { encoding: 'utf8' });
+    spawnSync(join(copy, 'wpp/scripts/install.sh'), [], { encoding: 'utf8' });
+    expect(launcherCalls()).toEqual([
+      'hook|directadmin|user_create_post|username=alice',
+      'uninstall|directadmin|username=',
+      'install|directadmin|username=',
+    ]);
+  });
+});

@@ -1,0 +1,217 @@
+/**
+ * `wpp install systemd` and `wpp uninstall systemd` as an administrator runs them: the real CLI
+ * against a temporary root holding a fake systemctl at /usr/bin/systemctl, with decoys first
+ * on PATH to prove no tool is looked up there.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runWpp } from '../helpers/cli.js';
+import { decoyCalls, decoyPath, fakeSystemctl, filesBelow, toolCalls } from '../helpers/fake-tools.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
+
+const repoRoot = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
+const SYSTEMCTL = '/usr/bin/systemctl';
+
+let root: string;
+let decoys: string;
+
+beforeEach(() => {
+  root = createTempDir('wpp-install-systemd-');
+  fakeSystemctl(root);
+  decoys = decoyPath(root, ['systemctl', 'sh', 'node']);
+});
+afterEach(() => removeTempDir(root));
+
+const wpp = (args: string[], env: Record<string, string> = {}) =>
+  runWpp(args, { env: { PATH: `${decoys}:${process.env.PATH ?? ''}`, ...env } });
+const installSystemd = (args: string[] = [], env: Record<string, string> = {}) => wpp(['install', 'systemd', '--root', root, ...args], env);
+const uninstallSystemd = (args: string[] = []) => wpp(['uninstall', 'systemd', '--root', root, ...args]);
+
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+const modeOf = (path: string) => statSync(join(root, path)).mode & 0o777;
+const systemctlCalls = () => toolCalls(root).map(([tool, ...args]) => `${tool === SYSTEMCTL ? 'systemctl' : tool} ${args.join(' ')}`);
+
+/** What sh makes of a variable in the environment file, as the launcher loads it. */
+const sourced = (name: string) =>
+  execFileSync('/bin/sh', ['-c', `set -a; . "$1"; printf '%s' "\${${name}-unset}"`, 'sh', join(root, '/etc/wpp/env')], {
+    encoding: 'utf8',
+    cwd: root,
+  });
+
+describe('wpp install systemd', () => {
+  it('writes the data folder, the settings, the launcher and the unit with their modes, and enables the service', async () => {
+    const run = await installSystemd();
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('wpp is installed for systemd');
+
+    expect(Object.fromEntries(filesBelow(root))).toEqual({
+      '/usr/bin/systemctl': 0o755,
+      '/etc/wpp/env': 0o600,
+      '/usr/local/lib/wpp/wpp': 0o755,
+      '/etc/systemd/system/wpp.service': 0o644,
+      '/var/lib/wpp/install/systemd.json': 0o600,
+    });
+    expect(modeOf('/var/lib/wpp')).toBe(0o700);
+    expect(modeOf('/etc/wpp')).toBe(0o700);
+    expect(modeOf('/var/lib/wpp/install')).toBe(0o700);
+
+    const unit = read('/etc/systemd/system/wpp.service');
+    expect(unit.split('\n')).toEqual(
+      expect.arrayContaining([
+        '[Service]',
+        'Restart=always',
+        'EnvironmentFile=/etc/wpp/env',
+        'ExecStart=/usr/local/lib/wpp/wpp serve',
+        'UMask=0077',
+        'WantedBy=multi-user.target',
+      ]),
+    );
+    const launcher = read('/usr/local/lib/wpp/wpp');
+    expect(launcher.startsWith('#!/bin/sh\n')).toBe(true);
+    expect(launcher).toContain('  . /etc/wpp/env\n');
+    expect(launcher).toContain(`exec '${process.execPath}' '${repoRoot}/bin/wpp.js' "$@"\n`);
+    execFileSync('/bin/sh', ['-n', join(root, '/usr/local/lib/wpp/wpp')]);
+
+    const env = read('/etc/wpp/env');
+    expect(env).toContain('WPP_PANEL=systemd\n');
+    expect(env).toContain('WPP_DATA_DIR=/var/lib/wpp\n');
+    expect(env).toContain('# WPP_PROVIDER_URL=');
+    for (const path of ['/etc/wpp/env', '/usr/local/lib/wpp/wpp', '/etc/systemd/system/wpp.service'])
+      expect(read(path)).not.toContain('\r');
+
+    // No provider yet: enabled, not started (it would provision into the embedded sandbox).
+    expect(systemctlCalls()).toEqual(['systemctl daemon-reload', 'systemctl enable wpp.service']);
+    expect(decoyCalls(root)).toEqual([]);
+  });
+
+  it("a second install changes nothing and registers nothing again; the administrator's edits to /etc/wpp/env stay", async () => {
+    expect((await installSystemd()).code).toBe(0);
+    const edited = `${read('/etc/wpp/env')}WPP_PUBLIC_URL=https://edited.example:8443\n`;
+    writeFileSync(join(root, '/etc/wpp/env'), edited);
+    const before = new Map([...filesBelow(root)].map(([path]) => [path, read(path)]));
+    const callsBefore = toolCalls(root).length;
+
+    const again = await installSystemd(['--provider-url', 'https://ignored.example']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('Nothing to change: wpp is installed for systemd.');
+    expect(again.stdout).toContain('kept  /etc/wpp/env (0600): already there, left as it is');
+    expect(again.stdout).not.toMatch(/^(created|updated|registered|re-registered|recorded) /m);
+
+    expect(new Map([...filesBelow(root)].map(([path]) => [path, read(path)]))).toEqual(before);
+    expect(read('/etc/wpp/env')).toBe(edited);
+    expect(modeOf('/etc/wpp/env')).toBe(0o600);
+    // Only the check that the service is still enabled.
+    expect(systemctlCalls().slice(callsBefore)).toEqual(['systemctl is-enabled --quiet wpp.service']);
+    expect(decoyCalls(root)).toEqual([]);
+  });
+
+  it('starts the service (restart) when /etc/wpp/env already names a provider', async () => {
+    mkdirSync(join(root, '/etc/wpp'), { recursive: true });
+    writeFileSync(join(root, '/etc/wpp/env'), 'WPP_PROVIDER_URL=https://api.provider.example\n', { mode: 0o600 });
+    const run = await installSystemd();
+    expect(run.code).toBe(0);
+    expect(read('/etc/wpp/env')).toBe('WPP_PROVIDER_URL=https://api.provider.example\n');
+    expect(systemctlCalls()).toEqual(['systemctl daemon-reload', 'systemctl enable wpp.service', 'systemctl restart wpp.service']);
+  });
+
+  it('--provider-url and WPP_PROVIDER_API_KEY from the environment land in a new env file, read back exactly by sh, the key never printed', async () => {
+    const key = 'k3y with space $(touch pwned) & `touch pwned2`';
+    const run = await installSystemd(
+      ['--provider-url', 'https://api.provider.example/v1?region=eu&tier=2', '--public-url', 'https://panel.example:8443'],
+      {
+        WPP_PROVIDER_API_KEY: key,
+      },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout + run.stderr).not.toContain('k3y');
+    expect(read('/var/lib/wpp/install/systemd.json')).not.toContain('k3y');
+
+    expect(sourced('WPP_PROVIDER_API_KEY')).toBe(key);
+    expect(sourced('WPP_PROVIDER_URL')).toBe('https://api.provider.example/v1?region=eu&tier=2');
+    expect(sourced('WPP_PUBLIC_URL')).toBe('https://panel.example:8443');
+    expect(existsSync(join(root, 'pwned'))).toBe(false);
+    expect(existsSync(join(root, 'pwned2'))).toBe(false);
+    expect(modeOf('/etc/wpp/env')).toBe(0o600);
+    expect(systemctlCalls()).toEqual(['systemctl daemon-reload', 'systemctl enable wpp.service', 'systemctl restart wpp.service']);
+  });
+
+  it('refuses a key sh could not hold in quotes, without printing it, and writes nothing', async () => {
+    const run = await installSystemd([], { WPP_PROVIDER_API_KEY: "secret'quote" });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('WPP_PROVIDER_API_KEY');
+    expect(run.stdout + run.stderr).not.toContain('secret');
+    expect([...filesBelow(root).keys()]).toEqual(['/usr/bin/systemctl']);
+  });
+
+  it('--dry-run on a fresh root prints what it would do and changes nothing', async () => {
+    const run = await installSystemd(['--dry-run']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('would create  /etc/systemd/system/wpp.service (0644)');
+    expect(run.stdout).toContain('would register  systemd service wpp.service');
+    expect(run.stdout).toContain('Dry run: nothing was changed');
+    expect([...filesBelow(root).keys()]).toEqual(['/usr/bin/systemctl']);
+    expect(existsSync(join(root, '/var/lib/wpp'))).toBe(false);
+    expect(toolCalls(root)).toEqual([]);
+  });
+});
+
+describe('wpp uninstall systemd', () => {
+  it('disables and stops the service, reloads systemd, and leaves only the data', async () => {
+    expect((await installSystemd()).code).toBe(0);
+    writeFileSync(join(root, '/var/lib/wpp/wpp.db'), 'the database', { mode: 0o600 });
+    const callsBefore = toolCalls(root).length;
+
+    const run = await uninstallSystemd();
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('The data stays in /var/lib/wpp and /etc/wpp (--purge removes them).');
+    expect(systemctlCalls().slice(callsBefore)).toEqual(['systemctl disable --now wpp.service', 'systemctl daemon-reload']);
+    expect(Object.fromEntries(filesBelow(root))).toEqual({
+      '/usr/bin/systemctl': 0o755,
+      '/etc/wpp/env': 0o600,
+      '/var/lib/wpp/wpp.db': 0o600,
+    });
+    expect(modeOf('/var/lib/wpp')).toBe(0o700);
+    expect(existsSync(join(root, '/usr/local/lib/wpp'))).toBe(false);
+    expect(existsSync(join(root, '/var/lib/wpp/install'))).toBe(false);
+
+    const again = await uninstallSystemd();
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('wpp is not installed for systemd');
+    expect(decoyCalls(root)).toEqual([]);
+  });
+
+  it('--purge removes the data and the settings too', async () => {
+    expect((await installSystemd()).code).toBe(0);
+    writeFileSync(join(root, '/var/lib/wpp/wpp.db'), 'the database', { mode: 0o600 });
+    const run = await uninstallSystemd(['--purge']);
+    expect(run.code).toBe(0);
+    expect([...filesBelow(root).keys()]).toEqual(['/usr/bin/systemctl']);
+    expect(existsSync(join(root, '/var/lib/wpp'))).toBe(false);
+    expect(existsSync(join(root, '/etc/wpp'))).toBe(false);
+  });
+});
+
+describe('refusals', () => {
+  it('without --root and not as root: exits non-zero, says to run as root, writes nothing', async () => {
+    const touched = ['/etc/wpp', '/var/lib/wpp', '/usr/local/lib/wpp', '/etc/systemd/system/wpp.service'];
+    // Only meaningful where this machine has no wpp installed.
+    for (const path of touched) expect(existsSync(path)).toBe(false);
+    for (const verb of ['install', 'uninstall']) {
+      const run = await runWpp([verb, 'systemd'], { uid: 65534, gid: 65534 });
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain(`wpp ${verb} systemd must run as root`);
+      expect(run.stderr).toContain('--root DIR');
+    }
+    for (const path of touched) expect(existsSync(path)).toBe(false);
+  });
+
+  it('a panel it does not know is a usage error', async () => {
+    const run = await wpp(['install', 'kpanel', '--root', root]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('unknown panel "kpanel"');
+    expect([...filesBelow(root).keys()]).toEqual(['/usr/bin/systemctl']);
+  });
+});
