@@ -30,6 +30,9 @@ import type { ProviderClient, ProviderClientOptions } from './provider/index.js'
 import type { RunningSandbox } from './sandbox/server.js';
 import { createSessionsRepo } from './db/sessions.repo.js';
 import { createUnprotectedRepo } from './db/unprotected.repo.js';
+import { createImportRepo, type ImportRepo } from './db/import.repo.js';
+import { sendDriftNotice } from './core/import.js';
+import { createPanelImport, type PanelImport } from './panel/listings/index.js';
 import { createPluginApp } from './web/plugin-app.js';
 import { startPluginServer } from './web/plugin-server.js';
 
@@ -85,6 +88,10 @@ export interface RunningPlugin {
   adminResume(domain: string, admin: string): Promise<Website>;
   /** One reconcile pass now (the schedule runs it every minute). */
   reconcile(now?: number): { enqueued: number };
+  /** `wpp import`: compares a panel's listing with the plugin and the provider, and queues what is missing when asked. */
+  importPanel: PanelImport['run'];
+  /** The recorded comparisons (`wpp import`, the scheduled drift check). */
+  imports: ImportRepo;
   /** Runs due jobs until none is due (`wpp worker --once`). */
   drain(): Promise<{ done: number; failed: number; dead: number }>;
   close(): Promise<void>;
@@ -154,8 +161,28 @@ async function wire(
     audit,
   });
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
+  const imports = createImportRepo(db);
+  const panelImport = createPanelImport({
+    repo: imports,
+    stats,
+    provider,
+    ingestEvents: (events) => queue.ingestEvents(events),
+    logger: logger.child({ component: 'import' }),
+    now,
+    notifyDrift: async (notice) => {
+      const url = settings.notifyUrl();
+      if (url !== null) await sendDriftNotice({ url, secret: panelSecret }, notice);
+    },
+  });
+  const panelName = config.panel.name;
+  const panelCheck = panelName
+    ? async () => {
+        const result = await panelImport.run({ panel: panelName }, { source: 'schedule', apply: false, prune: false });
+        return { comparisonId: result.comparisonId, differences: result.comparison.differences.length };
+      }
+    : undefined;
   const worker = startBackground(
-    { config, jobs, stats, reconcile, queue, services, panelSecret, notifyUrl: settings.notifyUrl, logger, now, life },
+    { config, jobs, stats, reconcile, queue, services, panelSecret, notifyUrl: settings.notifyUrl, logger, now, life, panelCheck },
     // Registration belongs to the long-running server; other roles need not queue it.
     {
       runWorker: options.worker ?? role.runsWorker,
@@ -165,7 +192,7 @@ async function wire(
     },
   );
   wakeWorker = worker.wake;
-  const repos = { accounts, stats, audit, sessions: createSessionsRepo(db), adminViews: createAdminViewsRepo(db) };
+  const repos = { accounts, stats, audit, sessions: createSessionsRepo(db), adminViews: createAdminViewsRepo(db), imports };
   httpServer?.serve(createPluginApp({ config, panelSecret, logger, now, queue, provider, settings, repos, services, sandbox }));
 
   // Only the server announces itself; a one-shot command need not, on every run.
@@ -177,6 +204,8 @@ async function wire(
     enforceLimits: services.enforceLimits,
     adminResume: services.adminResume,
     reconcile,
+    importPanel: panelImport.run,
+    imports,
     drain: worker.drain,
     close: life.close,
   } satisfies RunningPlugin;

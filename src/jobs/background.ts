@@ -30,6 +30,8 @@ export interface BackgroundDeps {
   logger: Logger;
   now: () => number;
   life: Lifecycle;
+  /** The scheduled panel comparison (core/import.ts bound to the configured panel), or undefined when none is configured. */
+  panelCheck?: (() => Promise<Record<string, unknown>>) | undefined;
 }
 
 export interface BackgroundOptions {
@@ -79,6 +81,10 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
       reconcile: () => deps.reconcile(),
       syncStatistics: () => services.syncStatistics(),
       enforceLimits: () => services.enforceLimits(),
+      panelCheck:
+        deps.panelCheck && config.panel.checkEveryMinutes !== null
+          ? { everyMinutes: config.panel.checkEveryMinutes, run: deps.panelCheck }
+          : undefined,
     });
     life.onClose(() => schedule.stop());
   }
