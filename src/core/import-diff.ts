@@ -101,7 +101,7 @@ function panelSide(listing: PanelListing, known: KnownState): Draft[] {
     const live = mine !== undefined && mine.state !== 'deleted';
     if (!live) found.push({ kind: 'account.missing', account, email, plan });
     const isSuspended = live && mine.state === 'suspended';
-    if (listed.suspended !== undefined && listed.suspended !== isSuspended && (live || listed.suspended)) {
+    if (listed.suspended !== undefined && listed.suspended !== isSuspended) {
       found.push({ kind: 'suspension.differs', account, suspended: listed.suspended });
     }
     for (const { domain, subdomains, ip } of listed.domains) {
