@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { IMPORT_RUN } from '../core/import.js';
 import { jobHandlers } from '../core/job-kinds.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { sendNotification } from '../core/notifications.js';
@@ -83,7 +84,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
       enforceLimits: () => services.enforceLimits(),
       panelCheck:
         deps.panelCheck && config.panel.checkEveryMinutes !== null
-          ? { everyMinutes: config.panel.checkEveryMinutes, run: deps.panelCheck }
+          ? { everyMinutes: config.panel.checkEveryMinutes, run: deps.panelCheck, lastRun: deps.stats.lastSuccessfulRun(IMPORT_RUN) }
           : undefined,
     });
     life.onClose(() => schedule.stop());

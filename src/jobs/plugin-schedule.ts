@@ -19,7 +19,7 @@ export interface PluginScheduleDeps {
   syncStatistics(): Promise<SyncResult>;
   enforceLimits(): Promise<EnforceResult>;
   /** The panel drift check (`wpp import` without --apply), when a panel is configured. */
-  panelCheck?: { everyMinutes: number; run(): Promise<Record<string, unknown>> } | undefined;
+  panelCheck?: { everyMinutes: number; run(): Promise<Record<string, unknown>>; lastRun: number | null } | undefined;
 }
 
 export const PANEL_CHECK = 'panel-check';
@@ -43,6 +43,9 @@ export function startPluginSchedule(deps: PluginScheduleDeps): Scheduler {
   scheduler.start();
   const last = deps.lastSuccessfulSync;
   if (last === null || deps.now() - last > deps.syncEveryMinutes * 60_000) scheduler.runNow(SYNC_LOCK);
+  // The same for the panel check: a server that was down at its daily slot still compares once a day.
+  const check = deps.panelCheck;
+  if (check && (check.lastRun === null || deps.now() - check.lastRun > check.everyMinutes * 60_000)) scheduler.runNow(PANEL_CHECK);
   return scheduler;
 }
 
