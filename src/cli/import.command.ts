@@ -59,7 +59,9 @@ function printComparison(panel: string, comparison: Comparison, result: { compar
   if (differences.length > PRINTED)
     console.log(`  ... and ${n(differences.length - PRINTED)} more (all of them with --json, or on /admin/import)`);
   const queuedBefore = differences.filter((d) => d.queued).length;
-  if (result.queued !== null) {
+  if (result.queued === 0 && queuedBefore === 0) {
+    console.log('nothing to queue');
+  } else if (result.queued !== null) {
     console.log(
       `queued ${n(result.queued)} events${queuedBefore ? ` (${n(queuedBefore)} were queued already)` : ''}; the worker carries them out`,
     );

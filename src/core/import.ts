@@ -104,7 +104,8 @@ async function reportDrift(
   source: ImportOptions['source'],
 ): Promise<void> {
   const total = comparison.differences.length;
-  deps.logger.warn(
+  // The CLI prints the differences itself; its log line would only repeat them on the terminal.
+  deps.logger[source === 'schedule' ? 'warn' : 'debug'](
     { panel, comparisonId, source, total, counts: comparison.counts },
     `panel drift: ${describeCounts(comparison.counts)} (see /admin/import; wpp import ${panel} --apply queues what is missing)`,
   );

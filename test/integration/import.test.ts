@@ -74,7 +74,7 @@ describe('wpp import cpanel: 500 accounts, 1,500 domains', () => {
 
       const second = await wpp(['import', 'cpanel', '--root', root, '--apply'], dataDir);
       expect(second).toContain('differences: no difference');
-      expect(second).toContain('queued 0 events');
+      expect(second).toContain('nothing to queue');
       await plugin.idle();
       expect(new Map(sandbox.store.listWebsites(null).map((w) => [w.domain, w.createdAt]))).toEqual(created);
       expect(plugin.db.prepare("SELECT COUNT(*) AS n FROM job_runs WHERE name = 'panel-import' AND status = 'ok'").get()).toEqual({ n: 4 });
