@@ -157,6 +157,10 @@ const envSchema = z.object({
    * dashboard address /{lang}/website/{domain}/edit?api-key={api_key} (the sandbox's too).
    */
   WPP_RULES_EDITOR_URL: z.string().trim().refine(isRulesEditorTemplate, 'must be an http(s) URL template naming {domain}').optional(),
+  /** The panel this server runs, for the scheduled comparison of its accounts (`wpp import`); none: no scheduled comparison. Default none. */
+  WPP_PANEL: z.enum(['cpanel', 'plesk', 'directadmin', 'none']).default('none'),
+  /** Hours between scheduled comparisons of the panel's accounts and domains with the plugin's; 0: none. Default 24. */
+  WPP_PANEL_CHECK_HOURS: z.coerce.number().int().min(0).max(24).default(24),
   /** Minutes a page session may stay unused before it ends. Default 30. */
   WPP_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
   /** Hours after sign-in a page session ends, however active. Default 12. */
@@ -182,8 +186,9 @@ export const SETTING_DEFAULTS: Partial<Record<SettingName, unknown>> = Object.fr
 /**
  * The setting an unknown `WPP_*` name most likely meant, if any is close: one name containing
  * the other (`WPP_SYNC_INTERVAL` in `WPP_SYNC_INTERVAL_MINUTES`) or a few characters off (up to
- * 40% of the name, at least 2). Containment wins, then more words in common, then fewer edits:
- * `WPP_SYNC_INTERVAL` is nearer `WPP_SYNC_RATE` by edits alone.
+ * 40% of the name, at least 2). A typo (at most 2 edits) wins, then containment, then more words
+ * in common, then fewer edits: `WPP_SYNC_INTERVAL` is nearer `WPP_SYNC_RATE` by edits alone, and
+ * `WPP_PANEL_SECRT` contains `WPP_PANEL` but is one letter off `WPP_PANEL_SECRET`.
  */
 export function closestSetting(name: string): SettingName | undefined {
   const unknown = name.replace(/^WPP_/, '');
@@ -201,7 +206,13 @@ export function closestSetting(name: string): SettingName | undefined {
     };
   })
     .filter((c) => c.contains || c.close)
-    .sort((a, b) => Number(b.contains) - Number(a.contains) || b.shared - a.shared || a.distance - b.distance);
+    .sort(
+      (a, b) =>
+        Number(b.distance <= 2) - Number(a.distance <= 2) ||
+        Number(b.contains) - Number(a.contains) ||
+        b.shared - a.shared ||
+        a.distance - b.distance,
+    );
   return ranked[0]?.setting;
 }
 
@@ -243,6 +254,8 @@ export interface Config {
   hook: { url: string; cpanelCommand: string };
   /** The customer and admin pages: who may frame them, the rules editor frame, session timeouts. */
   pages: { frameAncestors: string[]; rulesEditorUrl: string | undefined; sessionIdleMs: number; sessionMaxMs: number };
+  /** The panel to compare on a schedule (WPP_PANEL; null: none) and how often (null: never). */
+  panel: { name: 'cpanel' | 'plesk' | 'directadmin' | null; checkEveryMinutes: number | null };
 }
 
 /** The configuration of a command that never reaches the provider: every setting but `provider`. */
@@ -312,6 +325,10 @@ export function loadConfig(
       rulesEditorUrl: e.WPP_RULES_EDITOR_URL ?? (e.WPP_PROVIDER_URL ? `${e.WPP_PROVIDER_URL}${DEFAULT_RULES_EDITOR_PATH}` : undefined),
       sessionIdleMs: e.WPP_SESSION_IDLE_MINUTES * 60_000,
       sessionMaxMs: e.WPP_SESSION_MAX_HOURS * 3_600_000,
+    },
+    panel: {
+      name: e.WPP_PANEL === 'none' ? null : e.WPP_PANEL,
+      checkEveryMinutes: e.WPP_PANEL === 'none' || e.WPP_PANEL_CHECK_HOURS === 0 ? null : e.WPP_PANEL_CHECK_HOURS * 60,
     },
   };
   if (scope === 'standalone') return settings;

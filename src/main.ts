@@ -8,7 +8,7 @@ import { ensurePanelSecret, type Config } from './config.js';
 import { AppError } from './errors.js';
 import type { EnforceResult } from './core/enforcement.js';
 import { acquireJobLock, describeHolder } from './core/job-lock.js';
-import { createJobQueue } from './core/job-queue.js';
+import { createJobQueue, type JobQueue } from './core/job-queue.js';
 import { notifyWhileOn } from './core/notifications.js';
 import { createPluginSettings, type PluginSettings } from './core/plugin-settings.js';
 import { reconcileWebsites } from './core/reconcile.js';
@@ -30,6 +30,9 @@ import type { ProviderClient, ProviderClientOptions } from './provider/index.js'
 import type { RunningSandbox } from './sandbox/server.js';
 import { createSessionsRepo } from './db/sessions.repo.js';
 import { createUnprotectedRepo } from './db/unprotected.repo.js';
+import { createImportRepo, type ImportRepo } from './db/import.repo.js';
+import { sendDriftNotice } from './core/import.js';
+import { createPanelImport, type PanelImport } from './panel/listings/index.js';
 import { createPluginApp } from './web/plugin-app.js';
 import { startPluginServer } from './web/plugin-server.js';
 
@@ -61,6 +64,8 @@ export interface PluginOptions {
   providerOptions?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'>;
   /** HTTP server timeouts, for tests (see web/listen.ts for the defaults). */
   serverTimeouts?: { headersMs?: number; requestMs?: number };
+  /** The root the panel's tools and files are taken under by the scheduled panel check (`wpp import --root`), for tests. Default '/'. */
+  panelRoot?: string;
   /** Worker tuning, for tests. */
   workerOptions?: { pollMs?: number; leaseMs?: number; backoff?: { baseMs?: number; maxMs?: number } };
 }
@@ -85,6 +90,10 @@ export interface RunningPlugin {
   adminResume(domain: string, admin: string): Promise<Website>;
   /** One reconcile pass now (the schedule runs it every minute). */
   reconcile(now?: number): { enqueued: number };
+  /** `wpp import`: compares a panel's listing with the plugin and the provider, and queues what is missing when asked. */
+  importPanel: PanelImport['run'];
+  /** The recorded comparisons (`wpp import`, the scheduled drift check). */
+  imports: ImportRepo;
   /** Runs due jobs until none is due (`wpp worker --once`). */
   drain(): Promise<{ done: number; failed: number; dead: number }>;
   close(): Promise<void>;
@@ -154,8 +163,9 @@ async function wire(
     audit,
   });
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
+  const { imports, panelImport, panelCheck } = wirePanelImport(options, { db, stats, provider, queue, settings, panelSecret, logger, now });
   const worker = startBackground(
-    { config, jobs, stats, reconcile, queue, services, panelSecret, notifyUrl: settings.notifyUrl, logger, now, life },
+    { config, jobs, stats, reconcile, queue, services, panelSecret, notifyUrl: settings.notifyUrl, logger, now, life, panelCheck },
     // Registration belongs to the long-running server; other roles need not queue it.
     {
       runWorker: options.worker ?? role.runsWorker,
@@ -165,7 +175,7 @@ async function wire(
     },
   );
   wakeWorker = worker.wake;
-  const repos = { accounts, stats, audit, sessions: createSessionsRepo(db), adminViews: createAdminViewsRepo(db) };
+  const repos = { accounts, stats, audit, sessions: createSessionsRepo(db), adminViews: createAdminViewsRepo(db), imports };
   httpServer?.serve(createPluginApp({ config, panelSecret, logger, now, queue, provider, settings, repos, services, sandbox }));
 
   // Only the server announces itself; a one-shot command need not, on every run.
@@ -177,9 +187,50 @@ async function wire(
     enforceLimits: services.enforceLimits,
     adminResume: services.adminResume,
     reconcile,
+    importPanel: panelImport.run,
+    imports,
     drain: worker.drain,
     close: life.close,
   } satisfies RunningPlugin;
+}
+
+/** `wpp import` on this plugin, and the scheduled panel check when WPP_PANEL names a panel. */
+function wirePanelImport(
+  options: PluginOptions,
+  parts: {
+    db: Db;
+    stats: StatisticsRepo;
+    provider: ProviderClient;
+    queue: JobQueue;
+    settings: PluginSettings;
+    panelSecret: string;
+    logger: Logger;
+    now: () => number;
+  },
+) {
+  const { queue, settings, panelSecret } = parts;
+  const imports = createImportRepo(parts.db);
+  const panelImport = createPanelImport({
+    repo: imports,
+    stats: parts.stats,
+    provider: parts.provider,
+    ingestEvents: (events) => queue.ingestEvents(events),
+    logger: parts.logger.child({ component: 'import' }),
+    now: parts.now,
+    notifyDrift: async (notice) => {
+      const url = settings.notifyUrl();
+      if (url !== null) await sendDriftNotice({ url, secret: panelSecret }, notice);
+    },
+  });
+  const panelName = options.config.panel.name;
+  const panelCheck = panelName
+    ? async () => {
+        const source = { panel: panelName, ...(options.panelRoot ? { root: options.panelRoot } : {}) };
+        const result = await panelImport.run(source, { source: 'schedule', apply: false, prune: false });
+        return { comparisonId: result.comparisonId, differences: result.comparison.differences.length };
+      }
+    : undefined;
+  return { imports, panelImport, panelCheck };
 }
 
 /** One server per data folder: two would run every scheduled job and enforcement twice. */

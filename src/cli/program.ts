@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { hookCommand } from './hook.command.js';
+import { importCommand } from './import.command.js';
 import { installCommand, uninstallCommand } from './install.command.js';
 import { jobsCommand } from './jobs.command.js';
 import { launchUrlCommand } from './launch-url.command.js';
@@ -28,6 +29,7 @@ export function createProgram(): Command {
     limitsCommand(),
     plansCommand(),
     launchUrlCommand(),
+    importCommand(),
     resumeCommand(),
     installCommand(),
     uninstallCommand(),

@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { IMPORT_RUN } from '../core/import.js';
 import { jobHandlers } from '../core/job-kinds.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { sendNotification } from '../core/notifications.js';
@@ -30,6 +31,8 @@ export interface BackgroundDeps {
   logger: Logger;
   now: () => number;
   life: Lifecycle;
+  /** The scheduled panel comparison (core/import.ts bound to the configured panel), or undefined when none is configured. */
+  panelCheck?: (() => Promise<Record<string, unknown>>) | undefined;
 }
 
 export interface BackgroundOptions {
@@ -79,6 +82,10 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
       reconcile: () => deps.reconcile(),
       syncStatistics: () => services.syncStatistics(),
       enforceLimits: () => services.enforceLimits(),
+      panelCheck:
+        deps.panelCheck && config.panel.checkEveryMinutes !== null
+          ? { everyMinutes: config.panel.checkEveryMinutes, run: deps.panelCheck, lastRun: deps.stats.lastSuccessfulRun(IMPORT_RUN) }
+          : undefined,
     });
     life.onClose(() => schedule.stop());
   }

@@ -1,6 +1,7 @@
 /**
- * What `wpp serve` runs on a schedule: the reconciliation every minute, and the statistics
- * sync every WPP_SYNC_INTERVAL_MINUTES followed by an enforcement pass on what it read.
+ * What `wpp serve` runs on a schedule: the reconciliation every minute, the statistics
+ * sync every WPP_SYNC_INTERVAL_MINUTES followed by an enforcement pass on what it read, and,
+ * with WPP_PANEL set, the comparison of the panel's accounts every WPP_PANEL_CHECK_HOURS.
  */
 import type { Logger } from 'pino';
 import type { EnforceResult } from '../core/enforcement.js';
@@ -17,7 +18,11 @@ export interface PluginScheduleDeps {
   reconcile(): { enqueued: number };
   syncStatistics(): Promise<SyncResult>;
   enforceLimits(): Promise<EnforceResult>;
+  /** The panel drift check (`wpp import` without --apply), when a panel is configured. */
+  panelCheck?: { everyMinutes: number; run(): Promise<Record<string, unknown>>; lastRun: number | null } | undefined;
 }
+
+export const PANEL_CHECK = 'panel-check';
 
 /** Starts the schedule; a sync missed while the plugin was stopped runs now, not at the next slot. */
 export function startPluginSchedule(deps: PluginScheduleDeps): Scheduler {
@@ -32,11 +37,15 @@ export function startPluginSchedule(deps: PluginScheduleDeps): Scheduler {
         run: async () => deps.reconcile(),
       },
       { name: SYNC_LOCK, everyMinutes: deps.syncEveryMinutes, run: () => syncThenEnforce(deps) },
+      ...(deps.panelCheck ? [{ name: PANEL_CHECK, everyMinutes: deps.panelCheck.everyMinutes, run: deps.panelCheck.run }] : []),
     ],
   });
   scheduler.start();
   const last = deps.lastSuccessfulSync;
   if (last === null || deps.now() - last > deps.syncEveryMinutes * 60_000) scheduler.runNow(SYNC_LOCK);
+  // The same for the panel check: a server that was down at its daily slot still compares once a day.
+  const check = deps.panelCheck;
+  if (check && (check.lastRun === null || deps.now() - check.lastRun > check.everyMinutes * 60_000)) scheduler.runNow(PANEL_CHECK);
   return scheduler;
 }
 

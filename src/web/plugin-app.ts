@@ -11,6 +11,7 @@ import { createSessionService } from '../core/sessions.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { AdminViewsRepo } from '../db/admin-views.repo.js';
+import type { ImportRepo } from '../db/import.repo.js';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { PluginSettings } from '../core/plugin-settings.js';
@@ -38,6 +39,8 @@ export interface PluginAppDeps {
     sessions: SessionsRepo;
     /** The admin pages' read models. */
     adminViews: AdminViewsRepo;
+    /** The recorded panel comparisons (`wpp import`). */
+    imports: Pick<ImportRepo, 'recentComparisons'>;
   };
   /** Protect, pause, resume and bulk protect by hand; a sync and an enforcement pass now (the demo panel). */
   services: Pick<Services, 'protection' | 'bulkProtect' | 'syncStatistics' | 'enforceLimits'>;
@@ -105,6 +108,7 @@ export function createPluginApp(deps: PluginAppDeps) {
         actions: deps.services.protection,
         now: deps.now,
         bulk: { bulkProtect: deps.services.bulkProtect },
+        imports: { recentComparisons: (limit) => deps.repos.imports.recentComparisons(limit), panel: config.panel.name },
         settings: {
           stats: deps.repos.stats,
           audit: deps.repos.audit,

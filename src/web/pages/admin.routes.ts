@@ -7,6 +7,7 @@ import { fmt } from './admin-format.js';
 import { createAdminJobsRouter } from './admin-jobs.routes.js';
 import { createAdminRunsRouter } from './admin-runs.routes.js';
 import { createAdminWebsitesRouter } from './admin-websites.routes.js';
+import { createImportRouter, type ImportPagesDeps } from './admin-import.routes.js';
 import { createSettingsRouter, type SettingsPagesDeps } from './admin-settings.routes.js';
 import { createBulkProtectRouter, type BulkProtectPagesDeps } from './bulk-protect.routes.js';
 import { createDemoRouter, type DemoPagesDeps } from './demo.routes.js';
@@ -21,6 +22,8 @@ export interface AdminPagesDeps {
   now: () => number;
   settings: SettingsPagesDeps;
   bulk: BulkProtectPagesDeps;
+  /** The panel comparisons of `wpp import` and the scheduled drift check. */
+  imports: ImportPagesDeps;
   /** Only when the embedded sandbox is the provider: without it, /admin/demo is not found and not linked. */
   demo?: DemoPagesDeps | undefined;
 }
@@ -48,6 +51,7 @@ export function createAdminRouter(deps: AdminPagesDeps): express.Router {
   router.use(createAdminRunsRouter(deps));
   router.use(createSettingsRouter(deps.settings));
   router.use(createBulkProtectRouter(deps.bulk));
+  router.use(createImportRouter(deps.imports));
   if (deps.demo) router.use(createDemoRouter(deps.demo));
   return router;
 }

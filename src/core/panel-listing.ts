@@ -1,0 +1,117 @@
+/**
+ * What a panel hosts, as `wpp import` compares it: its accounts, each with its domains and
+ * their subdomains. Every panel reader (panel/listings/) ends in this one schema, and so does
+ * `wpp import --file` (README, "Bringing existing accounts in"), so names are checked and
+ * normalised exactly as the hooks' events are.
+ */
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { AppError } from '../errors.js';
+import { accountNameSchema } from '../panel/events.js';
+import { normalizeDomain, normalizeSubdomain } from '../provider/spec.js';
+
+export const PANELS = ['cpanel', 'plesk', 'directadmin'] as const;
+export type PanelName = (typeof PANELS)[number];
+
+const normalized = (normalize: (value: string) => string | null, what: string) =>
+  z.string().transform((value, ctx) => {
+    const result = normalize(value);
+    if (result === null) {
+      ctx.addIssue({ code: 'custom', message: `"${value}" is not a valid ${what}` });
+      return z.NEVER;
+    }
+    return result;
+  });
+
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .transform((value) => (value === '' ? undefined : value))
+    .optional();
+
+export const listedDomainSchema = z.strictObject({
+  domain: normalized(normalizeDomain, 'domain name'),
+  /** Labels under the domain (`blog` for blog.example.com). */
+  subdomains: z.array(normalized(normalizeSubdomain, 'subdomain label')).default([]),
+  /** The address the panel serves it from, when the panel says. */
+  ip: z
+    .string()
+    .trim()
+    .refine((value) => value === '' || isIP(value) !== 0, 'ip must be an IPv4 or IPv6 address')
+    .transform((value) => (value === '' ? undefined : value.toLowerCase()))
+    .optional(),
+});
+
+export const listedAccountSchema = z.strictObject({
+  account: accountNameSchema,
+  email: z
+    .string()
+    .trim()
+    .max(254)
+    .refine((value) => value === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value), 'email must be an e-mail address')
+    .transform((value) => (value === '' ? undefined : value.toLowerCase()))
+    .optional(),
+  plan: optionalText(100),
+  /** Absent: the panel's listing does not say (Plesk's), so no suspension difference is reported. */
+  suspended: z.boolean().optional(),
+  domains: z.array(listedDomainSchema).default([]),
+});
+
+/** The shape of `wpp import --file FILE`, and what every panel reader produces. */
+export const panelListingSchema = z
+  .strictObject({
+    /** Which panel it came from (free text for a file; the reader's name otherwise). */
+    panel: z.string().trim().min(1).max(40).default('file'),
+    accounts: z.array(listedAccountSchema),
+  })
+  .superRefine((listing, ctx) => {
+    const seenAccounts = new Set<string>();
+    const seenDomains = new Map<string, string>();
+    listing.accounts.forEach((account, i) => {
+      if (seenAccounts.has(account.account)) {
+        ctx.addIssue({ code: 'custom', path: ['accounts', i, 'account'], message: `account ${account.account} is listed twice` });
+      }
+      seenAccounts.add(account.account);
+      account.domains.forEach((domain, j) => {
+        const owner = seenDomains.get(domain.domain);
+        if (owner !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['accounts', i, 'domains', j, 'domain'],
+            message: `${domain.domain} is listed twice (also under ${owner})`,
+          });
+        }
+        seenDomains.set(domain.domain, account.account);
+      });
+    });
+  });
+
+export type PanelListing = z.output<typeof panelListingSchema>;
+export type PanelListingInput = z.input<typeof panelListingSchema>;
+export type ListedAccount = PanelListing['accounts'][number];
+
+/** At most this many problems are named in the error: a broken listing of 1,500 domains would otherwise flood the terminal. */
+const MAX_PROBLEMS = 20;
+
+/** Checks a listing; a bad one is refused whole (VALIDATION_FAILED naming what is wrong), so nothing is compared on half of it. */
+export function parseListing(raw: unknown, source: string): PanelListing {
+  const result = panelListingSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const details = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+  const lines = details.slice(0, MAX_PROBLEMS).map((d) => `  ${d.path || '(listing)'}: ${d.message}`);
+  if (details.length > MAX_PROBLEMS) lines.push(`  ... and ${details.length - MAX_PROBLEMS} more`);
+  throw new AppError('VALIDATION_FAILED', `The listing from ${source} is not valid:\n${lines.join('\n')}`, details);
+}
+
+/** Counts of what a listing holds. */
+export function listingCounts(listing: PanelListing): { accounts: number; domains: number; subdomains: number } {
+  let domains = 0;
+  let subdomains = 0;
+  for (const account of listing.accounts) {
+    domains += account.domains.length;
+    for (const domain of account.domains) subdomains += domain.subdomains.length;
+  }
+  return { accounts: listing.accounts.length, domains, subdomains };
+}

@@ -1,0 +1,110 @@
+/**
+ * cPanel & WHM: the accounts from `whmapi1 --output=json listaccts`, every domain with its
+ * type and owner from `whmapi1 --output=json get_domain_info` (WHM API 1, "Return domain
+ * information": main, addon, parked and sub domains of every account, in one call).
+ * Addon and parked domains are websites of their own, as the hooks treat them (Domain::park);
+ * a `sub` domain is a subdomain label of the account's domain it ends with.
+ */
+import { z } from 'zod';
+import { AppError } from '../../errors.js';
+import type { ToolRunner } from '../../install/tools.js';
+import type { PanelListingInput } from '../../core/panel-listing.js';
+
+export const WHMAPI1 = '/usr/local/cpanel/bin/whmapi1';
+
+const metadataSchema = z.looseObject({ result: z.union([z.number(), z.string()]), reason: z.string().optional() });
+
+const listacctsSchema = z.looseObject({
+  metadata: metadataSchema,
+  data: z
+    .looseObject({
+      acct: z.array(
+        z.looseObject({
+          user: z.string().min(1),
+          domain: z.string().optional(),
+          email: z.string().optional(),
+          plan: z.string().optional(),
+          suspended: z.union([z.number(), z.string()]).optional(),
+          ip: z.string().optional(),
+        }),
+      ),
+    })
+    .optional(),
+});
+
+const domainInfoSchema = z.looseObject({
+  metadata: metadataSchema,
+  data: z
+    .looseObject({
+      domains: z.array(
+        z.looseObject({
+          domain: z.string().min(1),
+          domain_type: z.enum(['main', 'addon', 'parked', 'sub']),
+          user: z.string().min(1),
+          parent_domain: z.string().optional(),
+          ipv4: z.string().optional(),
+        }),
+      ),
+    })
+    .optional(),
+});
+
+/** whmapi1's JSON, checked: a failed call (metadata.result 0) or another shape is refused with what the tool said. */
+function parseWhmapi<S extends z.ZodType>(schema: S, stdout: string, call: string): z.output<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    throw new AppError('VALIDATION_FAILED', `whmapi1 ${call} did not print JSON (is --output=json supported?)`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AppError('VALIDATION_FAILED', `whmapi1 ${call} printed an unexpected shape: ${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  const { metadata, data } = parsed.data as { metadata: z.output<typeof metadataSchema>; data?: unknown };
+  if (Number(metadata.result) !== 1 || data === undefined) {
+    throw new AppError('VALIDATION_FAILED', `whmapi1 ${call} failed: ${metadata.reason ?? 'no reason given'}`);
+  }
+  return parsed.data;
+}
+
+const email = (value: string | undefined) => (value && value.includes('@') ? value : undefined);
+
+/** The output of the two calls as a listing (pure: the unit tests feed it recorded output). */
+export function cpanelListing(listacctsJson: string, domainInfoJson: string): PanelListingInput {
+  const accounts = parseWhmapi(listacctsSchema, listacctsJson, 'listaccts').data?.acct ?? [];
+  const domains = parseWhmapi(domainInfoSchema, domainInfoJson, 'get_domain_info').data?.domains ?? [];
+  const websitesOf = new Map<string, { domain: string; subdomains: string[]; ip?: string }[]>();
+  for (const d of domains) {
+    if (d.domain_type === 'sub') continue;
+    const list = websitesOf.get(d.user.toLowerCase()) ?? [];
+    list.push({ domain: d.domain.toLowerCase(), subdomains: [], ...(d.ipv4 ? { ip: d.ipv4 } : {}) });
+    websitesOf.set(d.user.toLowerCase(), list);
+  }
+  for (const d of domains) {
+    if (d.domain_type !== 'sub') continue;
+    const name = d.domain.toLowerCase();
+    // The longest of the account's domains the name ends with: sub.addon.example under addon.example, not example.
+    const base = (websitesOf.get(d.user.toLowerCase()) ?? [])
+      .filter((w) => name.endsWith(`.${w.domain}`))
+      .sort((a, b) => b.domain.length - a.domain.length)[0];
+    if (base) base.subdomains.push(name.slice(0, -(base.domain.length + 1)));
+  }
+  return {
+    panel: 'cpanel',
+    accounts: accounts.map((a) => ({
+      account: a.user,
+      email: email(a.email),
+      plan: a.plan,
+      suspended: Number(a.suspended ?? 0) === 1,
+      domains: websitesOf.get(a.user.toLowerCase()) ?? [],
+    })),
+  };
+}
+
+export async function readCpanelListing(tools: ToolRunner): Promise<PanelListingInput> {
+  const accounts = await tools.check(WHMAPI1, ['--output=json', 'listaccts']);
+  const domains = await tools.check(WHMAPI1, ['--output=json', 'get_domain_info']);
+  return cpanelListing(accounts.stdout, domains.stdout);
+}

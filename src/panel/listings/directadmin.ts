@@ -1,0 +1,69 @@
+/**
+ * DirectAdmin keeps its users as files: /usr/local/directadmin/data/users/<user>/user.conf
+ * (key=value lines: username, email, package, suspended=yes|no, ip), domains.list (one domain
+ * a line) and domains/<domain>.subdomains (one label a line). They are read under the root,
+ * as DirectAdmin's own scripts read them; no tool runs.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AppError } from '../../errors.js';
+import type { ToolRunner } from '../../install/tools.js';
+import type { PanelListingInput } from '../../core/panel-listing.js';
+
+export const DIRECTADMIN_USERS = '/usr/local/directadmin/data/users';
+
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+
+export function parseUserConf(text: string): Map<string, string> {
+  const fields = new Map<string, string>();
+  for (const line of lines(text)) {
+    const cut = line.indexOf('=');
+    if (cut > 0) fields.set(line.slice(0, cut).trim(), line.slice(cut + 1).trim());
+  }
+  return fields;
+}
+
+const readIfThere = (path: string) =>
+  readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+
+async function readUser(dir: string, user: string): Promise<PanelListingInput['accounts'][number] | null> {
+  const conf = await readIfThere(join(dir, user, 'user.conf'));
+  // Not a user folder (DirectAdmin keeps nothing else there, but a stray folder is no account).
+  if (conf === null) return null;
+  const fields = parseUserConf(conf);
+  const domains = lines((await readIfThere(join(dir, user, 'domains.list'))) ?? '');
+  const ip = fields.get('ip');
+  return {
+    account: fields.get('username') ?? user,
+    email: fields.get('email'),
+    plan: fields.get('package'),
+    suspended: fields.get('suspended') === 'yes',
+    domains: await Promise.all(
+      domains.map(async (domain) => ({
+        domain,
+        subdomains: lines((await readIfThere(join(dir, user, 'domains', `${domain}.subdomains`))) ?? ''),
+        ...(ip ? { ip } : {}),
+      })),
+    ),
+  };
+}
+
+export async function readDirectAdminListing(tools: ToolRunner): Promise<PanelListingInput> {
+  const dir = tools.at(DIRECTADMIN_USERS);
+  const users = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') throw new AppError('NOT_FOUND', `${dir} is not there: is this a DirectAdmin server?`);
+    throw error;
+  });
+  const accounts = await Promise.all(users.filter((entry) => entry.isDirectory()).map((entry) => readUser(dir, entry.name)));
+  return {
+    panel: 'directadmin',
+    accounts: accounts.filter((account) => account !== null).sort((a, b) => a.account.localeCompare(b.account)),
+  };
+}

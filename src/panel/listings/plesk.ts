@@ -1,0 +1,80 @@
+/**
+ * Plesk: the customers from `plesk bin customer --list` (one login a line), the domains from
+ * `plesk bin domain --list`, and each domain's owner from `plesk bin domain --info <domain>`
+ * ("Owner's contact name: John Doe (jdoe)", the login in brackets). That is one call per
+ * domain, and a `plesk bin` call takes a good part of a second: they run a few at a time.
+ * A listed domain under another listed domain of the same owner is a subdomain of it.
+ * The listings do not say which customer is suspended, so no suspension is compared.
+ */
+import PQueue from 'p-queue';
+import { AppError } from '../../errors.js';
+import type { ToolRunner } from '../../install/tools.js';
+import type { PanelListingInput } from '../../core/panel-listing.js';
+
+export const PLESK = '/usr/sbin/plesk';
+
+/** `plesk bin domain --info` calls in flight at once. */
+export const PLESK_INFO_CONCURRENCY = 4;
+
+export interface PleskDomainInfo {
+  domain: string;
+  owner: string;
+  ip?: string;
+}
+
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+
+/** The `Key: value` lines of `domain --info`; section titles and their ==== underlines have no colon-value pair worth keeping. */
+export function parseDomainInfo(domain: string, text: string): PleskDomainInfo {
+  const fields = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const match = /^([^:=]+?):\s*(.*)$/.exec(line.trim());
+    if (match && !fields.has(match[1] as string)) fields.set(match[1] as string, (match[2] as string).trim());
+  }
+  const ownerLine = fields.get("Owner's contact name");
+  const owner = ownerLine === undefined ? undefined : (/\(([^()]+)\)\s*$/.exec(ownerLine)?.[1] ?? undefined);
+  if (!owner) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `plesk bin domain --info ${domain} printed no owner ("Owner's contact name: Name (login)" expected${ownerLine === undefined ? '' : `, got "${ownerLine}"`})`,
+    );
+  }
+  const ip = fields.get('IP Address');
+  return { domain: domain.toLowerCase(), owner, ...(ip ? { ip } : {}) };
+}
+
+/** The three listings as one (pure: the unit tests feed it recorded output). */
+export function pleskListing(customers: string, infos: PleskDomainInfo[]): PanelListingInput {
+  const byOwner = new Map<string, { domain: string; subdomains: string[]; ip?: string }[]>();
+  for (const login of lines(customers)) byOwner.set(login.toLowerCase(), []);
+  const sorted = [...infos].sort((a, b) => a.domain.length - b.domain.length);
+  for (const info of sorted) {
+    const owned = byOwner.get(info.owner.toLowerCase()) ?? [];
+    byOwner.set(info.owner.toLowerCase(), owned);
+    const parent = owned.filter((w) => info.domain.endsWith(`.${w.domain}`)).sort((a, b) => b.domain.length - a.domain.length)[0];
+    if (parent) parent.subdomains.push(info.domain.slice(0, -(parent.domain.length + 1)));
+    else owned.push({ domain: info.domain, subdomains: [], ...(info.ip ? { ip: info.ip } : {}) });
+  }
+  return { panel: 'plesk', accounts: [...byOwner].map(([account, domains]) => ({ account, domains })) };
+}
+
+export async function readPleskListing(tools: ToolRunner, onProgress?: (done: number, total: number) => void): Promise<PanelListingInput> {
+  const customers = await tools.check(PLESK, ['bin', 'customer', '--list']);
+  const domains = lines((await tools.check(PLESK, ['bin', 'domain', '--list'])).stdout);
+  const queue = new PQueue({ concurrency: PLESK_INFO_CONCURRENCY });
+  let done = 0;
+  const infos = await Promise.all(
+    domains.map((domain) =>
+      queue.add(async () => {
+        const info = parseDomainInfo(domain, (await tools.check(PLESK, ['bin', 'domain', '--info', domain])).stdout);
+        onProgress?.(++done, domains.length);
+        return info;
+      }),
+    ),
+  );
+  return pleskListing(customers.stdout, infos);
+}
