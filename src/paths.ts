@@ -13,4 +13,6 @@ export const paths = {
   views: fileURLToPath(new URL('../views', import.meta.url)),
   /** The pages' own stylesheet and scripts (views/static), served under /assets. */
   staticAssets: fileURLToPath(new URL('../views/static', import.meta.url)),
+  /** What the installers put into each panel (pages, scripts, panel config), as the files they are. */
+  panelFiles: fileURLToPath(new URL('../panels', import.meta.url)),
 };

@@ -1,12 +1,14 @@
 /** The installers `wpp install` knows, by panel name. */
 import type { InstallPlan } from './artefacts.js';
 import type { InstallSettings, InstallSource } from './common.js';
+import { cpanelPlan } from './cpanel.js';
 import { systemdPlan } from './systemd.js';
 
 export type PlanBuilder = (source: InstallSource, settings: InstallSettings) => InstallPlan;
 
 export const INSTALLERS = {
   systemd: systemdPlan,
+  cpanel: cpanelPlan,
 } satisfies Record<string, PlanBuilder>;
 
 export type InstallTarget = keyof typeof INSTALLERS;
