@@ -1,6 +1,7 @@
 /** The installers `wpp install` knows, by panel name. */
 import type { InstallPlan } from './artefacts.js';
 import type { InstallSettings, InstallSource } from './common.js';
+import { cpanelPlan } from './cpanel.js';
 import { directadminPlan } from './directadmin.js';
 import { systemdPlan } from './systemd.js';
 
@@ -8,6 +9,7 @@ export type PlanBuilder = (source: InstallSource, settings: InstallSettings) => 
 
 export const INSTALLERS = {
   systemd: systemdPlan,
+  cpanel: cpanelPlan,
   directadmin: directadminPlan,
 } satisfies Record<string, PlanBuilder>;
 

@@ -1,0 +1,36 @@
+#!/usr/local/cpanel/3rdparty/bin/perl
+# wpp's WHM page (/usr/local/cpanel/whostmgr/docroot/cgi/wpp/index.cgi), written by `wpp install cpanel`.
+# WHM runs it as root for the signed-in WHM user (REMOTE_USER). It signs that user into wpp's
+# admin pages: root, or a reseller holding the "all" ACL (the AppConfig entry asks for the same).
+
+use strict;
+use warnings;
+
+use lib '/usr/local/cpanel';
+use Whostmgr::ACLS ();
+
+my $LAUNCHER = '{{LAUNCHER}}';
+
+sub refuse {
+    my ( $status, $text ) = @_;
+    print "Status: $status\r\nContent-Type: text/plain; charset=utf-8\r\nCache-Control: no-store\r\n\r\n$text\n";
+    exit 0;
+}
+
+my $admin = $ENV{'REMOTE_USER'} // '';
+refuse( '403 Forbidden', 'Sign in to WHM first.' ) if $admin eq '';
+Whostmgr::ACLS::init_acls();
+if ( !Whostmgr::ACLS::hasroot() && !Whostmgr::ACLS::checkacl('all') ) {
+    refuse( '403 Forbidden', 'Web Protection is for the server administrator: root, or a reseller with all privileges.' );
+}
+refuse( '403 Forbidden', 'That WHM user name cannot be used.' ) if $admin !~ /\A[A-Za-z0-9._@+-]{1,100}\z/;
+
+open( my $out, '-|', $LAUNCHER, 'launch-url', '--admin', $admin, '--panel', 'whm' )
+  or refuse( '502 Bad Gateway', 'Web Protection could not be started.' );
+my $url = do { local $/; <$out> } // '';
+my $ran = close $out;
+$url =~ s/\s+\z//;
+refuse( '502 Bad Gateway', 'The web protection service could not be reached. Please try again in a few minutes.' )
+  if !$ran || $url !~ m{\Ahttps?://[^\s<>"]+\z};
+
+print "Status: 302 Found\r\nLocation: $url\r\nCache-Control: no-store\r\n\r\n";

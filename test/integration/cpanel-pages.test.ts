@@ -1,0 +1,234 @@
+/**
+ * The cPanel side of the sign-in, each file as `wpp install cpanel` writes it: the customer's
+ * page (PHP, against a stub of cPanel's LiveAPI class), wpp's UAPI function and admin module
+ * (Perl, against stubs of cPanel's privilege escalation), and the WHM page (Perl, against a stub
+ * of Whostmgr::ACLS). A fake launcher stands in for `wpp launch-url` and records its arguments.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cpanelFile } from '../../src/install/cpanel.js';
+import { runPhpPage } from '../helpers/php.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
+
+const LAUNCHER = '/usr/local/lib/wpp/wpp';
+let dir: string;
+
+const write = (path: string, content: string) => {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, content);
+};
+
+/** The installed file with its launcher replaced by the fake one. */
+const withFakeLauncher = (name: string) => cpanelFile(name).replaceAll(LAUNCHER, join(dir, 'launcher'));
+
+/** The fake launcher: logs its arguments; prints a URL naming the account or admin, or fails as $LAUNCHER_MODE says. */
+function fakeLauncher(): void {
+  write(
+    join(dir, 'launcher'),
+    [
+      '#!/bin/sh',
+      `echo "$*" >> '${join(dir, 'launcher.log')}'`,
+      'case "${LAUNCHER_MODE:-ok}" in',
+      '  fail) echo "wpp: the plugin is not configured" >&2; exit 1 ;;',
+      '  junk) echo "not a url"; exit 0 ;;',
+      'esac',
+      'echo "https://wpp.example:8443/launch?token=for-$3"',
+      '',
+    ].join('\n'),
+  );
+  chmodSync(join(dir, 'launcher'), 0o755);
+}
+
+const launcherLog = () =>
+  existsSync(join(dir, 'launcher.log')) ? readFileSync(join(dir, 'launcher.log'), 'utf8').split('\n').filter(Boolean) : [];
+const clearLog = () => writeFileSync(join(dir, 'launcher.log'), '');
+
+beforeAll(() => {
+  dir = createTempDir('wpp-cpanel-pages-');
+  fakeLauncher();
+  // The modules where cPanel loads them, and stubs of what cPanel provides around them.
+  write(join(dir, 'lib/Cpanel/API/WebProtection.pm'), withFakeLauncher('WebProtection.pm'));
+  write(join(dir, 'lib/Cpanel/Admin/Modules/WebProtection/Launch.pm'), withFakeLauncher('Launch.pm'));
+  write(
+    join(dir, 'stubs/Cpanel/AdminBin/Call.pm'),
+    `package Cpanel::AdminBin::Call;
+# As cpsrvd does: the admin module runs for the cPanel user the session authenticated
+# (STUB_CPANEL_USER here), with the caller's arguments; only its _actions can be called.
+use strict; use warnings;
+sub call {
+    my ( $namespace, $module, $action, @args ) = @_;
+    my $class = "Cpanel::Admin::Modules::\${namespace}::$module";
+    eval "require $class; 1" or die $@;
+    die "unknown action $action\\n" if !grep { $_ eq $action } $class->_actions;
+    my $admin = bless { caller => { _username => $ENV{STUB_CPANEL_USER} } }, $class;
+    return $admin->$action(@args);
+}
+1;
+`,
+  );
+  write(
+    join(dir, 'stubs/Cpanel/Admin/Base.pm'),
+    'package Cpanel::Admin::Base;\nsub get_caller_username { $_[0]{caller}{_username} }\n1;\n',
+  );
+  write(
+    join(dir, 'stubs/Whostmgr/ACLS.pm'),
+    `package Whostmgr::ACLS;
+# root has every privilege; a reseller the ones in STUB_RESELLER_ACLS (comma separated).
+my %ACL;
+sub init_acls { %ACL = $ENV{REMOTE_USER} eq 'root' ? ( all => 1 ) : map { $_ => 1 } split /,/, ( $ENV{STUB_RESELLER_ACLS} // '' ); 1 }
+sub hasroot { $ACL{all} ? 1 : 0 }
+sub checkacl { ( $ACL{all} || $ACL{ $_[0] } ) ? 1 : 0 }
+1;
+`,
+  );
+  write(join(dir, 'whm/index.cgi'), withFakeLauncher('whm-index.cgi'));
+});
+
+afterAll(() => removeTempDir(dir));
+
+function perl(args: string[], env: Record<string, string>) {
+  const run = spawnSync('perl', ['-I', join(dir, 'stubs'), '-I', join(dir, 'lib'), ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** UAPI WebProtection::launch_url as cPanel would call it for the signed-in user; the args object names another account. */
+function uapiLaunchUrl(user: string, mode = 'ok') {
+  const driver = `
+    use strict; use warnings; no warnings 'once'; use JSON::PP ();
+    package StubResult; sub new { bless {}, shift } sub data { $_[0]{data} = $_[1] } sub raw_error { $_[0]{error} = $_[1] }
+    package StubArgs; sub new { bless { account => 'mallory' }, shift } sub get { $_[0]{ $_[1] } }
+    package main;
+    require Cpanel::API::WebProtection;
+    my $result = StubResult->new;
+    my $ok = Cpanel::API::WebProtection::launch_url( StubArgs->new, $result );
+    print JSON::PP->new->canonical->encode({ ok => $ok, data => $result->{data}, error => $result->{error},
+      feature => $Cpanel::API::WebProtection::API{launch_url}{needs_feature} });`;
+  const run = perl(['-e', driver], { STUB_CPANEL_USER: user, LAUNCHER_MODE: mode });
+  // What the launcher says on failure goes to standard error (cPanel's error log), nothing else.
+  expect(run.stderr.replace('wpp: the plugin is not configured\n', '')).toBe('');
+  return JSON.parse(run.stdout) as { ok: number; data: { url: string } | null; error: string | null; feature: string };
+}
+
+describe('cPanel UAPI WebProtection::launch_url and its admin module', () => {
+  it("returns the sign-in URL made by root for cPanel's calling account, whatever the call names", () => {
+    clearLog();
+    expect(uapiLaunchUrl('alice')).toEqual({
+      ok: 1,
+      data: { url: 'https://wpp.example:8443/launch?token=for-alice' },
+      error: null,
+      feature: 'wpp_web_protection',
+    });
+    expect(launcherLog()).toEqual(['launch-url --account alice --panel cpanel']);
+  });
+
+  it('refuses an account passed as an argument to the admin function', () => {
+    clearLog();
+    const run = perl(['-e', 'require Cpanel::AdminBin::Call; Cpanel::AdminBin::Call::call(qw(WebProtection Launch CUSTOMER_URL bob))'], {
+      STUB_CPANEL_USER: 'alice',
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('CUSTOMER_URL takes no arguments');
+    expect(launcherLog()).toEqual([]);
+  });
+
+  it('reports an error, and no URL, when wpp fails or prints something else', () => {
+    for (const mode of ['fail', 'junk']) {
+      const answer = uapiLaunchUrl('alice', mode);
+      expect(answer.ok).toBe(0);
+      expect(answer.data).toBeNull();
+      expect(answer.error).toBe('The web protection service could not be reached. Please try again in a few minutes.');
+    }
+  });
+});
+
+describe('the WHM page', () => {
+  const cgi = (env: Record<string, string>) => {
+    const run = perl([join(dir, 'whm/index.cgi')], env);
+    const [head = '', body = ''] = run.stdout.split('\r\n\r\n');
+    const headers = Object.fromEntries(head.split('\r\n').map((line) => line.split(': ', 2) as [string, string]));
+    return { ...run, headers, body };
+  };
+
+  it('redirects root to an admin sign-in URL for root', () => {
+    clearLog();
+    const run = cgi({ REMOTE_USER: 'root' });
+    expect(run.headers.Status).toBe('302 Found');
+    expect(run.headers.Location).toBe('https://wpp.example:8443/launch?token=for-root');
+    expect(launcherLog()).toEqual(['launch-url --admin root --panel whm']);
+  });
+
+  it('lets a reseller with all privileges in, and refuses one without, before wpp is run', () => {
+    clearLog();
+    expect(cgi({ REMOTE_USER: 'res1', STUB_RESELLER_ACLS: 'all' }).headers.Location).toBe('https://wpp.example:8443/launch?token=for-res1');
+    expect(launcherLog()).toEqual(['launch-url --admin res1 --panel whm']);
+    clearLog();
+    const refused = cgi({ REMOTE_USER: 'res2', STUB_RESELLER_ACLS: 'create-acct,list-accts' });
+    expect(refused.headers.Status).toBe('403 Forbidden');
+    expect(refused.headers.Location).toBeUndefined();
+    expect(cgi({}).headers.Status).toBe('403 Forbidden');
+    expect(launcherLog()).toEqual([]);
+  });
+
+  it('answers 502 without a Location when wpp fails', () => {
+    const run = cgi({ REMOTE_USER: 'root', LAUNCHER_MODE: 'fail' });
+    expect(run.headers.Status).toBe('502 Bad Gateway');
+    expect(run.headers.Location).toBeUndefined();
+  });
+});
+
+describe('the cPanel page (index.live.php)', () => {
+  const PAGE = '/usr/local/cpanel/base/frontend/jupiter/wpp/index.live.php';
+  /** cPanel's LiveAPI class, stubbed: uapi() answers for the session's user and reports the call in a header. */
+  const liveApi = (answer: string) => `<?php
+class CPANEL {
+    public function uapi($module, $func, $args = array()) {
+        header('X-Stub-Uapi: ' . $module . '::' . $func . ' ' . json_encode($args));
+        $user = $_SERVER['REMOTE_USER'];
+        return ${answer};
+    }
+    public function end() {}
+}
+`;
+  const ok =
+    "array('cpanelresult' => array('result' => array('status' => 1, 'data' => array('url' => 'https://wpp.example:8443/launch?token=for-' . $user), 'errors' => null)))";
+  const run = (answer: string, env: Record<string, string>, query = '') =>
+    runPhpPage({
+      scriptPath: PAGE,
+      files: { [PAGE]: cpanelFile('index.live.php'), '/usr/local/cpanel/php/cpanel.php': liveApi(answer) },
+      env,
+      query,
+    });
+
+  it("redirects to the URL cPanel's privileged call returned for the signed-in user, naming no account itself", async () => {
+    const page = await run(ok, { REMOTE_USER: 'alice' }, 'account=bob&user=bob');
+    expect(page.status).toBe(302);
+    expect(page.headers.location).toEqual(['https://wpp.example:8443/launch?token=for-alice']);
+    expect(page.headers['x-stub-uapi']).toEqual(['WebProtection::launch_url []']);
+  }, 60_000);
+
+  it('refuses without a signed-in user, and does not call cPanel', async () => {
+    const page = await run(ok, {});
+    expect(page.status).toBe(401);
+    expect(page.headers.location).toBeUndefined();
+    expect(page.headers['x-stub-uapi']).toBeUndefined();
+    expect(page.body).toContain('Sign in to cPanel');
+  }, 60_000);
+
+  it('shows an error page, not a redirect, when the call fails or returns something that is not a URL', async () => {
+    const failed = "array('cpanelresult' => array('result' => array('status' => 0, 'data' => null, 'errors' => array('unreachable'))))";
+    const header =
+      "array('cpanelresult' => array('result' => array('status' => 1, 'data' => array('url' => \"https://x.example/\\r\\nSet-Cookie: a=b\"))))";
+    const script = "array('cpanelresult' => array('result' => array('status' => 1, 'data' => array('url' => 'javascript:alert(1)'))))";
+    for (const answer of [failed, header, script]) {
+      const page = await run(answer, { REMOTE_USER: 'alice' });
+      expect(page.status).toBe(502);
+      expect(page.headers.location).toBeUndefined();
+      expect(page.body).toContain('Web Protection is unavailable');
+    }
+  }, 60_000);
+});
