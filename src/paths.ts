@@ -13,4 +13,6 @@ export const paths = {
   views: fileURLToPath(new URL('../views', import.meta.url)),
   /** The pages' own stylesheet and scripts (views/static), served under /assets. */
   staticAssets: fileURLToPath(new URL('../views/static', import.meta.url)),
+  /** Each panel's own files (pages, scripts, manifests) that `wpp install <panel>` fills in and writes. */
+  panelFiles: fileURLToPath(new URL('../panels', import.meta.url)),
 };

@@ -1,12 +1,14 @@
 /** The installers `wpp install` knows, by panel name. */
 import type { InstallPlan } from './artefacts.js';
 import type { InstallSettings, InstallSource } from './common.js';
+import { pleskPlan } from './plesk.js';
 import { systemdPlan } from './systemd.js';
 
 export type PlanBuilder = (source: InstallSource, settings: InstallSettings) => InstallPlan;
 
 export const INSTALLERS = {
   systemd: systemdPlan,
+  plesk: pleskPlan,
 } satisfies Record<string, PlanBuilder>;
 
 export type InstallTarget = keyof typeof INSTALLERS;
