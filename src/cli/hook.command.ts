@@ -13,9 +13,13 @@ import { openPluginDatabase } from '../db/plugin-database.js';
 import { describeCpanelHooks, translateCpanelHook } from '../panel/adapters/cpanel.js';
 import { DIRECTADMIN_HOOKS, translateDirectAdminHook } from '../panel/adapters/directadmin.js';
 import { EMIT_OPTIONS, translateEmit } from '../panel/adapters/emit.js';
-import { PLESK_EVENTS, translatePleskEvent } from '../panel/adapters/plesk.js';
+import { PLESK_EVENTS } from '../panel/adapters/plesk.js';
 import type { AdapterResult } from '../panel/adapters/result.js';
 import { PANEL_EVENT_TYPES, type PanelEvent } from '../panel/events.js';
+import { translatePleskHook } from '../panel/plesk-owner.js';
+import { createAccountsRepo } from '../db/accounts.repo.js';
+import { createToolRunner } from '../install/tools.js';
+import { normalizeDomain } from '../provider/spec.js';
 import { signBody } from '../core/signature.js';
 import { configFromEnv, standaloneConfigFromEnv } from './shared.js';
 
@@ -68,6 +72,18 @@ export async function deliverEvents(
   }
 }
 
+/** The account the plugin has `domain` under, from its database (a Plesk removal names no owner). */
+function websiteAccountIn(domain: string): string | undefined {
+  const normalized = normalizeDomain(domain);
+  if (normalized === null) return undefined;
+  const db = openPluginDatabase(configFromEnv());
+  try {
+    return createAccountsRepo(db).getWebsite(normalized)?.account;
+  } finally {
+    db.close();
+  }
+}
+
 const describeResults = (results: IngestResult[]) =>
   results.map((r) => `${r.type} ${r.created ? 'queued' : 'already queued'} (job ${r.jobId})`).join('; ');
 
@@ -107,7 +123,8 @@ async function runHook(call: HookCall): Promise<number> {
       break;
     }
     case 'plesk':
-      result = translatePleskEvent(call.name, process.env);
+      // The real /usr/sbin/plesk: no setting moves it, since a handler runs as root with an environment Plesk builds.
+      result = await translatePleskHook(call.name, process.env, { tools: createToolRunner('/'), websiteAccount: websiteAccountIn });
       break;
     case 'directadmin':
       result = translateDirectAdminHook(call.name, process.env);

@@ -3,6 +3,7 @@ import type { InstallPlan } from './artefacts.js';
 import type { InstallSettings, InstallSource } from './common.js';
 import { cpanelPlan } from './cpanel.js';
 import { directadminPlan } from './directadmin.js';
+import { pleskPlan } from './plesk.js';
 import { systemdPlan } from './systemd.js';
 
 export type PlanBuilder = (source: InstallSource, settings: InstallSettings) => InstallPlan;
@@ -11,6 +12,7 @@ export const INSTALLERS = {
   systemd: systemdPlan,
   cpanel: cpanelPlan,
   directadmin: directadminPlan,
+  plesk: pleskPlan,
 } satisfies Record<string, PlanBuilder>;
 
 export type InstallTarget = keyof typeof INSTALLERS;

@@ -10,6 +10,7 @@ interface PhpRuntime {
   mkdir(path: string): void;
   writeFile(path: string, content: string): void;
   run(request: {
+    relativeUri?: string;
     scriptPath: string;
     method: string;
     env: Record<string, string>;
@@ -53,6 +54,8 @@ export async function runPhpPage(run: PhpPageRun): Promise<PhpPageResult> {
       php.writeFile(path, content);
     }
     const result = await php.run({
+      // The request's path and query: PHP fills $_GET from it (QUERY_STRING in $_SERVER alone does not).
+      relativeUri: `${run.scriptPath}${run.query ? `?${run.query}` : ''}`,
       scriptPath: run.scriptPath,
       method: run.method ?? 'GET',
       env: run.env ?? {},

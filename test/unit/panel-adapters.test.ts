@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { describeCpanelHooks, translateCpanelHook } from '../../src/panel/adapters/cpanel.js';
 import { DIRECTADMIN_HOOKS, translateDirectAdminHook } from '../../src/panel/adapters/directadmin.js';
 import { translateEmit } from '../../src/panel/adapters/emit.js';
-import { PLESK_EVENTS, translatePleskEvent } from '../../src/panel/adapters/plesk.js';
+import { PLESK_EVENTS, pleskOwnerQuestion, translatePleskEvent } from '../../src/panel/adapters/plesk.js';
+import { ownerFromDomainInfo } from '../../src/panel/plesk-owner.js';
 import type { AdapterResult } from '../../src/panel/adapters/result.js';
 import type { PanelEvent } from '../../src/panel/events.js';
 
@@ -11,10 +12,12 @@ type Env = Record<string, string | undefined>;
 
 const fixture = (path: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/panels/${path}`, import.meta.url), 'utf8'));
 const cpanel = (name: string, now?: Date) => translateCpanelHook(fixture(`cpanel/${name}.json`), now);
-const plesk = (name: string, now?: Date) => {
+/** `owner`: what the hook found with `plesk bin domain --info` (or, for a removal, in its database). */
+const plesk = (name: string, now?: Date, owner?: string) => {
   const { event, env } = fixture(`plesk/${name}.json`) as { event: string; env: Env };
-  return translatePleskEvent(event, env, now);
+  return translatePleskEvent(event, env, now, owner);
 };
+const fixtureText = (path: string) => readFileSync(new URL(`../fixtures/panels/${path}`, import.meta.url), 'utf8');
 const directadmin = (name: string, now?: Date) => {
   const { hook, env } = fixture(`directadmin/${name}.json`) as { hook: string; env: Env };
   return translateDirectAdminHook(hook, env, now);
@@ -200,19 +203,49 @@ describe('cPanel Standardized Hooks', () => {
 
 describe('Plesk Event Manager', () => {
   it.each([
-    ['client-create', [{ type: 'account.created', account: 'jdoe', email: 'jane@doe.example' }]],
-    ['client-delete', [{ type: 'account.deleted', account: 'jdoe' }]],
-    ['client-update-suspend', [{ type: 'account.suspended', account: 'jdoe' }]],
-    ['client-update-unsuspend', [{ type: 'account.unsuspended', account: 'jdoe' }]],
-    ['domain-create', [{ type: 'domain.added', account: 'jdoe', domain: 'doe-shop.example', ip: '198.51.100.7' }]],
-    ['site-create', [{ type: 'domain.added', account: 'jdoe', domain: 'doe-blog.example' }]],
-    // Without NEW_CLIENT_LOGIN the owner is the subscription's system user.
-    ['phys-hosting-create', [{ type: 'domain.added', account: 'doeshop_ftp', domain: 'doe-shop.example', ip: '198.51.100.7' }]],
-    ['domain-delete', [{ type: 'domain.removed', account: 'jdoe', domain: 'doe-shop.example' }]],
-    ['subdomain-create', [{ type: 'subdomain.added', account: 'jdoe', domain: 'doe-shop.example', subdomain: 'shop' }]],
-    ['subdomain-delete', [{ type: 'subdomain.removed', account: 'doeshop_ftp', domain: 'doe-shop.example', subdomain: 'shop' }]],
-  ] satisfies [string, Shape[]][])('%s', (name, expected) => {
-    expect(shapes(plesk(name, NOW))).toEqual(expected.map(shape));
+    ['client-create', undefined, [{ type: 'account.created', account: 'jdoe', email: 'jane@doe.example' }]],
+    ['client-delete', undefined, [{ type: 'account.deleted', account: 'jdoe' }]],
+    ['client-update-suspend', undefined, [{ type: 'account.suspended', account: 'jdoe' }]],
+    ['client-update-unsuspend', undefined, [{ type: 'account.unsuspended', account: 'jdoe' }]],
+    ['domain-create', 'jdoe', [{ type: 'domain.added', account: 'jdoe', domain: 'doe-shop.example', ip: '198.51.100.7' }]],
+    ['site-create', 'jdoe', [{ type: 'domain.added', account: 'jdoe', domain: 'doe-blog.example' }]],
+    ['phys-hosting-create', 'jdoe', [{ type: 'domain.added', account: 'jdoe', domain: 'doe-shop.example', ip: '198.51.100.7' }]],
+    ['domain-delete', 'jdoe', [{ type: 'domain.removed', account: 'jdoe', domain: 'doe-shop.example' }]],
+    ['subdomain-create', 'jdoe', [{ type: 'subdomain.added', account: 'jdoe', domain: 'doe-shop.example', subdomain: 'shop' }]],
+    ['subdomain-delete', 'jdoe', [{ type: 'subdomain.removed', account: 'jdoe', domain: 'doe-shop.example', subdomain: 'shop' }]],
+  ] satisfies [string, string | undefined, Shape[]][])('%s (owner %s)', (name, owner, expected) => {
+    expect(shapes(plesk(name, NOW, owner))).toEqual(expected.map(shape));
+  });
+
+  it('never takes an owner from event variables Plesk does not document, nor the system user', () => {
+    // NEW_CLIENT_LOGIN is in no Plesk documentation; NEW_SYSTEM_USER is the FTP user, not the customer login.
+    const env = { NEW_DOMAIN_NAME: 'doe-shop.example', NEW_CLIENT_LOGIN: 'jdoe', NEW_SYSTEM_USER: 'doeshop_ftp' };
+    expect(errorOf(translatePleskEvent('domain_create', env, NOW)).error).toBe(
+      'Plesk domain_create: domain.added needs an account: the owner from plesk bin domain --info is missing',
+    );
+  });
+
+  it('asks for the owner of the domain of domain, site, subdomain and hosting events, of no other', () => {
+    expect(pleskOwnerQuestion('domain_create', { NEW_DOMAIN_NAME: 'a.example' })).toEqual({ domain: 'a.example', removal: false });
+    expect(pleskOwnerQuestion('site_create', { NEW_DOMAIN_NAME: 'b.example' })).toEqual({ domain: 'b.example', removal: false });
+    expect(pleskOwnerQuestion('phys_hosting_create', { NEW_DOMAIN_NAME: 'c.example' })).toEqual({ domain: 'c.example', removal: false });
+    expect(pleskOwnerQuestion('subdomain_create', { NEW_SUBDOMAIN_NAME: 'x', NEW_DOMAIN_NAME: 'd.example' })).toEqual({
+      domain: 'd.example',
+      removal: false,
+    });
+    expect(pleskOwnerQuestion('site_delete', { OLD_DOMAIN_NAME: 'e.example' })).toEqual({ domain: 'e.example', removal: true });
+    expect(pleskOwnerQuestion('subdomain_delete', { OLD_DOMAIN_NAME: 'f.example' })).toEqual({ domain: 'f.example', removal: true });
+    expect(pleskOwnerQuestion('client_create', { NEW_LOGIN_NAME: 'jdoe', NEW_DOMAIN_NAME: 'g.example' })).toBeUndefined();
+    expect(pleskOwnerQuestion('domain_create', {})).toBeUndefined();
+    expect(pleskOwnerQuestion('mailname_create', { NEW_DOMAIN_NAME: 'h.example' })).toBeUndefined();
+  });
+
+  it("reads the owner's login from plesk bin domain --info", () => {
+    expect(ownerFromDomainInfo(fixtureText('plesk/domain-info-jdoe.txt'))).toBe('jdoe');
+    expect(ownerFromDomainInfo(fixtureText('plesk/domain-info-admin.txt'))).toBe('admin');
+    expect(ownerFromDomainInfo("Owner's contact name:   Doe (Holding) Ltd (doe.ltd)\r\n")).toBe('doe.ltd');
+    expect(ownerFromDomainInfo("Domain name:   x.example\nOwner's contact name:   Jane Doe\n")).toBeUndefined();
+    expect(ownerFromDomainInfo('')).toBeUndefined();
   });
 
   it('ignores a client_update that does not change the status', () => {
@@ -240,15 +273,15 @@ describe('Plesk Event Manager', () => {
 
   it('fails clearly when no owner is given', () => {
     const { error, paths } = errorOf(plesk('domain-create-missing-owner', NOW));
-    expect(error).toBe('Plesk domain_create: domain.added needs an account: NEW_CLIENT_LOGIN (or NEW_SYSTEM_USER) is missing');
-    expect(paths).toEqual(['NEW_CLIENT_LOGIN (or NEW_SYSTEM_USER)']);
+    expect(error).toBe('Plesk domain_create: domain.added needs an account: the owner from plesk bin domain --info is missing');
+    expect(paths).toEqual(['the owner from plesk bin domain --info']);
   });
 
   it('fails clearly on a malformed domain and a missing one', () => {
-    expect(errorOf(translatePleskEvent('site_create', { NEW_DOMAIN_NAME: 'bad..example', NEW_CLIENT_LOGIN: 'jdoe' }, NOW)).error).toBe(
+    expect(errorOf(translatePleskEvent('site_create', { NEW_DOMAIN_NAME: 'bad..example' }, NOW, 'jdoe')).error).toBe(
       'Plesk site_create: domain.added: NEW_DOMAIN_NAME "bad..example" is not a valid domain name',
     );
-    expect(errorOf(translatePleskEvent('domain_delete', { OLD_CLIENT_LOGIN: 'jdoe' }, NOW)).error).toBe(
+    expect(errorOf(translatePleskEvent('domain_delete', {}, NOW, 'jdoe')).error).toBe(
       'Plesk domain_delete: domain.removed needs a domain: OLD_DOMAIN_NAME is missing',
     );
   });
@@ -272,9 +305,9 @@ describe('Plesk Event Manager', () => {
   });
 
   it('keeps ids stable within a minute', () => {
-    const first = idsOf(plesk('domain-create', NOW));
-    expect(idsOf(plesk('domain-create', SAME_MINUTE))).toEqual(first);
-    expect(idsOf(plesk('domain-create', NEXT_MINUTE))).not.toEqual(first);
+    const first = idsOf(plesk('domain-create', NOW, 'jdoe'));
+    expect(idsOf(plesk('domain-create', SAME_MINUTE, 'jdoe'))).toEqual(first);
+    expect(idsOf(plesk('domain-create', NEXT_MINUTE, 'jdoe'))).not.toEqual(first);
     expect(first[0]).toMatch(/^plesk:/);
   });
 });
