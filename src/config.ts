@@ -161,6 +161,8 @@ const envSchema = z.object({
   WPP_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
   /** Hours after sign-in a page session ends, however active. Default 12. */
   WPP_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(168).default(12),
+  /** Bearer token GET /metrics requires. Default: none, and /metrics answers loopback clients only. */
+  WPP_METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
 });
 
 /** The environment as `process.env` holds it. */
@@ -243,6 +245,8 @@ export interface Config {
   hook: { url: string; cpanelCommand: string };
   /** The customer and admin pages: who may frame them, the rules editor frame, session timeouts. */
   pages: { frameAncestors: string[]; rulesEditorUrl: string | undefined; sessionIdleMs: number; sessionMaxMs: number };
+  /** GET /metrics: the bearer token it requires; without one, loopback clients only. */
+  metrics: { token: string | undefined };
 }
 
 /** The configuration of a command that never reaches the provider: every setting but `provider`. */
@@ -313,6 +317,7 @@ export function loadConfig(
       sessionIdleMs: e.WPP_SESSION_IDLE_MINUTES * 60_000,
       sessionMaxMs: e.WPP_SESSION_MAX_HOURS * 3_600_000,
     },
+    metrics: { token: e.WPP_METRICS_TOKEN },
   };
   if (scope === 'standalone') return settings;
   return {

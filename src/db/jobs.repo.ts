@@ -227,6 +227,8 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
   const listAll = db.prepare('SELECT * FROM jobs ORDER BY id DESC LIMIT ?');
   const listByState = db.prepare('SELECT * FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?');
   const countStatement = db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state');
+  // job_counts is kept by triggers (migration 009): a few rows, however many jobs there are.
+  const countByKindStatement = db.prepare('SELECT state, kind, n FROM job_counts ORDER BY state, kind');
   const nextRunAtStatement = db.prepare("SELECT MIN(run_at) AS runAt FROM jobs WHERE state = 'pending'");
 
   function insertOne(input: NewJob, at: number): { job: Job; created: boolean } {
@@ -344,6 +346,15 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
       const counts: Record<JobState, number> = { pending: 0, running: 0, done: 0, dead: 0 };
       for (const row of countStatement.all() as { state: JobState; n: number }[]) counts[row.state] = row.n;
       return counts;
+    },
+
+    /** Jobs of each kind in each state (the metrics); a pair that once had jobs stays, at 0. */
+    countsByKind(): { state: JobState; kind: string; count: number }[] {
+      return (countByKindStatement.all() as { state: JobState; kind: string; n: number }[]).map((row) => ({
+        state: row.state,
+        kind: row.kind,
+        count: row.n,
+      }));
     },
 
     /** The earliest run_at of a pending job (it may be in the past when ordering blocks it). */

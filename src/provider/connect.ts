@@ -20,7 +20,14 @@ export interface ConnectedProvider {
  */
 export async function connectProvider(
   config: Config,
-  options: { startsSandbox: boolean; logger: Logger; life: Lifecycle; client?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'> },
+  options: {
+    startsSandbox: boolean;
+    logger: Logger;
+    life: Lifecycle;
+    client?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'>;
+    /** Told of every provider attempt (the metrics). */
+    onAttempt?: ProviderClientOptions['onAttempt'];
+  },
 ): Promise<ConnectedProvider> {
   const { logger, life } = options;
   let sandbox: RunningSandbox | undefined;
@@ -46,6 +53,7 @@ export async function connectProvider(
     apiKey: target.apiKey,
     logger: logger.child({ component: 'provider' }),
     ...options.client,
+    ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
   });
   return { provider, sandbox, url: target.url };
 }
