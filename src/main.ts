@@ -94,7 +94,7 @@ export interface RunningPlugin {
 }
 
 /** Held by the one `wpp serve` of a data folder (the locks table, like the sync's lock). */
-const SERVE_LOCK = 'serve';
+export const SERVE_LOCK = 'serve';
 
 /** Starts what the role runs. `close` stops it in reverse order, letting in-flight jobs and passes finish. */
 export async function startPlugin(options: PluginOptions): Promise<RunningPlugin> {

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { doctorCommand } from './doctor.command.js';
 import { hookCommand } from './hook.command.js';
 import { jobsCommand } from './jobs.command.js';
 import { launchUrlCommand } from './launch-url.command.js';
@@ -29,6 +30,7 @@ export function createProgram(): Command {
     launchUrlCommand(),
     resumeCommand(),
     sandboxCommand(),
+    doctorCommand(),
   ]) {
     program.addCommand(command);
   }
