@@ -227,6 +227,7 @@ export async function checkClock(config: Config, signal: AbortSignal, now: () =>
   // The header has whole seconds: up to a second of the difference is its rounding.
   const offset = theirs - (sent + received) / 2;
   const behind = offset > 0 ? 'behind' : 'ahead of';
+  if (Math.abs(offset) < 2000) return ok("in step with the provider's clock (within the Date header's one-second resolution)");
   const detail = `this machine is ${seconds(Math.abs(offset))} ${behind} the provider's clock`;
   if (Math.abs(offset) > CLOCK_FAIL_MS)
     return fail(`${detail}: launch links and sessions fail; set up time synchronisation (chrony, systemd-timesyncd)`);
