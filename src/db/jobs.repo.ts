@@ -5,6 +5,7 @@
  * reads first runs in a BEGIN IMMEDIATE transaction: the write lock is taken before the read,
  * and two claimers can never pick the same row.
  */
+import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { Db } from './open.js';
 
@@ -227,8 +228,9 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
   const listAll = db.prepare('SELECT * FROM jobs ORDER BY id DESC LIMIT ?');
   const listByState = db.prepare('SELECT * FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?');
   const countStatement = db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state');
-  // job_counts is kept by triggers (migration 009): a few rows, however many jobs there are.
-  const countByKindStatement = db.prepare('SELECT state, kind, n FROM job_counts ORDER BY state, kind');
+  // job_counts is kept by triggers (migration 009): a few rows, however many jobs there are. Prepared
+  // at first use: the repository also works on a database migrated only part of the way (upgrade tests).
+  let countByKindStatement: Database.Statement<[], { state: JobState; kind: string; n: number }> | undefined;
   const nextRunAtStatement = db.prepare("SELECT MIN(run_at) AS runAt FROM jobs WHERE state = 'pending'");
 
   function insertOne(input: NewJob, at: number): { job: Job; created: boolean } {
@@ -350,7 +352,10 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
 
     /** Jobs of each kind in each state (the metrics); a pair that once had jobs stays, at 0. */
     countsByKind(): { state: JobState; kind: string; count: number }[] {
-      return (countByKindStatement.all() as { state: JobState; kind: string; n: number }[]).map((row) => ({
+      countByKindStatement ??= db.prepare<[], { state: JobState; kind: string; n: number }>(
+        'SELECT state, kind, n FROM job_counts ORDER BY state, kind',
+      );
+      return countByKindStatement.all().map((row) => ({
         state: row.state,
         kind: row.kind,
         count: row.n,
