@@ -165,6 +165,8 @@ const envSchema = z.object({
   WPP_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
   /** Hours after sign-in a page session ends, however active. Default 12. */
   WPP_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(168).default(12),
+  /** Bearer token GET /metrics requires. Default: none, and /metrics answers loopback clients only. */
+  WPP_METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
 });
 
 /** The environment as `process.env` holds it. */
@@ -256,6 +258,8 @@ export interface Config {
   pages: { frameAncestors: string[]; rulesEditorUrl: string | undefined; sessionIdleMs: number; sessionMaxMs: number };
   /** The panel to compare on a schedule (WPP_PANEL; null: none) and how often (null: never). */
   panel: { name: 'cpanel' | 'plesk' | 'directadmin' | null; checkEveryMinutes: number | null };
+  /** GET /metrics: the bearer token it requires; without one, loopback clients only. */
+  metrics: { token: string | undefined };
 }
 
 /** The configuration of a command that never reaches the provider: every setting but `provider`. */
@@ -330,6 +334,7 @@ export function loadConfig(
       name: e.WPP_PANEL === 'none' ? null : e.WPP_PANEL,
       checkEveryMinutes: e.WPP_PANEL === 'none' || e.WPP_PANEL_CHECK_HOURS === 0 ? null : e.WPP_PANEL_CHECK_HOURS * 60,
     },
+    metrics: { token: e.WPP_METRICS_TOKEN },
   };
   if (scope === 'standalone') return settings;
   return {

@@ -25,6 +25,7 @@ import { createStatisticsRepo, type StatisticsRepo } from './db/statistics.repo.
 import { startBackground } from './jobs/background.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
 import { createLogger } from './logger.js';
+import { createMetrics, type Metrics } from './metrics.js';
 import { connectProvider, httpUrl } from './provider/connect.js';
 import type { ProviderClient, ProviderClientOptions } from './provider/index.js';
 import type { RunningSandbox } from './sandbox/server.js';
@@ -82,6 +83,8 @@ export interface RunningPlugin {
   settings: PluginSettings;
   /** The settings overrides and the audit of every settings, limits and plan change (who, when, before, after). */
   audit: SettingsRepo;
+  /** This plugin's metrics registry (GET /metrics serves it). */
+  metrics: Metrics;
   /** One statistics sync now (the schedule runs it every WPP_SYNC_INTERVAL_MINUTES, then enforces). */
   syncStatistics(options?: Partial<SyncOptions>): Promise<SyncResult>;
   /** One enforcement pass now; throws LockHeldError (recording a skipped run) while another pass runs. */
@@ -100,7 +103,7 @@ export interface RunningPlugin {
 }
 
 /** Held by the one `wpp serve` of a data folder (the locks table, like the sync's lock). */
-const SERVE_LOCK = 'serve';
+export const SERVE_LOCK = 'serve';
 
 /** Starts what the role runs. `close` stops it in reverse order, letting in-flight jobs and passes finish. */
 export async function startPlugin(options: PluginOptions): Promise<RunningPlugin> {
@@ -136,7 +139,14 @@ async function wire(
   const audit = createSettingsRepo(db, now);
   const settings = createPluginSettings(audit, config);
   if (role.serves) holdServeLock(config, stats, logger, life);
-  const connected = await connectProvider(config, { startsSandbox: role.serves, logger, life, client: options.providerOptions });
+  const metrics = createMetrics({ jobCounts: () => jobs.countsByKind(), now, processMetrics: role.serves });
+  const connected = await connectProvider(config, {
+    startsSandbox: role.serves,
+    logger,
+    life,
+    client: options.providerOptions,
+    onAttempt: metrics.providerAttempt,
+  });
   const { provider, sandbox } = connected;
 
   // The worker is created once the server has its port (callback URLs need it); queueing wakes it.
@@ -161,6 +171,7 @@ async function wire(
     jobs,
     unprotected: createUnprotectedRepo(db),
     audit,
+    observer: metrics.services,
   });
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
   const { imports, panelImport, panelCheck } = wirePanelImport(options, { db, stats, provider, queue, settings, panelSecret, logger, now });
@@ -176,11 +187,11 @@ async function wire(
   );
   wakeWorker = worker.wake;
   const repos = { accounts, stats, audit, sessions: createSessionsRepo(db), adminViews: createAdminViewsRepo(db), imports };
-  httpServer?.serve(createPluginApp({ config, panelSecret, logger, now, queue, provider, settings, repos, services, sandbox }));
+  httpServer?.serve(createPluginApp({ config, panelSecret, logger, now, queue, provider, settings, repos, services, sandbox, metrics }));
 
   // Only the server announces itself; a one-shot command need not, on every run.
   logger[role.serves ? 'info' : 'debug']({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : connected.url }, 'plugin started');
-  const parts = { url, db, jobs, accounts, provider, sandbox, stats, settings, audit };
+  const parts = { url, db, jobs, accounts, provider, sandbox, stats, settings, audit, metrics };
   return {
     ...parts,
     syncStatistics: services.syncStatistics,

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { doctorCommand } from './doctor.command.js';
 import { hookCommand } from './hook.command.js';
 import { importCommand } from './import.command.js';
 import { installCommand, uninstallCommand } from './install.command.js';
@@ -34,6 +35,7 @@ export function createProgram(): Command {
     installCommand(),
     uninstallCommand(),
     sandboxCommand(),
+    doctorCommand(),
   ]) {
     program.addCommand(command);
   }

@@ -17,7 +17,18 @@ import type { UnprotectedRepo } from '../db/unprotected.repo.js';
 import { accountLimitsOf } from './limits.js';
 import type { EnforcementNotice } from './notifications.js';
 import { createProvisioning, type ProvisioningSettings } from './provisioning.js';
-import { syncStatistics, type SyncOptions } from './statistics.js';
+import { syncStatistics, type SyncOptions, type SyncResult } from './statistics.js';
+import type { EnforcementAction } from './types.js';
+
+/** What the services report as they work: the metrics' share (src/metrics.ts). */
+export interface ServicesObserver {
+  /** A sync ended, whatever it found (skipped, stopped, some reads failed). */
+  syncFinished(result: SyncResult): void;
+  /** A sync threw before it could end. */
+  syncFailed(): void;
+  /** An enforcement action newly recorded (a repeated pass records nothing twice). */
+  enforcementAction(action: Pick<EnforcementAction, 'action' | 'reason'>): void;
+}
 
 export interface ServicesDeps {
   accounts: AccountsRepo;
@@ -42,10 +53,12 @@ export interface ServicesDeps {
   jobs: Pick<JobsRepo, 'retry'>;
   unprotected: UnprotectedRepo;
   audit: Pick<SettingsRepo, 'recordChange'>;
+  /** Told of syncs and enforcement actions (the metrics). Default: nobody. */
+  observer?: ServicesObserver;
 }
 
 export function createServices(deps: ServicesDeps) {
-  const { accounts, stats, provider, logger, now, sync } = deps;
+  const { accounts, stats, provider, logger, now, sync, observer } = deps;
   const provisioning = createProvisioning({
     accounts,
     provider,
@@ -63,7 +76,13 @@ export function createServices(deps: ServicesDeps) {
     now,
     concurrency: sync.concurrency,
     requestsPerSecond: sync.ratePerSecond,
-    notify: deps.notify,
+    notify:
+      observer || deps.notify
+        ? (action) => {
+            observer?.enforcementAction(action);
+            deps.notify?.(action);
+          }
+        : undefined,
   });
   const adminResume = (domain: string, admin: string) => enforcement.adminResume(domain, admin);
   const protection = createProtection({
@@ -93,7 +112,16 @@ export function createServices(deps: ServicesDeps) {
           ratePerSecond: sync.ratePerSecond,
           ...overrides,
           signal: overrides.signal ? AbortSignal.any([deps.signal, overrides.signal]) : deps.signal,
-        }),
+        }).then(
+          (result) => {
+            observer?.syncFinished(result);
+            return result;
+          },
+          (error: unknown) => {
+            observer?.syncFailed();
+            throw error;
+          },
+        ),
       ),
     enforceLimits: () => deps.track(enforcement.enforceLimits()),
     adminResume,

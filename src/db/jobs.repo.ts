@@ -5,6 +5,7 @@
  * reads first runs in a BEGIN IMMEDIATE transaction: the write lock is taken before the read,
  * and two claimers can never pick the same row.
  */
+import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { Db } from './open.js';
 
@@ -227,6 +228,9 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
   const listAll = db.prepare('SELECT * FROM jobs ORDER BY id DESC LIMIT ?');
   const listByState = db.prepare('SELECT * FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?');
   const countStatement = db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state');
+  // job_counts is kept by triggers (migration 009): a few rows, however many jobs there are. Prepared
+  // at first use: the repository also works on a database migrated only part of the way (upgrade tests).
+  let countByKindStatement: Database.Statement<[], { state: JobState; kind: string; n: number }> | undefined;
   const nextRunAtStatement = db.prepare("SELECT MIN(run_at) AS runAt FROM jobs WHERE state = 'pending'");
 
   function insertOne(input: NewJob, at: number): { job: Job; created: boolean } {
@@ -344,6 +348,18 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
       const counts: Record<JobState, number> = { pending: 0, running: 0, done: 0, dead: 0 };
       for (const row of countStatement.all() as { state: JobState; n: number }[]) counts[row.state] = row.n;
       return counts;
+    },
+
+    /** Jobs of each kind in each state (the metrics); a pair that once had jobs stays, at 0. */
+    countsByKind(): { state: JobState; kind: string; count: number }[] {
+      countByKindStatement ??= db.prepare<[], { state: JobState; kind: string; n: number }>(
+        'SELECT state, kind, n FROM job_counts ORDER BY state, kind',
+      );
+      return countByKindStatement.all().map((row) => ({
+        state: row.state,
+        kind: row.kind,
+        count: row.n,
+      }));
     },
 
     /** The earliest run_at of a pending job (it may be in the past when ordering blocks it). */

@@ -80,6 +80,12 @@ interface LockRow {
   expires_at: number;
 }
 
+/** Who holds the lock `name` now, as recorded (it may have expired), without the repository: `wpp doctor` reads a read-only connection. */
+export function readLockHolder(db: Db, name: string): LockHolder | null {
+  const row = db.prepare<[string], LockRow>('SELECT holder, host, pid, since, expires_at FROM locks WHERE name = ?').get(name);
+  return row ? { host: row.host, pid: row.pid, since: row.since, expiresAt: row.expires_at } : null;
+}
+
 interface LimitRow {
   scope: LimitScope;
   subject: string;

@@ -70,6 +70,12 @@ export interface ProviderRetryOptions {
   maxRetryAfterMs?: number;
 }
 
+/**
+ * One HTTP attempt of the client (each retry is one more): the provider's status code, or the
+ * transport error code (ECONNREFUSED, ETIMEDOUT, ...) when no answer came. For metrics.
+ */
+export type ProviderAttempt = { method: string; status: number } | { method: string; error: string };
+
 export interface ProviderClientOptions {
   /** Provider base URL, without the version (paths add `/v1.0/...`). */
   baseUrl: string;
@@ -84,6 +90,8 @@ export interface ProviderClientOptions {
   userAgent?: string;
   /** Keep-alive connections of the statistics read path. Default 64. */
   maxSockets?: number;
+  /** Told of every attempt, both transports (metrics); whatever it throws is ignored. Default: nobody. */
+  onAttempt?: (attempt: ProviderAttempt) => void;
 }
 
 export interface StatisticsRange {
@@ -179,6 +187,18 @@ function createCalls(options: ProviderClientOptions) {
   const prefixUrl = `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}/`;
   const origin = baseUrl.origin;
   const userAgent = options.userAgent ?? 'web-protection-panel-plugin';
+  const observe = (attempt: ProviderAttempt) => {
+    try {
+      options.onAttempt?.(attempt);
+    } catch {
+      // An observer's failure must not become the provider call's.
+    }
+  };
+  const transportCode = (error: unknown) => (error as { code?: unknown }).code;
+  const observeFailure = (method: string, error: unknown) => {
+    const code = transportCode(error);
+    observe({ method, error: typeof code === 'string' && code !== '' ? code : 'ERROR' });
+  };
 
   function calculateDelay({ attemptCount, error }: RetryObject): number {
     const context = error.options.context.provider as RetryContext | undefined;
@@ -218,6 +238,18 @@ function createCalls(options: ProviderClientOptions) {
       calculateDelay,
     },
     hooks: {
+      // Every answer, retried ones too; attempts that got no answer are seen in beforeRetry and send's catch.
+      afterResponse: [
+        (response) => {
+          observe({ method: response.request.options.method, status: response.statusCode });
+          return response;
+        },
+      ],
+      beforeRetry: [
+        (error) => {
+          if (!error.response) observeFailure(error.options.method, error);
+        },
+      ],
       beforeRequest: [
         (requestOptions) => {
           // The Authorization header must only ever go to the configured provider.
@@ -248,6 +280,7 @@ function createCalls(options: ProviderClientOptions) {
     parseRetryAfter: (value) => parseRetryAfter(value),
     onRetry: (details) => logger.warn(details, 'provider request failed, retrying'),
     maxSockets: options.maxSockets ?? 64,
+    onAttempt: observe,
   });
 
   /** The one private request path: sends, retries (via got), and maps every failure. */
@@ -265,6 +298,7 @@ function createCalls(options: ProviderClientOptions) {
       });
     } catch (error) {
       const attempts = ((error as Partial<RequestError>).request?.retryCount ?? 0) + 1;
+      if (!(error as Partial<RequestError>).response) observeFailure(call.method, error);
       const mapped = errorFromTransport({ method: call.method, path: call.path, attempts }, error, apiKey);
       const code = (mapped.cause as { code?: string } | undefined)?.code;
       logger.debug({ method: call.method, path: call.path, code, attempts, ms: Date.now() - started }, 'provider request failed');

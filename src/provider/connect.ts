@@ -20,15 +20,20 @@ export interface ConnectedProvider {
  */
 export async function connectProvider(
   config: Config,
-  options: { startsSandbox: boolean; logger: Logger; life: Lifecycle; client?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'> },
+  options: {
+    startsSandbox: boolean;
+    logger: Logger;
+    life: Lifecycle;
+    client?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'>;
+    /** Told of every provider attempt (the metrics). */
+    onAttempt?: ProviderClientOptions['onAttempt'];
+  },
 ): Promise<ConnectedProvider> {
   const { logger, life } = options;
   let sandbox: RunningSandbox | undefined;
   let target: { url: string; apiKey: string };
-  if (!('embedded' in config.provider)) {
-    target = config.provider;
-  } else if (!options.startsSandbox) {
-    target = { url: httpUrl(config.host, config.provider.sandboxPort), apiKey: readPartnerKey(join(config.dataDir, 'sandbox')) };
+  if (!('embedded' in config.provider) || !options.startsSandbox) {
+    target = providerTarget(config);
   } else {
     const started = await startSandbox({
       dataDir: join(config.dataDir, 'sandbox'),
@@ -46,8 +51,19 @@ export async function connectProvider(
     apiKey: target.apiKey,
     logger: logger.child({ component: 'provider' }),
     ...options.client,
+    ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
   });
   return { provider, sandbox, url: target.url };
+}
+
+/**
+ * Where a process that does not start the embedded sandbox reaches the provider, and with
+ * which key: the configured provider, or the sandbox `wpp serve` runs, with the partner key
+ * it stored in its data folder.
+ */
+export function providerTarget(config: Config): { url: string; apiKey: string } {
+  if (!('embedded' in config.provider)) return config.provider;
+  return { url: httpUrl(config.host, config.provider.sandboxPort), apiKey: readPartnerKey(join(config.dataDir, 'sandbox')) };
 }
 
 /** `http://host:port`, with an IPv6 host in brackets. */

@@ -2,6 +2,7 @@
 export {
   createProviderClient,
   parseRetryAfter,
+  type ProviderAttempt,
   type ProviderClient,
   type ProviderClientOptions,
   type ProviderClientWithKey,

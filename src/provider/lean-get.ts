@@ -27,6 +27,8 @@ export interface LeanGetOptions {
   parseRetryAfter: (value: string | string[] | undefined) => number | undefined;
   onRetry: (details: { method: string; path: string; attempt: number; status?: number; code?: string; delayMs: number }) => void;
   maxSockets: number;
+  /** Told of every attempt's status code, or its transport error code when no answer came. */
+  onAttempt: (attempt: { method: string; status: number } | { method: string; error: string }) => void;
 }
 
 interface Answer {
@@ -106,12 +108,14 @@ export function createLeanGet(options: LeanGetOptions) {
           signal?.throwIfAborted();
           const failure = errorFromTransport(context, error, options.apiKey);
           const code = (error as { code?: string }).code ?? '';
+          options.onAttempt({ method: 'GET', error: code === '' ? 'ERROR' : code });
           const delayMs = RETRY_ERROR_CODES.includes(code) ? options.retryDelay(attempt) : undefined;
           if (delayMs === undefined) throw failure;
           options.onRetry({ method: 'GET', path, attempt, code, delayMs });
           await wait(delayMs, signal);
           continue;
         }
+        options.onAttempt({ method: 'GET', status: answer.status });
         if (answer.status >= 200 && answer.status < 300) return { status: answer.status, body: answer.body, attempts: attempt };
         const retryAfterMs = NOT_PROCESSED_STATUSES.includes(answer.status) ? options.parseRetryAfter(answer.retryAfter) : undefined;
         const failure = errorFromResponse(

@@ -4,6 +4,7 @@ import { AppError, errorBody, httpStatusFor, isDatabaseBusy, type AppErrorCode }
 import { createCallbacksRouter, type CallbackRouteDeps } from './callbacks.routes.js';
 import { createHooksRouter, type HooksRouteDeps } from './hooks.routes.js';
 import type { ClientProblem } from './listen.js';
+import { createMetricsRouter, type MetricsRouteDeps } from './metrics.routes.js';
 import { paths } from '../paths.js';
 import { createAssetsRouter } from './pages/assets.routes.js';
 import { isCsrfError } from './pages/csrf.js';
@@ -17,6 +18,8 @@ export interface AppDeps {
   callbacks: CallbackRouteDeps;
   /** The customer and admin pages; without them the app is the hooks and callbacks API only. */
   pages?: PagesDeps & { security: SecurityOptions };
+  /** GET /metrics; without it the plugin has none. */
+  metrics?: MetricsRouteDeps;
 }
 
 /** Another process holds the database's write lock: nothing was written; the caller tries again. */
@@ -76,6 +79,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  if (deps.metrics) app.use(createMetricsRouter(deps.metrics));
   app.use(createHooksRouter(deps.hooks));
   app.use(createCallbacksRouter(deps.callbacks));
   if (deps.pages) {

@@ -17,6 +17,7 @@ import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { PluginSettings } from '../core/plugin-settings.js';
 import type { Services } from '../core/services.js';
 import type { ProviderClient } from '../provider/index.js';
+import type { Metrics } from '../metrics.js';
 import type { DemoPagesDeps } from './pages/demo.routes.js';
 import type { SessionsRepo } from '../db/sessions.repo.js';
 import type { PanelEvent } from '../panel/events.js';
@@ -46,6 +47,8 @@ export interface PluginAppDeps {
   services: Pick<Services, 'protection' | 'bulkProtect' | 'syncStatistics' | 'enforceLimits'>;
   /** The embedded sandbox, when it is the provider (the demo panel, the default rules editor). */
   sandbox: { url: string; partnerKey: string } | undefined;
+  /** GET /metrics and what the pages count into it. */
+  metrics?: Pick<Metrics, 'render' | 'pages'>;
 }
 
 /** The rules editor's URL template: WPP_RULES_EDITOR_URL, else the provider's (or the embedded sandbox's) dashboard. */
@@ -84,6 +87,7 @@ export function createPluginApp(deps: PluginAppDeps) {
   return createApp({
     logger,
     hooks: { panelSecret, ingest },
+    ...(deps.metrics ? { metrics: { token: config.metrics.token, render: deps.metrics.render } } : {}),
     callbacks: {
       findWebsiteByTokenHash: (hash) => accounts.getWebsiteByTokenHash(hash),
       signingKeyFor: (website) => accounts.getAccount(website.account)?.providerApiKey ?? null,
@@ -93,6 +97,7 @@ export function createPluginApp(deps: PluginAppDeps) {
       sessions,
       secureCookies: (config.publicUrl ?? '').startsWith('https:'),
       logger: logger.child({ component: 'pages' }),
+      ...(deps.metrics ? { observer: deps.metrics.pages } : {}),
       security: { frameAncestors: config.pages.frameAncestors, dashboardOrigin: originOf(rulesEditorTemplate(config, deps.sandbox?.url)) },
       panel: {
         accounts,

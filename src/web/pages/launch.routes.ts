@@ -32,16 +32,22 @@ export function createLaunchRouter({
   sessions,
   secureCookies,
   logger,
+  onRefused,
 }: {
   sessions: SessionService;
   secureCookies: boolean;
   logger: Logger;
+  /** Told of each refused launch (the metrics). */
+  onRefused?: (reason: LaunchRefusal | 'missing') => void;
 }) {
   const router = express.Router();
   router.get('/launch', (req: Request, res) => {
     res.set('Cache-Control', 'no-store');
     const token = typeof req.query.token === 'string' ? req.query.token : '';
-    if (!token) throw new AppError('BAD_REQUEST', 'This sign-in link has no token. Open Web protection from your control panel.');
+    if (!token) {
+      onRefused?.('missing');
+      throw new AppError('BAD_REQUEST', 'This sign-in link has no token. Open Web protection from your control panel.');
+    }
     const next = localTarget(req.query.next);
     try {
       const expected = next === undefined ? undefined : next.startsWith('/admin') ? 'admin' : 'customer';
@@ -55,6 +61,7 @@ export function createLaunchRouter({
     } catch (error) {
       if (!(error instanceof LaunchTokenError)) throw error;
       logger.warn({ reason: error.reason, ip: req.ip }, 'launch token refused');
+      onRefused?.(error.reason);
       throw new AppError(error.reason === 'wrong_role' ? 'FORBIDDEN' : 'UNAUTHORIZED', REFUSALS[error.reason], [], { cause: error });
     }
   });

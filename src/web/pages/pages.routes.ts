@@ -8,13 +8,21 @@ import cookieParser from 'cookie-parser';
 import express, { type Request, type Response } from 'express';
 import multer from 'multer';
 import type { Logger } from 'pino';
-import type { SessionService } from '../../core/sessions.js';
+import type { LaunchRefusal } from '../../core/launch-tokens.js';
+import type { SessionEnd, SessionService } from '../../core/sessions.js';
 import type { SessionRole } from '../../db/sessions.repo.js';
 import { createAdminRouter, type AdminPagesDeps } from './admin.routes.js';
 import { createCsrf } from './csrf.js';
 import { createLaunchRouter } from './launch.routes.js';
 import { createPanelRouter, type PanelPagesDeps } from './panel.routes.js';
 import { requireSession, sessionCookieName, sessionCookieOptions } from './session.middleware.js';
+
+/** What the pages report (the metrics): refused launches, and requests without a live session. */
+export interface PagesObserver {
+  /** `missing`: the launch URL had no token at all. */
+  launchRefused(reason: LaunchRefusal | 'missing'): void;
+  sessionRefused(role: SessionRole, reason: SessionEnd): void;
+}
 
 export interface PagesDeps {
   sessions: SessionService;
@@ -23,6 +31,8 @@ export interface PagesDeps {
   logger: Logger;
   panel: PanelPagesDeps;
   admin: AdminPagesDeps;
+  /** Told of refused launches and sessions. Default: nobody. */
+  observer?: PagesObserver;
 }
 
 /** Uploads are a certificate and its key: small text files. */
@@ -35,7 +45,7 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
   router.use(cookieParser());
   router.use(express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 500 }));
   router.use(multer({ storage: multer.memoryStorage(), limits: UPLOAD_LIMITS }).any());
-  router.use(createLaunchRouter({ sessions, secureCookies, logger: deps.logger }));
+  router.use(createLaunchRouter({ sessions, secureCookies, logger: deps.logger, onRefused: deps.observer?.launchRefused }));
 
   router.get('/', (_req, res) => {
     res.render('home', { title: 'Web protection' });
@@ -43,7 +53,7 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
 
   const area = (role: SessionRole, pages: express.Router) => {
     const areaRouter = express.Router();
-    areaRouter.use(requireSession(sessions, role, secureCookies), csrf.protect);
+    areaRouter.use(requireSession(sessions, role, secureCookies, deps.observer?.sessionRefused), csrf.protect);
     areaRouter.post('/logout', (req: Request, res: Response) => {
       if (req.pageSession) sessions.end(req.pageSession);
       res.clearCookie(sessionCookieName(role), sessionCookieOptions(req, secureCookies));

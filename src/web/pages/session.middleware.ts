@@ -3,7 +3,7 @@
  * role has its own cookie, so an admin can open a customer's view without signing out.
  */
 import type { CookieOptions, NextFunction, Request, Response } from 'express';
-import type { PageUser, Session, SessionService } from '../../core/sessions.js';
+import type { PageUser, Session, SessionEnd, SessionService } from '../../core/sessions.js';
 import type { SessionRole } from '../../db/sessions.repo.js';
 import { AppError } from '../../errors.js';
 
@@ -35,11 +35,17 @@ const ENDED_MESSAGES = {
 } as const;
 
 /** Lets the request through with `req.pageSession` of `role`, or answers with a page asking to sign in again. */
-export function requireSession(sessions: SessionService, role: SessionRole, secureCookies: boolean) {
+export function requireSession(
+  sessions: SessionService,
+  role: SessionRole,
+  secureCookies: boolean,
+  onRefused?: (role: SessionRole, reason: SessionEnd) => void,
+) {
   return (req: Request, res: Response, next: NextFunction) => {
     const cookies = req.cookies as Record<string, string | undefined>;
     const resumed = sessions.resume(cookies[sessionCookieName(role)]);
     if ('ended' in resumed) {
+      onRefused?.(role, resumed.ended);
       if (resumed.ended !== 'none') res.clearCookie(sessionCookieName(role), sessionCookieOptions(req, secureCookies));
       throw new AppError('UNAUTHORIZED', ENDED_MESSAGES[resumed.ended]);
     }

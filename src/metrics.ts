@@ -1,0 +1,139 @@
+/**
+ * The plugin's Prometheus metrics (GET /metrics): one registry per started plugin, never the
+ * library's global one, so two plugins in one process (the tests) count apart. The parts that
+ * do the work only see small observer interfaces (core/services.ts, the provider client's
+ * onAttempt, the pages' observer): nothing below the wiring imports prom-client.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PagesObserver } from './web/pages/pages.routes.js';
+import type { ServicesObserver } from './core/services.js';
+import type { SyncResult } from './core/statistics.js';
+import type { ProviderAttempt } from './provider/index.js';
+
+export interface MetricsSources {
+  /** Jobs of each kind in each state, read at each scrape (trigger-kept counts: a few rows). */
+  jobCounts(): { state: string; kind: string; count: number }[];
+  /** Unix time in ms, for the last successful sync's timestamp. Default Date.now. */
+  now?: () => number;
+  /** Node's process metrics (CPU, memory, event loop, GC) on the same registry. Default true. */
+  processMetrics?: boolean;
+}
+
+/** How a sync ended, as the `outcome` label says it. */
+export type SyncOutcome = 'ok' | 'partial' | 'failed' | 'stopped' | 'skipped';
+
+export function syncOutcome(result: SyncResult): SyncOutcome {
+  if (result.skipped) return 'skipped';
+  if (result.stopped) return 'stopped';
+  if (result.failed > 0) return result.read === 0 ? 'failed' : 'partial';
+  return 'ok';
+}
+
+export function createMetrics(sources: MetricsSources) {
+  const registry = new Registry();
+  const registers = [registry];
+  const now = sources.now ?? Date.now;
+  if (sources.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+
+  new Gauge({
+    name: 'wpp_jobs',
+    help: 'Jobs in the queue by state (pending, running, done, dead) and kind',
+    labelNames: ['state', 'kind'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const row of sources.jobCounts()) this.set({ state: row.state, kind: row.kind }, row.count);
+    },
+  });
+  const syncDuration = new Histogram({
+    name: 'wpp_sync_duration_seconds',
+    help: 'Duration of statistics syncs that ran (not skipped)',
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600],
+    registers,
+  });
+  const syncRuns = new Counter({
+    name: 'wpp_sync_runs_total',
+    help: 'Statistics syncs by outcome: ok, partial (some reads failed), failed (every read failed, or the sync threw), stopped, skipped (another held the lock)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const syncReadFailures = new Counter({
+    name: 'wpp_sync_read_failures_total',
+    help: 'Websites whose statistics a sync could not read (read again next sync)',
+    registers,
+  });
+  const syncLastSuccess = new Gauge({
+    name: 'wpp_sync_last_success_timestamp_seconds',
+    help: 'Unix time at which the last sync that read statistics (ok or partial) ended; 0 before the first',
+    registers,
+  });
+  const providerResponses = new Counter({
+    name: 'wpp_provider_responses_total',
+    help: "The provider's answers by HTTP method and status code, each retry counted",
+    labelNames: ['method', 'code'] as const,
+    registers,
+  });
+  const providerErrors = new Counter({
+    name: 'wpp_provider_request_errors_total',
+    help: 'Provider requests that got no answer, by HTTP method and transport error (ECONNREFUSED, ETIMEDOUT, ...), each retry counted',
+    labelNames: ['method', 'error'] as const,
+    registers,
+  });
+  const enforcementActions = new Counter({
+    name: 'wpp_enforcement_actions_total',
+    help: 'Enforcement actions recorded, by action (pause, resume, warning, admin_resume) and reason',
+    labelNames: ['action', 'reason'] as const,
+    registers,
+  });
+  const launchRefusals = new Counter({
+    name: 'wpp_launch_refusals_total',
+    help: 'Launch tokens refused at GET /launch, by reason (malformed, bad_signature, expired, not_yet_valid, replayed, wrong_role, missing)',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  const sessionRefusals = new Counter({
+    name: 'wpp_session_refusals_total',
+    help: 'Page requests refused for want of a session, by role and reason (none, unknown, idle, expired)',
+    labelNames: ['role', 'reason'] as const,
+    registers,
+  });
+
+  const services: ServicesObserver = {
+    syncFinished(result) {
+      const outcome = syncOutcome(result);
+      syncRuns.inc({ outcome });
+      if (outcome === 'skipped') return;
+      syncDuration.observe(result.seconds);
+      syncReadFailures.inc(result.failed);
+      if (outcome === 'ok' || outcome === 'partial') syncLastSuccess.set(Math.floor(now() / 1000));
+    },
+    syncFailed() {
+      syncRuns.inc({ outcome: 'failed' });
+    },
+    enforcementAction(action) {
+      enforcementActions.inc({ action: action.action, reason: action.reason });
+    },
+  };
+  const pages: PagesObserver = {
+    launchRefused: (reason) => launchRefusals.inc({ reason }),
+    sessionRefused: (role, reason) => sessionRefusals.inc({ role, reason }),
+  };
+  const providerAttempt = (attempt: ProviderAttempt) => {
+    if ('status' in attempt) providerResponses.inc({ method: attempt.method, code: String(attempt.status) });
+    else providerErrors.inc({ method: attempt.method, error: attempt.error });
+  };
+  syncLastSuccess.set(0);
+
+  return {
+    registry,
+    services,
+    pages,
+    providerAttempt,
+    /** The exposition text and its content type, for GET /metrics. */
+    async render(): Promise<{ contentType: string; body: string }> {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
