@@ -2,15 +2,14 @@
  * `wpp install <panel>` and `wpp uninstall <panel>`: one command puts everything in place
  * (service, hooks, menu entries, pages), one takes it away; the data stays unless --purge.
  */
-import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { install, uninstall, type EngineOptions } from '../install/engine.js';
 import { INSTALL_TARGETS, INSTALLERS, type InstallTarget } from '../install/panels.js';
 import { LAYOUT } from '../install/layout.js';
+import { currentInstallSource } from '../install/source.js';
 import { createToolRunner } from '../install/tools.js';
-import { paths } from '../paths.js';
 import { optionValues, UsageError, validateOptions } from './shared.js';
 
 const targetSchema = z.enum(INSTALL_TARGETS as [InstallTarget, ...InstallTarget[]], {
@@ -32,8 +31,6 @@ const installOptions = z.object({
 });
 const uninstallOptions = z.object({ ...commonOptions, purge: z.boolean().optional() });
 
-const packageVersion = () => (JSON.parse(readFileSync(`${paths.root}/package.json`, 'utf8')) as { version: string }).version;
-
 /** Installing writes system folders and calls the panel's tools as root; --root stages into a folder instead. */
 function requireRoot(verb: 'install' | 'uninstall', panel: string, root: string | undefined): void {
   if (root !== undefined || process.getuid?.() === 0) return;
@@ -48,7 +45,7 @@ function engineOptions(root: string | undefined, dryRun: boolean): EngineOptions
     tools: createToolRunner(root ?? '/'),
     dryRun,
     print: (line) => console.log(line),
-    version: packageVersion(),
+    version: currentInstallSource().version,
     now: () => new Date(),
   };
 }
@@ -58,16 +55,13 @@ async function runInstall(panelArg: string, raw: Record<string, unknown>): Promi
   const options = validateOptions(installOptions, raw);
   requireRoot('install', panel, options.root);
   const engine = engineOptions(options.root, options['dry-run'] === true);
-  const plan = INSTALLERS[panel](
-    { nodePath: process.execPath, packageRoot: paths.root.replace(/\/$/, ''), version: engine.version },
-    {
-      panel,
-      providerUrl: options['provider-url'],
-      // From the environment only: a key on the command line is visible to every user in ps.
-      providerApiKey: process.env.WPP_PROVIDER_API_KEY || undefined,
-      publicUrl: options['public-url'],
-    },
-  );
+  const plan = INSTALLERS[panel](currentInstallSource(), {
+    panel,
+    providerUrl: options['provider-url'],
+    // From the environment only: a key on the command line is visible to every user in ps.
+    providerApiKey: process.env.WPP_PROVIDER_API_KEY || undefined,
+    publicUrl: options['public-url'],
+  });
   const { changes } = await install(plan, engine);
   if (engine.dryRun) {
     console.log(

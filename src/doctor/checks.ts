@@ -19,6 +19,10 @@ import { providerTarget } from '../provider/connect.js';
 import { createProviderClient, isProviderError, type ProviderClientOptions } from '../provider/index.js';
 import { fail, ok, SkipCheck, warn, type CheckResult, type DoctorCheck } from './doctor.js';
 import { probeDatabase } from './database-probe.js';
+import { LAYOUT } from '../install/layout.js';
+import { currentInstallSource } from '../install/source.js';
+import { createToolRunner, type ToolRunner } from '../install/tools.js';
+import { verifyInstallations } from '../install/verify.js';
 
 export interface DoctorDeps {
   env: Env;
@@ -30,6 +34,8 @@ export interface DoctorDeps {
   slowMs?: number;
   /** Provider client tuning. Default: one attempt of at most 4 s, inside the check's 5 s. */
   providerOptions?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'>;
+  /** Where `wpp install` put things: '/' on a server, a staged folder in tests. */
+  root?: string;
 }
 
 const MiB = 1024 * 1024;
@@ -268,5 +274,21 @@ export function standardChecks(deps: DoctorDeps): DoctorCheck[] {
     { name: 'service', run: (signal) => checkService(config.need(), signal, now) },
     { name: 'clock', run: (signal) => checkClock(config.need(), signal, now) },
     { name: 'disk', run: () => checkDisk(config.need()) },
+    { name: 'panel', run: () => checkInstallation(createToolRunner(deps.root ?? '/')) },
   ];
+}
+
+/** Hooks, menu entries, pages and the service that `wpp install <panel>` put in place: still there, still registered? */
+export async function checkInstallation(tools: ToolRunner): Promise<CheckResult> {
+  const states = await verifyInstallations(tools, currentInstallSource());
+  if (states.length === 0) {
+    throw new SkipCheck(`not installed with \`wpp install\` (no record in ${LAYOUT.recordDir}); hooks added by hand are not checked`);
+  }
+  const broken = states.filter((state) => state.problems.length > 0);
+  if (broken.length === 0) return ok(`${states.map((s) => s.panel).join(', ')}: files in place, hooks and menu entries registered`);
+  return fail(
+    broken
+      .map((s) => `${s.panel}: ${s.problems.slice(0, 3).join('; ')}${s.problems.length > 3 ? ` (+${s.problems.length - 3} more)` : ''}`)
+      .join(' | ') + ` — run wpp install ${broken[0]?.panel} to put them back`,
+  );
 }

@@ -7,10 +7,14 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { diskStatus, standardChecks, type DoctorDeps } from '../../src/doctor/checks.js';
 import { doctorExitCode, formatReports, runDoctor, type CheckReport } from '../../src/doctor/doctor.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runWpp } from '../helpers/cli.js';
+import { fakeCpanelTools } from '../helpers/fake-cpanel.js';
+import { decoyCalls, decoyPath, fakeSystemctl } from '../helpers/fake-tools.js';
 import { startTestPlugin, testEnv } from '../helpers/plugin.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { removeTempDir } from '../helpers/temp.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
 const MACHINE = { hostname: 'test-host', primaryIp: undefined };
 
@@ -37,6 +41,36 @@ const byName = (reports: CheckReport[]) => Object.fromEntries(reports.map((repor
 const statuses = (reports: CheckReport[]) => Object.fromEntries(reports.map((report) => [report.name, report.status]));
 
 describe('wpp doctor', () => {
+  it('on a cPanel install: the panel line is ok; with a hook dropped and the provider down, both FAIL and the exit code is 1', async () => {
+    await withInstall(async ({ env, sandbox }) => {
+      const root = createTempDir();
+      try {
+        fakeCpanelTools(root);
+        fakeSystemctl(root);
+        const path = `${decoyPath(root, ['manage_hooks', 'systemctl'])}:${process.env.PATH ?? ''}`;
+        const install = await runWpp(['install', 'cpanel', '--root', root], { env: { PATH: path } });
+        expect(install.code).toBe(0);
+
+        const healthy = await runWpp(['doctor', '--root', root], { env: { ...env, PATH: path } });
+        expect(healthy.stdout).toMatch(/^ok +panel +cpanel: files in place, hooks and menu entries registered$/m);
+        expect(healthy.code).toBe(0);
+
+        // A panel update dropped the hooks, and the provider is down.
+        writeFileSync(join(root, '.cpanel-hooks.json'), '{}');
+        await sandbox.control('POST', '/_sandbox/faults', { mode: 'down' });
+        const broken = await runWpp(['doctor', '--root', root], { env: { ...env, PATH: path } });
+        expect(broken.stdout).toMatch(/^FAIL +panel +cpanel: cpanel hooks: .*not registered.*run wpp install cpanel to put them back$/m);
+        expect(broken.stdout).toMatch(/^FAIL +provider +/m);
+        expect(broken.stdout).toMatch(/^ok +database/m);
+        expect(broken.code).toBe(1);
+        expect(decoyCalls(root)).toEqual([]);
+        console.log(`${healthy.stdout}\n${broken.stdout}`);
+      } finally {
+        removeTempDir(root);
+      }
+    });
+  }, 120_000);
+
   it('on a healthy install: one ok line per check, exit code 0', async () => {
     await withInstall(async ({ env, sandbox }) => {
       const run = await runWpp(['doctor'], { env });
@@ -50,6 +84,7 @@ describe('wpp doctor', () => {
         'ok service',
         'ok clock',
         'ok disk',
+        'skip panel',
       ]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`provider ${sandbox.url}`);
@@ -71,6 +106,7 @@ describe('wpp doctor', () => {
         'service',
         'clock',
         'disk',
+        'panel',
       ]);
     });
   }, 60_000);
@@ -82,7 +118,7 @@ describe('wpp doctor', () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(new RegExp(`^FAIL +provider +${sandbox.url.replaceAll('.', '\\.')} is down or unreachable: .*503`, 'm'));
       expect(run.stdout).toMatch(/^ok +service /m);
-      expect(run.stdout.trimEnd().split('\n')).toHaveLength(7);
+      expect(run.stdout.trimEnd().split('\n')).toHaveLength(8);
 
       // Stopped altogether: refused connections.
       await sandbox.close();
