@@ -12,7 +12,18 @@ export const manifestSchema = z.strictObject({
   entryPoints: z.record(z.string(), z.string().min(1)),
   hooks: z.array(z.strictObject({ panel: z.string(), event: z.string(), command: z.string(), stage: z.enum(['pre', 'post']).optional() })),
   cron: z.array(z.strictObject({ name: z.string(), schedule: z.string(), command: z.string() })),
-  menu: z.array(z.strictObject({ id: z.string(), title: z.string(), audience: z.enum(['customer', 'admin']), path: z.string() })),
+  // An entry without `panel` is the plugin's own page, which any panel opens through `wpp launch-url`.
+  menu: z.array(
+    z.strictObject({
+      id: z.string(),
+      title: z.string(),
+      audience: z.enum(['customer', 'admin']),
+      path: z.string(),
+      panel: z.string().optional(),
+    }),
+  ),
+  /** What `wpp install <panel>` supports, and where it records what it made. */
+  install: z.array(z.strictObject({ panel: z.string(), install: z.string(), uninstall: z.string(), record: z.string() })),
   settings: z.array(
     z.strictObject({
       key: z.string().regex(/^WPP_[A-Z0-9_]+$/),

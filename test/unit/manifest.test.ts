@@ -1,7 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, SETTING_DEFAULTS, SETTING_NAMES } from '../../src/config.js';
+import { INSTALL_TARGETS, INSTALLERS } from '../../src/install/panels.js';
+import { currentInstallSource } from '../../src/install/source.js';
 import { manifestSchema } from '../../src/manifest.js';
+import { describeCpanelHooks } from '../../src/panel/adapters/cpanel.js';
+import { DIRECTADMIN_HOOKS } from '../../src/panel/adapters/directadmin.js';
+import { PLESK_EVENTS } from '../../src/panel/adapters/plesk.js';
 
 const read = (name: string) => JSON.parse(readFileSync(new URL(`../../${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
@@ -50,5 +55,40 @@ describe('plugin.json', () => {
   it('lists only settings the README documents', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     for (const setting of manifest.settings) expect(readme, setting.key).toContain(setting.key);
+  });
+
+  it('lists the installers wpp has, and the hooks each registers, with the command the panel runs', () => {
+    expect(manifest.install.map((entry) => entry.panel).sort()).toEqual([...INSTALL_TARGETS].sort());
+    const hooks = (panel: string) =>
+      manifest.hooks.filter((hook) => hook.panel === panel).map((h) => `${h.event} ${h.stage ?? ''} ${h.command}`);
+    const hookScript = '/usr/local/cpanel/3rdparty/bin/wpp-hook-cpanel';
+    expect(hooks('cpanel')).toEqual([
+      ...describeCpanelHooks(hookScript).map((h) => `${h.category}::${h.event} ${h.stage} ${hookScript}`),
+      'System::upcp post /usr/local/cpanel/3rdparty/bin/wpp-cpanel-upcp',
+    ]);
+    expect(hooks('plesk')).toEqual(PLESK_EVENTS.map((event) => `${event}  /usr/local/lib/wpp/wpp hook plesk ${event}`));
+    expect(hooks('directadmin')).toEqual(
+      DIRECTADMIN_HOOKS.map((hook) => `${hook} post /usr/local/directadmin/scripts/custom/${hook}/wpp.sh`),
+    );
+    // Each hook command is a file the panel's installer writes (Plesk's handlers run the launcher).
+    for (const panel of ['cpanel', 'directadmin', 'plesk'] as const) {
+      const files = INSTALLERS[panel](currentInstallSource(), { panel }).artefacts.flatMap((a) => (a.kind === 'file' ? [a.path] : []));
+      for (const hook of manifest.hooks.filter((h) => h.panel === panel)) expect(files, hook.command).toContain(hook.command.split(' ')[0]);
+    }
+  });
+
+  it("names each panel's menu entries by a page its installer writes", () => {
+    for (const entry of manifest.menu.filter((m) => m.panel !== undefined)) {
+      const panel = entry.panel as keyof typeof INSTALLERS;
+      const files = INSTALLERS[panel](currentInstallSource(), { panel }).artefacts.flatMap((a) => (a.kind === 'file' ? [a.path] : []));
+      const page = entry.path
+        .replace('/CMD_PLUGINS_ADMIN/wpp/', 'wpp/admin/')
+        .replace('/CMD_PLUGINS/wpp/', 'wpp/user/')
+        .replace(/\/$/, '/index.php');
+      expect(
+        files.some((file) => file.endsWith(page)),
+        `${entry.id}: ${entry.path}`,
+      ).toBe(true);
+    }
   });
 });
