@@ -9,6 +9,7 @@ import { deliverEvents } from '../../src/cli/hook.command.js';
 import { translateCpanelHook } from '../../src/panel/adapters/cpanel.js';
 import { translateDirectAdminHook } from '../../src/panel/adapters/directadmin.js';
 import { translatePleskEvent } from '../../src/panel/adapters/plesk.js';
+import { ownerFromDomainInfo } from '../../src/panel/plesk-owner.js';
 import type { AdapterResult } from '../../src/panel/adapters/result.js';
 import type { PanelEvent } from '../../src/panel/events.js';
 import { signBody } from '../../src/core/signature.js';
@@ -403,9 +404,11 @@ describe('recorded panel payloads, each delivered twice', () => {
         plugin.jobs.counts();
       };
       const cpanel = (name: string) => translateCpanelHook(fixture(`cpanel/${name}.json`));
+      // Plesk's domain events name no owner: the hook asks `plesk bin domain --info`, recorded here.
+      const owner = ownerFromDomainInfo(readFileSync(new URL('../fixtures/panels/plesk/domain-info-jdoe.txt', import.meta.url), 'utf8'));
       const plesk = (name: string) => {
         const f = fixture(`plesk/${name}.json`) as { event: string; env: Record<string, string> };
-        return translatePleskEvent(f.event, f.env);
+        return translatePleskEvent(f.event, f.env, undefined, f.event === 'client_create' ? undefined : owner);
       };
       const directadmin = (name: string) => {
         const f = fixture(`directadmin/${name}.json`) as { hook: string; env: Record<string, string> };

@@ -444,21 +444,3 @@ describe('wpp hook emit', () => {
     expect(idsOf(translateEmit(['account.suspended', '--account', 'alice'], NEXT_MINUTE))).not.toEqual(derived);
   });
 });
-
-describe('plugin.json hooks', () => {
-  const manifest = JSON.parse(readFileSync(new URL('../../plugin.json', import.meta.url), 'utf8')) as {
-    hooks: { panel: string; event: string; command: string; stage?: string }[];
-  };
-  const listed = (panel: string) => manifest.hooks.filter((hook) => hook.panel === panel);
-
-  it('lists exactly the hooks the adapters translate', () => {
-    expect(listed('cpanel').map((hook) => `${hook.event} ${hook.stage}`)).toEqual(
-      describeCpanelHooks('x').map((hook) => `${hook.category}::${hook.event} ${hook.stage}`),
-    );
-    expect(listed('plesk').map((hook) => hook.event)).toEqual([...PLESK_EVENTS]);
-    expect(listed('directadmin').map((hook) => hook.event)).toEqual([...DIRECTADMIN_HOOKS]);
-    for (const hook of listed('plesk')) expect(hook.command).toBe(`wpp hook plesk ${hook.event}`);
-    for (const hook of listed('directadmin')) expect(hook.command).toBe(`wpp hook directadmin ${hook.event}`);
-    for (const hook of listed('cpanel')) expect(hook.command).toBe('wpp hook cpanel');
-  });
-});
