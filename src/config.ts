@@ -82,6 +82,8 @@ const envSchema = z.object({
   WPP_PROVIDER_API_KEY: z.string().trim().min(1).optional(),
   /** Folder for the SQLite database, the embedded sandbox's data and generated secrets. Default ./data. */
   WPP_DATA_DIR: z.string().min(1).default('./data'),
+  /** The key that encrypts the customers' provider API keys in the database. Default: <WPP_DATA_DIR>/api-keys.key, generated on first use. */
+  WPP_KEY_FILE: z.string().min(1).optional(),
   /** Plugin HTTP listen address. Default 127.0.0.1. */
   WPP_HOST: z.string().min(1).default('127.0.0.1'),
   /** Plugin HTTP listen port. Default 8080. */
@@ -239,6 +241,8 @@ export interface Config {
   warnings: string[];
   dataDir: string;
   databaseFile: string;
+  /** The key file of the stored API keys: outside the database, so a copy of the database alone does not give them away. */
+  keyFile: string;
   host: string;
   port: number;
   /** WPP_PUBLIC_URL; when unset, main.ts uses http://host:port with the port actually bound. */
@@ -305,6 +309,7 @@ export function loadConfig(
     warnings,
     dataDir,
     databaseFile: join(dataDir, 'plugin.sqlite'),
+    keyFile: e.WPP_KEY_FILE === undefined ? join(dataDir, API_KEY_FILE) : resolve(e.WPP_KEY_FILE),
     host: e.WPP_HOST,
     port: e.WPP_PORT,
     publicUrl: e.WPP_PUBLIC_URL,
@@ -347,6 +352,8 @@ export function loadConfig(
 
 /** The generated panel secret's file name in the data folder. */
 export const PANEL_SECRET_FILE = 'panel-secret';
+/** The default key file of the stored API keys, in the data folder. */
+export const API_KEY_FILE = 'api-keys.key';
 
 /**
  * The panel secret: WPP_PANEL_SECRET, else `panel-secret` in the data folder, created on

@@ -20,6 +20,7 @@ import { createJobsRepo, type JobsRepo } from './db/jobs.repo.js';
 import type { Db } from './db/open.js';
 import { openPluginDatabase, SERVER_BUSY_TIMEOUT_MS } from './db/plugin-database.js';
 import { createAccountsRepo, type AccountsRepo } from './db/accounts.repo.js';
+import { openApiKeys } from './db/api-keys.js';
 import { createSettingsRepo, type SettingsRepo } from './db/settings.repo.js';
 import { createStatisticsRepo, type StatisticsRepo } from './db/statistics.repo.js';
 import { startBackground } from './jobs/background.js';
@@ -134,7 +135,9 @@ async function wire(
   const role = ROLES[options.role];
   const now = options.now ?? Date.now;
   const jobs = createJobsRepo(db, now);
-  const accounts = createAccountsRepo(db, now);
+  const { keys, encrypted } = openApiKeys(db, config.keyFile, (message) => logger.warn(message));
+  if (encrypted > 0) logger.info({ accounts: encrypted }, 'stored API keys encrypted with the key file');
+  const accounts = createAccountsRepo(db, now, keys);
   const stats = createStatisticsRepo(db, now);
   const audit = createSettingsRepo(db, now);
   const settings = createPluginSettings(audit, config);

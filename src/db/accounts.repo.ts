@@ -4,6 +4,7 @@
  */
 import type { Account, AccountState, DesiredStatus, PausedBy, Plan, Website } from '../core/types.js';
 import type { SettingsPatch } from '../provider/spec.js';
+import { isSealed, type KeyBox } from './api-keys.js';
 import type { Db } from './open.js';
 
 interface AccountRow {
@@ -34,16 +35,27 @@ interface WebsiteRow {
   updated_at: number;
 }
 
-const toAccount = (row: AccountRow): Account => ({
-  account: row.account,
-  email: row.email,
-  plan: row.plan,
-  providerUserId: row.provider_user_id,
-  providerApiKey: row.provider_api_key,
-  state: row.state,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
+/**
+ * Without a key box (commands that never use API keys: hooks, plans) an account reads with no
+ * key, and storing one is refused; with one, keys are sealed on the way in and opened on the way out.
+ */
+const openedKey = (row: AccountRow, keys: KeyBox | undefined): string | null => {
+  if (row.provider_api_key === null || !keys) return null;
+  return isSealed(row.provider_api_key) ? keys.open(row.provider_api_key, row.account) : row.provider_api_key;
+};
+
+const toAccountWith =
+  (keys: KeyBox | undefined) =>
+  (row: AccountRow): Account => ({
+    account: row.account,
+    email: row.email,
+    plan: row.plan,
+    providerUserId: row.provider_user_id,
+    providerApiKey: openedKey(row, keys),
+    state: row.state,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
 
 const toWebsite = (row: WebsiteRow): Website => ({
   domain: row.domain,
@@ -68,7 +80,8 @@ const toPlan = (row: { name: string; settings: string; subdomains: string }): Pl
   subdomains: JSON.parse(row.subdomains) as string[],
 });
 
-export function createAccountsRepo(db: Db, now: () => number = Date.now) {
+export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: KeyBox) {
+  const toAccount = toAccountWith(keys);
   const s = {
     account: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account = ?'),
     recentAccounts: db.prepare<[number], AccountRow>('SELECT * FROM accounts ORDER BY created_at DESC, account LIMIT ?'),
@@ -147,7 +160,9 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now) {
     recentAccounts: (limit: number) => s.recentAccounts.all(limit).map(toAccount),
     /** Creates or updates an account; null email/plan/key keep what is stored. */
     saveAccount(account: Omit<Account, 'createdAt' | 'updatedAt'>): void {
-      s.upsertAccount.run({ ...account, at: now() });
+      const key = account.providerApiKey;
+      if (key !== null && !keys) throw new Error('storing an API key needs the key box (openApiKeys)');
+      s.upsertAccount.run({ ...account, providerApiKey: key === null ? null : keys?.seal(key, account.account), at: now() });
     },
     setAccountState: (account: string, state: AccountState) => void s.setAccountState.run(state, now(), account),
     setAccountPlan: (account: string, plan: string) => void s.setAccountPlan.run(plan, now(), account),

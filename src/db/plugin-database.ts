@@ -1,4 +1,4 @@
-import { PANEL_SECRET_FILE, type Config } from '../config.js';
+import { API_KEY_FILE, PANEL_SECRET_FILE, type Config } from '../config.js';
 import { paths } from '../paths.js';
 import type { Notice } from './files.js';
 import { openMigratedDatabase, type Db } from './open.js';
@@ -16,5 +16,5 @@ export const SERVER_BUSY_TIMEOUT_MS = 50;
  * check (db/open.ts). Used by every entry point.
  */
 export function openPluginDatabase(config: Config, options: { notice?: Notice; busyTimeoutMs?: number } = {}): Db {
-  return openMigratedDatabase(config.databaseFile, paths.migrations, { ...options, ownNames: [PANEL_SECRET_FILE, 'sandbox'] });
+  return openMigratedDatabase(config.databaseFile, paths.migrations, { ...options, ownNames: [PANEL_SECRET_FILE, API_KEY_FILE, 'sandbox'] });
 }

@@ -1,0 +1,123 @@
+/**
+ * An upgrade from the previous release (0.1.0 at migration 010, API keys stored in plain
+ * text): the new code migrates the database forward, encrypts the keys with a new key file,
+ * keeps every row, and the customer's key still works where it is used.
+ */
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openApiKeys } from '../../src/db/api-keys.js';
+import { migrate } from '../../src/db/migrate.js';
+import { paths } from '../../src/paths.js';
+import { createPageClient } from '../helpers/page-client.js';
+import { customer, launchUrl } from '../helpers/pages.js';
+import { startTestPlugin } from '../helpers/plugin.js';
+import { startTestSandbox } from '../helpers/sandbox.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
+
+const PREVIOUS_RELEASE_MIGRATIONS = 10;
+
+/** The schema the previous release created: its migrations only, on an empty database. */
+function previousReleaseSchema(dir: string): string[] {
+  const folder = join(dir, 'old-migrations');
+  mkdirSync(folder);
+  for (const name of readdirSync(paths.migrations).filter((n) => /^\d{3}_.*\.sql$/.test(n))) {
+    if (Number(name.slice(0, 3)) <= PREVIOUS_RELEASE_MIGRATIONS) copyFileSync(join(paths.migrations, name), join(folder, name));
+  }
+  const db = new Database(join(dir, 'old-schema.sqlite'));
+  migrate(db, folder);
+  const schema = db
+    .prepare("SELECT type || ' ' || name || ': ' || COALESCE(sql, '') AS s FROM sqlite_master ORDER BY name")
+    .pluck()
+    .all() as string[];
+  db.close();
+  return schema;
+}
+
+const counts = (db: Database.Database) =>
+  Object.fromEntries(
+    ['accounts', 'websites', 'jobs', 'stats_samples', 'website_status_changes', 'enforcement_actions'].map((table) => [
+      table,
+      db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get(),
+    ]),
+  );
+
+describe('an upgrade from the previous release', () => {
+  it('keeps every row, brings the schema forward, encrypts the stored keys, and the keys still work', async () => {
+    const sandbox = await startTestSandbox({ certDelaySeconds: 0 });
+    const scratch = createTempDir();
+    let dataDir: string | undefined;
+    try {
+      // A database with real history: accounts and websites provisioned at the sandbox, a sync.
+      const first = await startTestPlugin(sandbox);
+      dataDir = first.dataDir;
+      const answer = await first.postEvents([
+        { type: 'account.created', account: 'alice', email: 'alice@mail.example' },
+        { type: 'domain.added', account: 'alice', domain: 'alice.example' },
+        { type: 'account.created', account: 'bob' },
+        { type: 'domain.added', account: 'bob', domain: 'bob.example' },
+      ]);
+      expect(answer.status).toBe(202);
+      await first.idle();
+      await first.syncStatistics();
+      const aliceKey = first.accounts.getAccount('alice')?.providerApiKey as string;
+      expect(aliceKey).toBeTruthy();
+      await first.close();
+
+      // ... turned into exactly what the previous release left: plain keys, no migration 011, no key file.
+      const file = join(dataDir, 'plugin.sqlite');
+      const db = new Database(file);
+      const { keys } = openApiKeys(db, join(dataDir, 'api-keys.key'), () => undefined);
+      for (const row of db.prepare('SELECT account, provider_api_key AS k FROM accounts WHERE provider_api_key IS NOT NULL').all() as {
+        account: string;
+        k: string;
+      }[]) {
+        db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ?').run(keys.open(row.k, row.account), row.account);
+      }
+      db.exec('DROP TABLE panel_comparisons');
+      db.prepare('DELETE FROM schema_migrations WHERE version > ?').run(PREVIOUS_RELEASE_MIGRATIONS);
+      const schemaNow = db
+        .prepare("SELECT type || ' ' || name || ': ' || COALESCE(sql, '') AS s FROM sqlite_master ORDER BY name")
+        .pluck()
+        .all();
+      expect(schemaNow).toEqual(previousReleaseSchema(scratch));
+      expect(db.prepare("SELECT provider_api_key FROM accounts WHERE account = 'alice'").pluck().get()).toBe(aliceKey);
+      const before = counts(db);
+      db.close();
+      removeTempDir(join(dataDir, 'api-keys.key'));
+
+      // The new release starts on it.
+      const upgraded = await startTestPlugin(sandbox, { dataDir });
+      try {
+        const after = new Database(file, { readonly: true });
+        expect(counts(after)).toEqual(before);
+        expect(after.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get()).toBeGreaterThan(PREVIOUS_RELEASE_MIGRATIONS);
+        const stored = after.prepare('SELECT provider_api_key FROM accounts WHERE provider_api_key IS NOT NULL').pluck().all() as string[];
+        after.close();
+        expect(stored).toHaveLength(2);
+        for (const value of stored) expect(value).toMatch(/^v1:/);
+        expect(stored.join()).not.toContain(aliceKey);
+        expect(existsSync(join(dataDir, 'api-keys.key'))).toBe(true);
+
+        // The key is still the customer's: the rules editor frame carries it, and the repository reads it back.
+        expect(upgraded.accounts.getAccount('alice')?.providerApiKey).toBe(aliceKey);
+        const client = createPageClient(upgraded.url);
+        expect((await client.get(launchUrl(upgraded.url, customer('alice')))).status).toBe(303);
+        expect((await client.get('/panel/domains/alice.example/rules')).body).toContain(encodeURIComponent(aliceKey));
+        // And new work still provisions with it.
+        expect((await upgraded.postEvents([{ type: 'domain.added', account: 'alice', domain: 'shop.alice.example' }])).status).toBe(202);
+        await upgraded.idle();
+        expect(upgraded.jobs.counts().dead).toBe(0);
+        expect(upgraded.accounts.getWebsite('shop.alice.example')?.state).toBe('active');
+      } finally {
+        await upgraded.close();
+      }
+    } finally {
+      await sandbox.close();
+      removeTempDir(scratch);
+      removeTempDir(sandbox.dataDir);
+      if (dataDir) removeTempDir(dataDir);
+    }
+  }, 60_000);
+});
