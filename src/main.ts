@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { ensurePanelSecret, type Config } from './config.js';
 import { AppError } from './errors.js';
 import type { EnforceResult } from './core/enforcement.js';
-import { acquireJobLock, describeHolder } from './core/job-lock.js';
+import { acquireJobLock, describeHolder, SERVE_LOCK } from './core/job-lock.js';
 import { createJobQueue, type JobQueue } from './core/job-queue.js';
 import { notifyWhileOn } from './core/notifications.js';
 import { createPluginSettings, type PluginSettings } from './core/plugin-settings.js';
@@ -103,8 +103,6 @@ export interface RunningPlugin {
   close(): Promise<void>;
 }
 
-/** Held by the one `wpp serve` of a data folder (the locks table, like the sync's lock). */
-export const SERVE_LOCK = 'serve';
 
 /** Starts what the role runs. `close` stops it in reverse order, letting in-flight jobs and passes finish. */
 export async function startPlugin(options: PluginOptions): Promise<RunningPlugin> {

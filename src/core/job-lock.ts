@@ -10,6 +10,9 @@ import type { LockHolder, StatisticsRepo } from '../db/statistics.repo.js';
 import { describeError } from '../errors.js';
 
 /** How long a lock outlives its holder's last renewal. Renewed every quarter of it. */
+/** Held by the one `wpp serve` of a data folder (the locks table, like the sync's lock). */
+export const SERVE_LOCK = 'serve';
+
 export const JOB_LOCK_TTL_MS = 120_000;
 
 /** "host web1, pid 1234, since 2026-11-22T12:00:00.000Z" */
