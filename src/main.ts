@@ -103,7 +103,6 @@ export interface RunningPlugin {
   close(): Promise<void>;
 }
 
-
 /** Starts what the role runs. `close` stops it in reverse order, letting in-flight jobs and passes finish. */
 export async function startPlugin(options: PluginOptions): Promise<RunningPlugin> {
   const { config } = options;
@@ -123,6 +122,18 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   }
 }
 
+/** The repositories the services share; the API keys' key file is opened (and checked) first. */
+function openRepositories(db: Db, config: Config, logger: Logger, now: () => number) {
+  const { keys, encrypted } = openApiKeys(db, config.keyFile, (message) => logger.warn(message));
+  if (encrypted > 0) logger.info({ accounts: encrypted }, 'stored API keys encrypted with the key file');
+  return {
+    jobs: createJobsRepo(db, now),
+    accounts: createAccountsRepo(db, now, keys),
+    stats: createStatisticsRepo(db, now),
+    audit: createSettingsRepo(db, now),
+  };
+}
+
 /** Everything on the open database, in dependency order; what it starts closes with `life`. */
 async function wire(
   options: PluginOptions,
@@ -132,12 +143,7 @@ async function wire(
   const { accountDomain, server } = config;
   const role = ROLES[options.role];
   const now = options.now ?? Date.now;
-  const jobs = createJobsRepo(db, now);
-  const { keys, encrypted } = openApiKeys(db, config.keyFile, (message) => logger.warn(message));
-  if (encrypted > 0) logger.info({ accounts: encrypted }, 'stored API keys encrypted with the key file');
-  const accounts = createAccountsRepo(db, now, keys);
-  const stats = createStatisticsRepo(db, now);
-  const audit = createSettingsRepo(db, now);
+  const { jobs, accounts, stats, audit } = openRepositories(db, config, logger, now);
   const settings = createPluginSettings(audit, config);
   if (role.serves) holdServeLock(config, stats, logger, life);
   const metrics = createMetrics({ jobCounts: () => jobs.countsByKind(), now, processMetrics: role.serves });
@@ -156,24 +162,10 @@ async function wire(
   const httpServer = role.serves ? await startPluginServer({ config, logger, life, timeouts: options.serverTimeouts }) : undefined;
   const url = httpServer?.url ?? httpUrl(config.host, config.port);
 
-  const services = createServices({
-    accounts,
-    stats,
-    provider,
-    logger,
-    now,
-    settings: { accountDomain, server, publicUrl: config.publicUrl ?? url, panelSecret },
-    autoProtect: settings.autoProtect,
-    sync: config.sync,
-    notify: notifyWhileOn(settings.notifyUrl, queue.notify),
-    signal: life.signal,
-    track: life.track,
-    queue,
-    jobs,
-    unprotected: createUnprotectedRepo(db),
-    audit,
-    observer: metrics.services,
-  });
+  const services = wireServices(
+    { db, accounts, stats, jobs, audit, provider, logger, now, queue, life, metrics, settings, panelSecret },
+    { accountDomain, server, publicUrl: config.publicUrl ?? url, sync: config.sync },
+  );
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
   const { imports, panelImport, panelCheck } = wirePanelImport(options, { db, stats, provider, queue, settings, panelSecret, logger, now });
   const worker = startBackground(
@@ -204,6 +196,46 @@ async function wire(
     drain: worker.drain,
     close: life.close,
   } satisfies RunningPlugin;
+}
+
+/** The services (provisioning, sync, enforcement, protection) on the plugin's parts. */
+function wireServices(
+  parts: {
+    db: Db;
+    accounts: AccountsRepo;
+    stats: StatisticsRepo;
+    jobs: ReturnType<typeof createJobsRepo>;
+    audit: ReturnType<typeof createSettingsRepo>;
+    provider: ProviderClient;
+    logger: Logger;
+    now: () => number;
+    queue: ReturnType<typeof createJobQueue>;
+    life: Lifecycle;
+    metrics: ReturnType<typeof createMetrics>;
+    settings: ReturnType<typeof createPluginSettings>;
+    panelSecret: string;
+  },
+  where: { accountDomain: string; server: Config['server']; publicUrl: string; sync: Config['sync'] },
+) {
+  const { accounts, stats, provider, logger, now, queue, jobs, audit, life, metrics, settings, panelSecret } = parts;
+  return createServices({
+    accounts,
+    stats,
+    provider,
+    logger,
+    now,
+    settings: { accountDomain: where.accountDomain, server: where.server, publicUrl: where.publicUrl, panelSecret },
+    autoProtect: settings.autoProtect,
+    sync: where.sync,
+    notify: notifyWhileOn(settings.notifyUrl, queue.notify),
+    signal: life.signal,
+    track: life.track,
+    queue,
+    jobs,
+    unprotected: createUnprotectedRepo(parts.db),
+    audit,
+    observer: metrics.services,
+  });
 }
 
 /** `wpp import` on this plugin, and the scheduled panel check when WPP_PANEL names a panel. */
