@@ -13,7 +13,7 @@ import type { ProviderClient } from '../provider/index.js';
 import { compareListing, describeCounts, eventsToApply, hasDrift, type Comparison } from './import-diff.js';
 import type { IngestResult } from './ingest.js';
 import type { PanelListing } from './panel-listing.js';
-import { signBody } from './signature.js';
+import { postSigned } from './notifications.js';
 
 export const IMPORT_RUN = 'panel-import';
 
@@ -117,13 +117,5 @@ async function reportDrift(
 
 /** POSTs a drift notice to the notification URL, signed as enforcement notifications are (X-WPP-Signature). */
 export async function sendDriftNotice(target: { url: string; secret: string; timeoutMs?: number }, notice: DriftNotice): Promise<void> {
-  const body = JSON.stringify({ event: 'panel.drift', drift: notice });
-  const response = await fetch(target.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-wpp-signature': signBody(body, target.secret) },
-    body,
-    signal: AbortSignal.timeout(target.timeoutMs ?? 10_000),
-  });
-  await response.body?.cancel();
-  if (!response.ok) throw new Error(`the notification URL answered ${response.status}`);
+  await postSigned(target, { event: 'panel.drift', drift: notice });
 }

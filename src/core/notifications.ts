@@ -37,7 +37,12 @@ export interface NotificationTarget {
 
 /** POSTs one action to the notification URL; throws (to be retried) unless it answers 2xx. */
 export async function sendNotification(target: NotificationTarget, action: EnforcementNotice): Promise<void> {
-  const body = JSON.stringify({ event: 'enforcement.action', action });
+  await postSigned(target, { event: 'enforcement.action', action });
+}
+
+/** POSTs a JSON payload to the notification URL, signed (X-WPP-Signature); throws unless it answers 2xx. */
+export async function postSigned(target: NotificationTarget, payload: unknown): Promise<void> {
+  const body = JSON.stringify(payload);
   const response = await fetch(target.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-wpp-signature': signBody(body, target.secret) },

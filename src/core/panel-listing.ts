@@ -4,55 +4,25 @@
  * `wpp import --file` (README, "Bringing existing accounts in"), so names are checked and
  * normalised exactly as the hooks' events are.
  */
-import { isIP } from 'node:net';
 import { z } from 'zod';
 import { AppError } from '../errors.js';
-import { accountNameSchema } from '../panel/events.js';
+import { accountNameSchema, normalized, optionalEmailSchema, optionalIpSchema, optionalText } from '../panel/events.js';
 import { normalizeDomain, normalizeSubdomain } from '../provider/spec.js';
 
 export const PANELS = ['cpanel', 'plesk', 'directadmin'] as const;
 export type PanelName = (typeof PANELS)[number];
-
-const normalized = (normalize: (value: string) => string | null, what: string) =>
-  z.string().transform((value, ctx) => {
-    const result = normalize(value);
-    if (result === null) {
-      ctx.addIssue({ code: 'custom', message: `"${value}" is not a valid ${what}` });
-      return z.NEVER;
-    }
-    return result;
-  });
-
-const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .transform((value) => (value === '' ? undefined : value))
-    .optional();
 
 export const listedDomainSchema = z.strictObject({
   domain: normalized(normalizeDomain, 'domain name'),
   /** Labels under the domain (`blog` for blog.example.com). */
   subdomains: z.array(normalized(normalizeSubdomain, 'subdomain label')).default([]),
   /** The address the panel serves it from, when the panel says. */
-  ip: z
-    .string()
-    .trim()
-    .refine((value) => value === '' || isIP(value) !== 0, 'ip must be an IPv4 or IPv6 address')
-    .transform((value) => (value === '' ? undefined : value.toLowerCase()))
-    .optional(),
+  ip: optionalIpSchema,
 });
 
 export const listedAccountSchema = z.strictObject({
   account: accountNameSchema,
-  email: z
-    .string()
-    .trim()
-    .max(254)
-    .refine((value) => value === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value), 'email must be an e-mail address')
-    .transform((value) => (value === '' ? undefined : value.toLowerCase()))
-    .optional(),
+  email: optionalEmailSchema,
   plan: optionalText(100),
   /** Absent: the panel's listing does not say (Plesk's), so no suspension difference is reported. */
   suspended: z.boolean().optional(),

@@ -43,7 +43,7 @@ export const accountNameSchema = z
   // Panels compare user names without case; so does the plugin.
   .toLowerCase();
 
-const optionalText = (max: number) =>
+export const optionalText = (max: number) =>
   z
     .string()
     .trim()
@@ -52,7 +52,7 @@ const optionalText = (max: number) =>
     .optional();
 
 /** A string the panel may spell loosely (case, IDN, trailing dot), checked and normalised. */
-const normalized = (normalize: (value: string) => string | null, what: string) =>
+export const normalized = (normalize: (value: string) => string | null, what: string) =>
   z.string().transform((value, ctx) => {
     const result = normalize(value);
     if (result === null) {
@@ -62,28 +62,34 @@ const normalized = (normalize: (value: string) => string | null, what: string) =
     return result;
   });
 
+/** An e-mail address as panels send it: empty means none; kept lower-case. */
+export const optionalEmailSchema = z
+  .string()
+  .trim()
+  .max(254)
+  .refine((value) => value === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value), 'email must be an e-mail address')
+  .transform((value) => (value === '' ? undefined : value.toLowerCase()))
+  .optional();
+
+/** An IPv4 or IPv6 address; empty means none. */
+export const optionalIpSchema = z
+  .string()
+  .trim()
+  .refine((value) => value === '' || isIP(value) !== 0, 'ip must be an IPv4 or IPv6 address')
+  .transform((value) => (value === '' ? undefined : value.toLowerCase()))
+  .optional();
+
 export const panelEventSchema = z
   .strictObject({
     id: z.string().trim().min(1).max(200),
     type: z.enum(PANEL_EVENT_TYPES),
     occurredAt: z.iso.datetime({ offset: true }),
     account: accountNameSchema,
-    email: z
-      .string()
-      .trim()
-      .max(254)
-      .refine((value) => value === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value), 'email must be an e-mail address')
-      .transform((value) => (value === '' ? undefined : value.toLowerCase()))
-      .optional(),
+    email: optionalEmailSchema,
     plan: optionalText(100),
     domain: normalized(normalizeDomain, 'domain name').optional(),
     subdomain: normalized(normalizeSubdomain, 'subdomain label').optional(),
-    ip: z
-      .string()
-      .trim()
-      .refine((value) => value === '' || isIP(value) !== 0, 'ip must be an IPv4 or IPv6 address')
-      .transform((value) => (value === '' ? undefined : value.toLowerCase()))
-      .optional(),
+    ip: optionalIpSchema,
   })
   .superRefine((event, ctx) => {
     for (const field of REQUIRED_FIELDS[event.type]) {
