@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { doctorCommand } from './doctor.command.js';
+import { backupCommand, restoreCommand } from './backup.command.js';
 import { hookCommand } from './hook.command.js';
 import { importCommand } from './import.command.js';
 import { installCommand, uninstallCommand } from './install.command.js';
@@ -33,6 +34,8 @@ export function createProgram(): Command {
     importCommand(),
     resumeCommand(),
     installCommand(),
+    backupCommand(),
+    restoreCommand(),
     uninstallCommand(),
     sandboxCommand(),
     doctorCommand(),

@@ -61,6 +61,22 @@ function readKeyFile(file: string): Buffer {
   return key;
 }
 
+/**
+ * Why `keyFile` cannot open the API keys in `db`, or null when it can (or nothing is sealed).
+ * Reads only: `wpp restore` asks it of a backup before putting the backup in place.
+ */
+export function keyFileProblem(db: Db, keyFile: string): string | null {
+  const probe = db.prepare<[], KeyRow>("SELECT account, provider_api_key FROM accounts WHERE provider_api_key LIKE 'v1:%' LIMIT 1").get();
+  if (!probe) return null;
+  if (!existsSync(keyFile)) return `its API keys are encrypted, and the key file ${keyFile} is missing: restore the key file first`;
+  try {
+    createKeyBox(readKeyFile(keyFile)).open(probe.provider_api_key, probe.account);
+    return null;
+  } catch {
+    return `the key file ${keyFile} does not open its API keys (it is not the key they were encrypted with): restore the key file that belongs to it`;
+  }
+}
+
 interface KeyRow {
   account: string;
   provider_api_key: string;
@@ -87,17 +103,8 @@ export function openApiKeys(db: Db, keyFile: string, notice: Notice): { keys: Ke
   }
   tightenPrivate(keyFile, notice);
   const keys = createKeyBox(readKeyFile(keyFile));
-  const probe = sealed[0];
-  if (probe) {
-    try {
-      keys.open(probe.provider_api_key, probe.account);
-    } catch {
-      throw new ApiKeyFileError(
-        `the key file ${keyFile} does not open the API keys in the database (it is not the key they were encrypted with). ` +
-          'Restore the key file that belongs to this database.',
-      );
-    }
-  }
+  const problem = keyFileProblem(db, keyFile);
+  if (problem) throw new ApiKeyFileError(`the database's API keys cannot be read: ${problem}`);
   const plain = stored.filter((row) => !isSealed(row.provider_api_key));
   if (plain.length > 0) {
     const update = db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ? AND provider_api_key = ?');

@@ -15,6 +15,9 @@ export const SERVER_BUSY_TIMEOUT_MS = 50;
  * Opens the plugin's database, migrated to the newest schema, after the data folder's start
  * check (db/open.ts). Used by every entry point.
  */
-export function openPluginDatabase(config: Config, options: { notice?: Notice; busyTimeoutMs?: number } = {}): Db {
-  return openMigratedDatabase(config.databaseFile, paths.migrations, { ...options, ownNames: [PANEL_SECRET_FILE, API_KEY_FILE, 'sandbox'] });
+export function openPluginDatabase(config: Pick<Config, 'databaseFile'>, options: { notice?: Notice; busyTimeoutMs?: number } = {}): Db {
+  return openMigratedDatabase(config.databaseFile, paths.migrations, {
+    ...options,
+    ownNames: [PANEL_SECRET_FILE, API_KEY_FILE, 'sandbox'],
+  });
 }

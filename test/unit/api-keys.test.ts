@@ -96,7 +96,7 @@ describe('openApiKeys on a database', () => {
     expect(existsSync(keyFile())).toBe(false); // never a new key that cannot open the old ones
 
     writeFileSync(keyFile(), `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
-    expect(() => openApiKeys(db, keyFile(), quiet)).toThrow(/does not open the API keys/);
+    expect(() => openApiKeys(db, keyFile(), quiet)).toThrow(/does not open its API keys/);
     writeFileSync(keyFile(), 'not a key\n', { mode: 0o600 });
     expect(() => openApiKeys(db, keyFile(), quiet)).toThrow(/not a wpp API-key key file/);
     expect(storedKey('alice')).toBe(sealed);
