@@ -64,7 +64,6 @@ describe('wpp doctor', () => {
         expect(broken.stdout).toMatch(/^ok +database/m);
         expect(broken.code).toBe(1);
         expect(decoyCalls(root)).toEqual([]);
-        console.log(`${healthy.stdout}\n${broken.stdout}`);
       } finally {
         removeTempDir(root);
       }
