@@ -119,8 +119,19 @@ const envSchema = z.object({
   WPP_JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
   /** How long a claimed job is reserved for its worker; after a crash it runs again once this expires. Default 120. */
   WPP_JOB_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
-  /** Minutes between statistics syncs (each followed by enforcement). Default 5. */
+  /**
+   * Minutes between full enforcement passes (the adaptive sync enforces what it reads as it
+   * reads; the full pass also resumes at a new period and applies changed limits). With
+   * WPP_SYNC_MODE=full: minutes between full syncs, each followed by enforcement. Default 5.
+   */
   WPP_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(1440).default(5),
+  /**
+   * `adaptive` (default): every minute, read the websites most at risk of crossing a limit,
+   * within WPP_SYNC_RATE; `full`: read every website every WPP_SYNC_INTERVAL_MINUTES.
+   */
+  WPP_SYNC_MODE: z.enum(['adaptive', 'full']).default('adaptive'),
+  /** The longest the adaptive sync leaves a website unread (charts stay current), 1 to 1440. Default 60. */
+  WPP_SYNC_MAX_AGE_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
   /** Statistics requests in flight at once; also the accounts an enforcement pass works on at once. Default 16. */
   WPP_SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /**
@@ -253,7 +264,7 @@ export interface Config {
   accountDomain: string;
   autoProtect: boolean;
   worker: { concurrency: number; maxAttempts: number; leaseMs: number };
-  sync: { intervalMinutes: number; concurrency: number; ratePerSecond: number };
+  sync: { intervalMinutes: number; concurrency: number; ratePerSecond: number; mode: 'adaptive' | 'full'; maxAgeMinutes: number };
   notifyUrl: string | undefined;
   logLevel: z.output<typeof envSchema>['WPP_LOG_LEVEL'];
   /** Where a hook that may not write the database posts its events, and the script cPanel runs. */
@@ -324,7 +335,13 @@ export function loadConfig(
     accountDomain: e.WPP_ACCOUNT_DOMAIN ?? defaultAccountDomain(machine),
     autoProtect: e.WPP_AUTO_PROTECT,
     worker: { concurrency: e.WPP_WORKER_CONCURRENCY, maxAttempts: e.WPP_JOB_MAX_ATTEMPTS, leaseMs: e.WPP_JOB_LEASE_SECONDS * 1000 },
-    sync: { intervalMinutes: e.WPP_SYNC_INTERVAL_MINUTES, concurrency: e.WPP_SYNC_CONCURRENCY, ratePerSecond: e.WPP_SYNC_RATE },
+    sync: {
+      intervalMinutes: e.WPP_SYNC_INTERVAL_MINUTES,
+      concurrency: e.WPP_SYNC_CONCURRENCY,
+      ratePerSecond: e.WPP_SYNC_RATE,
+      mode: e.WPP_SYNC_MODE,
+      maxAgeMinutes: e.WPP_SYNC_MAX_AGE_MINUTES,
+    },
     notifyUrl: e.WPP_NOTIFY_URL,
     logLevel: e.WPP_LOG_LEVEL,
     hook: { url: e.WPP_HOOK_URL ?? e.WPP_PUBLIC_URL ?? `http://${e.WPP_HOST}:${e.WPP_PORT}`, cpanelCommand: e.WPP_CPANEL_HOOK_COMMAND },

@@ -12,7 +12,7 @@ import { createJobQueue, type JobQueue } from './core/job-queue.js';
 import { notifyWhileOn } from './core/notifications.js';
 import { createPluginSettings, type PluginSettings } from './core/plugin-settings.js';
 import { reconcileWebsites } from './core/reconcile.js';
-import { createServices } from './core/services.js';
+import { createServices, type Services } from './core/services.js';
 import type { SyncOptions, SyncResult } from './core/statistics.js';
 import type { Website } from './core/types.js';
 import { createAdminViewsRepo } from './db/admin-views.repo.js';
@@ -23,6 +23,7 @@ import { createAccountsRepo, type AccountsRepo } from './db/accounts.repo.js';
 import { openApiKeys } from './db/api-keys.js';
 import { createSettingsRepo, type SettingsRepo } from './db/settings.repo.js';
 import { createStatisticsRepo, type StatisticsRepo } from './db/statistics.repo.js';
+import { createReadScheduleRepo, type ReadScheduleRepo } from './db/read-schedule.repo.js';
 import { startBackground } from './jobs/background.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
 import { createLogger } from './logger.js';
@@ -88,6 +89,10 @@ export interface RunningPlugin {
   metrics: Metrics;
   /** One statistics sync now (the schedule runs it every WPP_SYNC_INTERVAL_MINUTES, then enforces). */
   syncStatistics(options?: Partial<SyncOptions>): Promise<SyncResult>;
+  /** One tick of the adaptive sync now: reads up to `seconds` of the request budget's worth of due websites, enforcing what it read. */
+  readTick: Services['readTick'];
+  /** The adaptive sync's schedule, forecasts and notices. */
+  schedule: ReadScheduleRepo;
   /** One enforcement pass now; throws LockHeldError (recording a skipped run) while another pass runs. */
   enforceLimits(): Promise<EnforceResult>;
   /** An admin resumes a website for the rest of its period. */
@@ -130,6 +135,7 @@ function openRepositories(db: Db, config: Config, logger: Logger, now: () => num
     jobs: createJobsRepo(db, now),
     accounts: createAccountsRepo(db, now, keys),
     stats: createStatisticsRepo(db, now),
+    schedule: createReadScheduleRepo(db),
     audit: createSettingsRepo(db, now),
   };
 }
@@ -143,7 +149,7 @@ async function wire(
   const { accountDomain, server } = config;
   const role = ROLES[options.role];
   const now = options.now ?? Date.now;
-  const { jobs, accounts, stats, audit } = openRepositories(db, config, logger, now);
+  const { jobs, accounts, stats, schedule, audit } = openRepositories(db, config, logger, now);
   const settings = createPluginSettings(audit, config);
   if (role.serves) holdServeLock(config, stats, logger, life);
   const metrics = createMetrics({ jobCounts: () => jobs.countsByKind(), now, processMetrics: role.serves });
@@ -163,7 +169,7 @@ async function wire(
   const url = httpServer?.url ?? httpUrl(config.host, config.port);
 
   const services = wireServices(
-    { db, accounts, stats, jobs, audit, provider, logger, now, queue, life, metrics, settings, panelSecret },
+    { db, accounts, stats, schedule, jobs, audit, provider, logger, now, queue, life, metrics, settings, panelSecret },
     { accountDomain, server, publicUrl: config.publicUrl ?? url, sync: config.sync },
   );
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
@@ -189,6 +195,8 @@ async function wire(
     ...parts,
     syncStatistics: services.syncStatistics,
     enforceLimits: services.enforceLimits,
+    readTick: services.readTick,
+    schedule,
     adminResume: services.adminResume,
     reconcile,
     importPanel: panelImport.run,
@@ -204,6 +212,7 @@ function wireServices(
     db: Db;
     accounts: AccountsRepo;
     stats: StatisticsRepo;
+    schedule: ReadScheduleRepo;
     jobs: ReturnType<typeof createJobsRepo>;
     audit: ReturnType<typeof createSettingsRepo>;
     provider: ProviderClient;
@@ -217,7 +226,7 @@ function wireServices(
   },
   where: { accountDomain: string; server: Config['server']; publicUrl: string; sync: Config['sync'] },
 ) {
-  const { accounts, stats, provider, logger, now, queue, jobs, audit, life, metrics, settings, panelSecret } = parts;
+  const { accounts, stats, schedule, provider, logger, now, queue, jobs, audit, life, metrics, settings, panelSecret } = parts;
   return createServices({
     accounts,
     stats,
@@ -227,7 +236,9 @@ function wireServices(
     settings: { accountDomain: where.accountDomain, server: where.server, publicUrl: where.publicUrl, panelSecret },
     autoProtect: settings.autoProtect,
     sync: where.sync,
+    schedule,
     notify: notifyWhileOn(settings.notifyUrl, queue.notify),
+    notifySpike: notifyWhileOn(settings.notifyUrl, queue.notifySpike),
     signal: life.signal,
     track: life.track,
     queue,

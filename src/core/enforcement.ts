@@ -10,8 +10,8 @@ import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { EnforcementAction } from './types.js';
 import { AppError, describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
-import { runExclusive } from './job-lock.js';
-import { createLimitResolver } from './limits.js';
+import { acquireJobLock, runExclusive } from './job-lock.js';
+import { createLimitResolver, type LimitResolver } from './limits.js';
 import { decide, type Decision, type EffectiveLimits, type Period, type QuotaWebsite } from './quota.js';
 import { quotaStanding, type WebsiteQuota } from './quota-level.js';
 import type { Website } from './types.js';
@@ -26,11 +26,16 @@ export interface EnforcementDeps {
   logger: Logger;
   now: () => number;
   /** Receives every action newly recorded (for the notification URL). */
-  notify?: (action: Omit<EnforcementAction, 'id'>) => void;
+  notify?: (action: Omit<EnforcementAction, 'id'> & { forecastAt?: number | null }) => void;
   /** Accounts enforced at once (their provider calls overlap). Default 1. */
   concurrency?: number;
   /** Provider requests per second, the sync's budget; 0 or absent: no limit. */
   requestsPerSecond?: number;
+  /**
+   * When a limit will be reached at the current rate (the adaptive sync's forecast): the
+   * account's aggregate limit when `domain` is null. A warning's notification carries it.
+   */
+  forecastOf?: (account: string, domain: string | null) => number | null;
 }
 
 export interface EnforceResult {
@@ -74,9 +79,9 @@ export function createEnforcement(deps: EnforcementDeps) {
     lookupWebsite: (domain: string) => budget.add(() => deps.provider.lookupWebsite(domain)),
   };
 
-  const record = (action: Recorded): boolean => {
+  const record = (action: Recorded, extra: { forecastAt?: number | null } = {}): boolean => {
     const fresh = stats.recordAction(action);
-    if (fresh) deps.notify?.(action);
+    if (fresh) deps.notify?.({ ...action, ...extra });
     return fresh;
   };
 
@@ -132,7 +137,7 @@ export function createEnforcement(deps: EnforcementDeps) {
           statusBefore: website?.desiredStatus ?? null,
           statusAfter: website?.desiredStatus ?? null,
           actionKey: `warning:${decision.domain ?? `account:${account}`}:${period.start}`,
-        });
+        }, deps.forecastOf ? { forecastAt: deps.forecastOf(account, decision.domain) } : {});
         return 'done';
       case 'pause': {
         if (!website) return 'none';
@@ -211,56 +216,62 @@ export function createEnforcement(deps: EnforcementDeps) {
     }
   }
 
-  async function enforcePass(): Promise<EnforceResult> {
-    const runId = stats.startRun(ENFORCE_LOCK, now());
-    const limits = createLimitResolver(stats, accounts);
-    const result: EnforceResult = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, runId };
-    const enforceAccount = async (account: string) => {
-      const at = now();
-      const accountLimits = limits.forAccount(account);
-      const period = limits.periodOf(account, at);
-      const usage = new Map(stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
-      const websites = accounts.websitesOf(account).filter((website) => website.state === 'active');
-      const byDomain = new Map(websites.map((website) => [website.domain, website]));
-      const quotaWebsites = websites.map((website) => ({
-        domain: website.domain,
-        desiredStatus: website.desiredStatus,
-        pausedBy: website.pausedBy,
-        usage: usage.get(website.domain) ?? 0,
-        limits: limits.forWebsite(website.domain, account),
-        adminOverrideUntil: website.adminOverrideUntil,
-        enforcementPausedPeriod: website.enforcementPausedPeriod,
-      }));
-      saveQuotas(quotasOf(account, period, accountLimits, quotaWebsites), at);
-      const decisions = decide({ account, limits: accountLimits, period, websites: quotaWebsites }, at);
-      for (const decision of decisions) {
-        try {
-          const outcome = await apply(decision, decision.domain ? (byDomain.get(decision.domain) ?? null) : null, account, period, at);
-          if (outcome === 'left_alone') result.leftAlone++;
-          else if (outcome === 'none') continue;
-          else if (decision.kind === 'pause') result.paused++;
-          else if (decision.kind === 'resume') result.resumed++;
-          else result.warnings++;
-        } catch (error) {
-          result.failed++;
-          logger.warn(
-            { account, domain: decision.domain, decision: decision.kind, error: describeError(error) },
-            'enforcement action failed; tried again next pass',
-          );
-        }
+  /** Decides and carries out one account's pauses, resumes and warnings on its stored usage, counting them into `result`. */
+  async function enforceAccount(account: string, limits: LimitResolver, result: Omit<EnforceResult, 'runId'>): Promise<void> {
+    const at = now();
+    const accountLimits = limits.forAccount(account);
+    const period = limits.periodOf(account, at);
+    const usage = new Map(stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
+    const websites = accounts.websitesOf(account).filter((website) => website.state === 'active');
+    const byDomain = new Map(websites.map((website) => [website.domain, website]));
+    const quotaWebsites = websites.map((website) => ({
+      domain: website.domain,
+      desiredStatus: website.desiredStatus,
+      pausedBy: website.pausedBy,
+      usage: usage.get(website.domain) ?? 0,
+      limits: limits.forWebsite(website.domain, account),
+      adminOverrideUntil: website.adminOverrideUntil,
+      enforcementPausedPeriod: website.enforcementPausedPeriod,
+    }));
+    saveQuotas(quotasOf(account, period, accountLimits, quotaWebsites), at);
+    const decisions = decide({ account, limits: accountLimits, period, websites: quotaWebsites }, at);
+    for (const decision of decisions) {
+      try {
+        const outcome = await apply(decision, decision.domain ? (byDomain.get(decision.domain) ?? null) : null, account, period, at);
+        if (outcome === 'left_alone') result.leftAlone++;
+        else if (outcome === 'none') continue;
+        else if (decision.kind === 'pause') result.paused++;
+        else if (decision.kind === 'resume') result.resumed++;
+        else result.warnings++;
+      } catch (error) {
+        result.failed++;
+        logger.warn(
+          { account, domain: decision.domain, decision: decision.kind, error: describeError(error) },
+          'enforcement action failed; tried again next pass',
+        );
       }
-    };
-    // Accounts are independent (each has its own limits and period); one account's decisions run in order.
+    }
+  }
+
+  /** Runs `enforceAccount` over these accounts, `concurrency` at a time; one account's decisions run in order. */
+  async function enforceEach(list: string[], limits: LimitResolver, result: Omit<EnforceResult, 'runId'>): Promise<void> {
+    // Accounts are independent (each has its own limits and period).
     const accountQueue = new PQueue({ concurrency: deps.concurrency ?? 1 });
     try {
-      try {
-        await accountQueue.addAll(accounts.accountsWithWebsites().map((account) => () => enforceAccount(account)));
-      } catch (error) {
-        // Nothing more starts; what runs finishes before the run is recorded failed.
-        accountQueue.clear();
-        await accountQueue.onIdle();
-        throw error;
-      }
+      await accountQueue.addAll(list.map((account) => () => enforceAccount(account, limits, result)));
+    } catch (error) {
+      // Nothing more starts; what runs finishes before the caller records the failure.
+      accountQueue.clear();
+      await accountQueue.onIdle();
+      throw error;
+    }
+  }
+
+  async function enforcePass(): Promise<EnforceResult> {
+    const runId = stats.startRun(ENFORCE_LOCK, now());
+    const result: EnforceResult = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, runId };
+    try {
+      await enforceEach(accounts.accountsWithWebsites(), createLimitResolver(stats, accounts), result);
       stats.finishRun(runId, now(), { status: 'ok', details: result });
       return result;
     } catch (error) {
@@ -276,6 +287,22 @@ export function createEnforcement(deps: EnforcementDeps) {
      * this one records a skipped run and throws LockHeldError.
      */
     enforceLimits: (): Promise<EnforceResult> => runExclusive(stats, ENFORCE_LOCK, logger, now, enforcePass),
+
+    /**
+     * Enforces just these accounts, on the reads the adaptive sync has just stored: no
+     * job_runs row (a tick records its own). `skipped` while another process holds the lock.
+     */
+    async enforceAccounts(list: string[]): Promise<Omit<EnforceResult, 'runId'> & { skipped: boolean }> {
+      const result = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, skipped: false };
+      const lock = acquireJobLock(stats, ENFORCE_LOCK, logger);
+      if (!lock.taken) return { ...result, skipped: true };
+      try {
+        await enforceEach(list, createLimitResolver(stats, accounts), result);
+        return result;
+      } finally {
+        lock.release();
+      }
+    },
 
     /**
      * An admin resumes a website enforcement paused: it stays online for the rest of the

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { Job, JobsRepo, NewJob } from '../db/jobs.repo.js';
 import { AppError } from '../errors.js';
 import { panelEventSchema } from '../panel/events.js';
-import { enforcementNoticeSchema } from './notifications.js';
+import { enforcementNoticeSchema, spikeNoticeSchema } from './notifications.js';
 
 export const JOB_KINDS = {
   /** A panel event (account created, domain added, ...) to carry out at the provider. */
@@ -22,6 +22,8 @@ export const JOB_KINDS = {
   'server.register': z.object({}),
   /** Deliver one enforcement action to the notification URL. */
   'notification.send': enforcementNoticeSchema,
+  /** Deliver one attack spike's notice to the notification URL. */
+  'spike.notify': spikeNoticeSchema,
   /** Protect a website left in `setup` (bulk protect), for the admin named. */
   'website.protect': z.object({ domain: z.string().min(1), admin: z.string().min(1) }),
 } as const;
@@ -90,6 +92,7 @@ export function jobHandlers(handlers: JobHandlers): Record<JobKind, (job: Job) =
     'website.refresh': bind('website.refresh'),
     'server.register': bind('server.register'),
     'notification.send': bind('notification.send'),
+    'spike.notify': bind('spike.notify'),
     'website.protect': bind('website.protect'),
   };
 }

@@ -7,7 +7,7 @@ import type { JobsRepo } from '../db/jobs.repo.js';
 import type { PanelEvent } from '../panel/events.js';
 import { ingestEvents, type IngestResult } from './ingest.js';
 import { queueJob, queueJobs } from './job-kinds.js';
-import { notificationKey, type EnforcementNotice } from './notifications.js';
+import { notificationKey, spikeNotificationKey, type EnforcementNotice, type SpikeNoticePayload } from './notifications.js';
 
 export interface JobQueueDeps {
   jobs: JobsRepo;
@@ -49,6 +49,12 @@ export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
     /** Queues one enforcement action's delivery to the notification URL: retried, never lost, sent once. */
     notify(action: EnforcementNotice): void {
       queueJob(jobs, { kind: 'notification.send', dedupeKey: notificationKey(action), account: null, payload: action, maxAttempts });
+      onQueued();
+    },
+
+    /** Queues an attack spike's notice to the notification URL: retried, never lost, sent once per spike. */
+    notifySpike(notice: SpikeNoticePayload): void {
+      queueJob(jobs, { kind: 'spike.notify', dedupeKey: spikeNotificationKey(notice), account: null, payload: notice, maxAttempts });
       onQueued();
     },
 

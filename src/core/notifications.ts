@@ -23,9 +23,31 @@ export const enforcementNoticeSchema = z.object({
   statusBefore: z.string().nullable(),
   statusAfter: z.string().nullable(),
   actionKey: z.string().min(1),
+  /**
+   * With a warning: when the limit it warns of will be reached at the current rate (epoch
+   * ms; null: not this period). Not stored with the action: the forecast as of the warning.
+   */
+  forecastAt: z.number().nullable().optional(),
 }) satisfies z.ZodType<Omit<EnforcementAction, 'id'>>;
 
 export type EnforcementNotice = z.output<typeof enforcementNoticeSchema>;
+
+/** An attack spike noticed on a website (core/read-learning.ts): the notification's content. */
+export const spikeNoticeSchema = z.object({
+  domain: z.string().min(1),
+  account: z.string().min(1),
+  kind: z.literal('attack_spike'),
+  startedAt: z.number(),
+  blockedPerHour: z.number(),
+  baselinePerHour: z.number(),
+});
+
+export type SpikeNoticePayload = z.output<typeof spikeNoticeSchema>;
+
+/** POSTs an attack spike's notice to the notification URL; throws (to be retried) unless it answers 2xx. */
+export async function sendSpikeNotice(target: NotificationTarget, notice: SpikeNoticePayload): Promise<void> {
+  await postSigned(target, { event: 'website.attack_spike', notice });
+}
 
 export interface NotificationTarget {
   url: string;
@@ -59,10 +81,13 @@ export async function postSigned(target: NotificationTarget, payload: unknown): 
  * applies to the next action without a restart.
  */
 export const notifyWhileOn =
-  (notifyUrl: () => string | null, queue: (action: EnforcementNotice) => void) =>
-  (action: EnforcementNotice): void => {
-    if (notifyUrl() !== null) queue(action);
+  <T>(notifyUrl: () => string | null, queue: (payload: T) => void) =>
+  (payload: T): void => {
+    if (notifyUrl() !== null) queue(payload);
   };
+
+/** The dedupe key of a spike's notification job: one delivery per spike. */
+export const spikeNotificationKey = (notice: SpikeNoticePayload): string => `notify:spike:${notice.domain}:${notice.startedAt}`;
 
 /** The dedupe key of an action's notification job: one delivery per action, however often it is recorded. */
 export const notificationKey = (action: EnforcementNotice): string => `notify:${action.actionKey}`;

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
+import type { ReadScheduleRepo } from '../db/read-schedule.repo.js';
 import type { ProviderClient } from '../provider/index.js';
 import { createEnforcement } from './enforcement.js';
 import type { JobQueue } from './job-queue.js';
@@ -18,6 +19,9 @@ import { accountLimitsOf } from './limits.js';
 import type { EnforcementNotice } from './notifications.js';
 import { createProvisioning, type ProvisioningSettings } from './provisioning.js';
 import { syncStatistics, type SyncOptions, type SyncResult } from './statistics.js';
+import type { SpikeNotice } from './read-learning.js';
+import { DEFAULT_RULES, type ScheduleRules } from './read-schedule.js';
+import { readTick, type ReadTickResult } from './read-tick.js';
 import type { EnforcementAction } from './types.js';
 
 /** What the services report as they work: the metrics' share (src/metrics.ts). */
@@ -26,6 +30,8 @@ export interface ServicesObserver {
   syncFinished(result: SyncResult): void;
   /** A sync threw before it could end. */
   syncFailed(): void;
+  /** An adaptive tick ended. */
+  tickFinished?(result: ReadTickResult): void;
   /** An enforcement action newly recorded (a repeated pass records nothing twice). */
   enforcementAction(action: Pick<EnforcementAction, 'action' | 'reason'>): void;
 }
@@ -39,10 +45,14 @@ export interface ServicesDeps {
   settings: ProvisioningSettings;
   /** The effective auto-protect setting (core/plugin-settings.ts), read per panel event. */
   autoProtect: () => boolean;
-  /** WPP_SYNC_CONCURRENCY and WPP_SYNC_RATE: the sync's and enforcement's share of the provider. */
-  sync: { concurrency: number; ratePerSecond: number };
+  /** WPP_SYNC_CONCURRENCY and WPP_SYNC_RATE: the sync's and enforcement's share of the provider; WPP_SYNC_MAX_AGE_MINUTES. */
+  sync: { concurrency: number; ratePerSecond: number; maxAgeMinutes?: number };
+  /** The adaptive sync's schedule, rates and forecasts. */
+  schedule: ReadScheduleRepo;
   /** Receives every enforcement action newly recorded, when notifications are on. */
   notify: ((action: EnforcementNotice) => void) | undefined;
+  /** Receives every attack spike newly noticed, when notifications are on. */
+  notifySpike?: ((notice: SpikeNotice) => void) | undefined;
   /** Aborted when the plugin closes: a sync in progress stops. */
   signal: AbortSignal;
   /** Lets the plugin's close wait for a sync or pass in progress. */
@@ -76,6 +86,7 @@ export function createServices(deps: ServicesDeps) {
     now,
     concurrency: sync.concurrency,
     requestsPerSecond: sync.ratePerSecond,
+    forecastOf: (account, domain) => forecastOf(deps.schedule, account, domain),
     notify:
       observer || deps.notify
         ? (action) => {
@@ -101,7 +112,14 @@ export function createServices(deps: ServicesDeps) {
     protection,
     audit: deps.audit,
   });
-  const syncDeps = { stats, accounts, provider, logger: logger.child({ component: 'sync' }), now };
+  const rules: ScheduleRules = { ...DEFAULT_RULES, maxAgeMs: (sync.maxAgeMinutes ?? 60) * 60_000 };
+  const onSpike = deps.notifySpike;
+  const syncLogger = logger.child({ component: 'sync' });
+  const syncDeps = { stats, accounts, provider, logger: syncLogger, now, schedule: deps.schedule, rules, ...(onSpike ? { onSpike } : {}) };
+  const tickDeps = {
+    ...syncDeps,
+    enforceAccounts: (list: string[]) => enforcement.enforceAccounts(list),
+  };
   return {
     provisioning,
     /** One statistics sync; stopped by the plugin's close and by the caller's own signal (a one-shot command's SIGTERM). */
@@ -124,6 +142,29 @@ export function createServices(deps: ServicesDeps) {
         ),
       ),
     enforceLimits: () => deps.track(enforcement.enforceLimits()),
+    /**
+     * One tick of the adaptive sync: reads at most `seconds` of the request budget's worth of
+     * the websites due, and enforces what it read. Stopped by the plugin's close.
+     */
+    readTick: (seconds: number, signal?: AbortSignal): Promise<ReadTickResult> =>
+      deps.track(
+        readTick(tickDeps, {
+          budget: sync.ratePerSecond > 0 ? sync.ratePerSecond * seconds : Number.MAX_SAFE_INTEGER,
+          concurrency: sync.concurrency,
+          ratePerSecond: sync.ratePerSecond,
+          rules,
+          signal: signal ? AbortSignal.any([deps.signal, signal]) : deps.signal,
+        }).then(
+          (result) => {
+            observer?.tickFinished?.(result);
+            return result;
+          },
+          (error: unknown) => {
+            observer?.syncFailed();
+            throw error;
+          },
+        ),
+      ),
     adminResume,
     /** Protect, pause, resume by a customer or an admin, and an admin's re-provision. */
     protection,
@@ -133,3 +174,13 @@ export function createServices(deps: ServicesDeps) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/**
+ * When a limit will be reached at the current rate, from the adaptive sync's last reads: the
+ * website's own (`domain`), or the account's aggregate (`domain` null). Null when none is
+ * forecast, or the forecast is about a period that has ended.
+ */
+export function forecastOf(schedule: ReadScheduleRepo, account: string, domain: string | null): number | null {
+  const row = domain === null ? schedule.accountForecast(account) : schedule.get(domain);
+  return row?.limitReachedAt ?? null;
+}

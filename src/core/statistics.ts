@@ -5,16 +5,18 @@
  * and read again next run, never stopping this one; only one sync runs at a time; a stop
  * signal drops the reads not yet started and abandons those in flight, storing what was read.
  */
-import { setMaxListeners } from 'node:events';
-import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { retryWhileBusy } from '../db/busy.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
-import type { LockHolder, StatisticsRepo, StatsRead } from '../db/statistics.repo.js';
+import type { ReadScheduleRepo } from '../db/read-schedule.repo.js';
+import type { LockHolder, StatisticsRepo } from '../db/statistics.repo.js';
 import { describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
 import { acquireJobLock, recordSkipped } from './job-lock.js';
 import { createLimitResolver } from './limits.js';
+import { learnFromReads, type SpikeNotice } from './read-learning.js';
+import { DEFAULT_RULES, type ScheduleRules } from './read-schedule.js';
+import { createStatsReader, type PageResult } from './stats-reader.js';
 import { counterDelta, type Counters } from './quota.js';
 
 /** The lock a sync holds (one sync at a time across processes), and the name of its job_runs rows. */
@@ -60,12 +62,14 @@ export interface StatisticsDeps {
   provider: ProviderClient;
   logger: Logger;
   now: () => number;
+  /** The adaptive schedule, told what each page taught; absent: the sync only stores the reads. */
+  schedule?: ReadScheduleRepo;
+  rules?: ScheduleRules;
+  onSpike?: (notice: SpikeNotice) => void;
 }
 
-type PageResult = { reads: StatsRead[]; failures: { domain: string; error: string }[] };
-
 export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions): Promise<SyncResult> {
-  const { stats, accounts, provider, logger, now } = deps;
+  const { stats, accounts, logger, now } = deps;
   const started = now();
   const pageSize = options.pageSize ?? 1000;
   const lock = acquireJobLock(stats, SYNC_LOCK, logger);
@@ -76,88 +80,22 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
   }
   const runId = stats.startRun(SYNC_LOCK, started);
   const limits = createLimitResolver(stats, accounts);
-  const queue = new PQueue({
-    concurrency: options.concurrency,
-    ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}),
-  });
-  // One listener on the caller's signal. At the stop, reads not started yet are dropped from
-  // the queue and the pages in flight settle at once; the reads in flight see the signal.
-  // (A listener per queued read, p-queue's `signal` option, made every add and remove scan
-  // thousands of listeners: a tenth of the sync's CPU.)
-  const stop = new AbortController();
-  // Each request in flight listens too (up to `concurrency` of them): not a leak.
-  setMaxListeners(0, stop.signal);
-  stop.signal.addEventListener('abort', () => queue.clear(), { once: true });
-  const onStop = () => stop.abort(options.signal?.reason);
-  if (options.signal?.aborted) onStop();
-  else options.signal?.addEventListener('abort', onStop, { once: true });
+  const reader = createStatsReader({ provider: deps.provider, now, limits }, options);
   const total = stats.managedCount();
   let read = 0;
   let failed = 0;
   let firstError: string | null = null;
 
-  /** Reads one website's counters; null when the stop abandoned the read (it is read again next run). */
-  const readOne = async (website: { domain: string; account: string }) => {
-    try {
-      const s = await provider.getWebsiteStatistics(website.domain, {}, { signal: stop.signal });
-      const counters: Counters = { total: s.total, permitted: s.permitted, blocked: s.blocked, mitigated: s.mitigated };
-      const detail = s.mitigatedDetail;
-      const mitigationDetail = detail ? { captcha: detail.captcha, deny: detail.deny, byCategory: detail.byCategory } : null;
-      return { ok: true as const, website, counters, mitigationDetail };
-    } catch (error) {
-      if (stop.signal.aborted) return null;
-      return { ok: false as const, website, error: describeError(error) };
-    }
-  };
-
-  /**
-   * Reads a page through the queue. It settles when every read has, or at the stop with the
-   * reads done by then (the queue drops the others): one stop listener per page, not per read.
-   */
-  const fetchPage = (page: { domain: string; account: string }[]): Promise<PageResult> =>
-    new Promise((resolve) => {
-      const results: Awaited<ReturnType<typeof readOne>>[] = [];
-      let pending = page.length;
-      let settled = false;
-      const settle = () => {
-        if (settled) return;
-        settled = true;
-        stop.signal.removeEventListener('abort', settle);
-        const done: PageResult = { reads: [], failures: [] };
-        const at = now();
-        for (const result of results) {
-          if (!result) continue;
-          if (result.ok) {
-            done.reads.push({
-              domain: result.website.domain,
-              account: result.website.account,
-              periodStart: limits.periodOf(result.website.account, at).start,
-              counters: result.counters,
-              mitigationDetail: result.mitigationDetail,
-            });
-          } else {
-            done.failures.push({ domain: result.website.domain, error: result.error });
-          }
-        }
-        resolve(done);
-      };
-      if (stop.signal.aborted) return settle();
-      stop.signal.addEventListener('abort', settle, { once: true });
-      for (const website of page) {
-        void queue
-          .add(() => readOne(website))
-          .then((result) => {
-            if (settled) return;
-            results.push(result);
-            if (--pending === 0) settle();
-          });
-      }
-    });
-
   // Each page is one transaction, tried again while another process holds the write lock (a read is never lost or counted twice).
   const store = async (page: PageResult) => {
     const at = now();
-    await retryWhileBusy(() => stats.recordReads(page.reads, at, counterDelta));
+    const recorded = await retryWhileBusy(() => stats.recordReads(page.reads, at, counterDelta));
+    // What the adaptive schedule learns from these reads (rates, forecasts): a full sync keeps it current too.
+    if (deps.schedule) {
+      const learning = { schedule: deps.schedule, stats, limits, rules: deps.rules ?? DEFAULT_RULES };
+      const spikes = await retryWhileBusy(() => learnFromReads(learning, recorded, at));
+      for (const spike of spikes) deps.onSpike?.(spike);
+    }
     if (page.failures.length > 0) {
       await retryWhileBusy(() => stats.recordFailures(page.failures, at));
       firstError ??= page.failures[0]?.error ?? null;
@@ -175,8 +113,8 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     let after = '';
     let pending: Promise<PageResult> | null = null;
     for (;;) {
-      const page = stop.signal.aborted ? [] : stats.managedPage(after, pageSize);
-      const next = page.length > 0 ? fetchPage(page) : null;
+      const page = reader.stopped ? [] : stats.managedPage(after, pageSize);
+      const next = page.length > 0 ? reader.fetchPage(page) : null;
       if (pending) await store(await pending);
       if (!next) break;
       after = (page[page.length - 1] as { domain: string }).domain;
@@ -185,7 +123,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     const retention = options.sampleRetentionMs ?? 7 * 86_400_000;
     const pruned = stats.pruneSamples(now() - retention);
     const seconds = (now() - started) / 1000;
-    const stopped = stop.signal.aborted && read + failed < total;
+    const stopped = reader.stopped && read + failed < total;
     // Not one website read: the run did not succeed (and does not count as the last successful sync).
     const allFailed = !stopped && failed > 0 && read === 0;
     const status = stopped ? 'stopped' : allFailed ? 'failed' : 'ok';
@@ -208,8 +146,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
     stats.finishRun(runId, now(), { status: 'failed', read, failed, details: { error: describeError(error) } });
     throw error;
   } finally {
-    options.signal?.removeEventListener('abort', onStop);
-    stop.abort();
+    reader.close();
     stats.checkpoint();
     lock.release();
   }

@@ -28,6 +28,18 @@ export interface MitigationDetail {
   byCategory: Record<string, number>;
 }
 
+/** A read as stored: what the read schedule learns from it. */
+export interface RecordedRead {
+  domain: string;
+  account: string;
+  /** When the previous sample was taken; null: this is the website's first. */
+  previousAt: number | null;
+  /** Hits since the previous sample (the quota rule's delta). */
+  delta: Counters;
+  /** The website's hits in the period after this read. */
+  usage: number;
+}
+
 export interface JobRun {
   id: number;
   name: string;
@@ -170,7 +182,8 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     upsertUsage: db.prepare(
       `INSERT INTO usage (domain, period_start, account, hits, permitted, blocked, mitigated, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (domain, period_start) DO UPDATE SET hits = hits + excluded.hits, permitted = permitted + excluded.permitted,
-         blocked = blocked + excluded.blocked, mitigated = mitigated + excluded.mitigated, account = excluded.account, updated_at = excluded.updated_at`,
+         blocked = blocked + excluded.blocked, mitigated = mitigated + excluded.mitigated, account = excluded.account, updated_at = excluded.updated_at
+       RETURNING hits`,
     ),
     failRead: db.prepare(
       `INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated, failed_at, last_error) VALUES (?, 0, 0, 0, 0, 0, ?, ?)
@@ -180,6 +193,9 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
       'SELECT taken_at, mitigated, mitigated_detail FROM stats_latest WHERE domain = ? AND taken_at > 0',
     ),
     websiteUsage: db.prepare<[string, number], { hits: number }>('SELECT hits FROM usage WHERE domain = ? AND period_start = ?'),
+    accountHits: db.prepare<[string, number], { hits: number | null }>(
+      'SELECT SUM(hits) AS hits FROM usage WHERE account = ? AND period_start = ?',
+    ),
     accountUsageRows: db.prepare<[string, number], { domain: string; hits: number; permitted: number; blocked: number; mitigated: number }>(
       'SELECT domain, hits, permitted, blocked, mitigated FROM usage WHERE account = ? AND period_start = ?',
     ),
@@ -227,6 +243,7 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     releaseLock: db.prepare('DELETE FROM locks WHERE name = ? AND holder = ?'),
     markCrashed: db.prepare("UPDATE job_runs SET status = 'crashed', finished_at = ?, details = ? WHERE name = ? AND status = 'running'"),
     pruneSamples: db.prepare('DELETE FROM stats_samples WHERE taken_at < ?'),
+    pruneRuns: db.prepare("DELETE FROM job_runs WHERE name = ? AND started_at < ? AND status <> 'running'"),
   };
 
   const toHolder = (row: LockRow): LockHolder => ({ host: row.host, pid: row.pid, since: row.since, expiresAt: row.expires_at });
@@ -253,8 +270,9 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
   );
 
   const recordReads = db.transaction(
-    (reads: StatsRead[], at: number, deltaOf: (previous: Counters | null, current: Counters) => Counters) => {
+    (reads: StatsRead[], at: number, deltaOf: (previous: Counters | null, current: Counters) => Counters): RecordedRead[] => {
       const hour = Math.floor(at / HOUR_MS);
+      const recorded: RecordedRead[] = [];
       for (const read of reads) {
         const previous = s.latest.get(read.domain) ?? null;
         const c = read.counters;
@@ -262,11 +280,26 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
         s.insertSample.run(at, read.domain, c.total, c.permitted, c.blocked, c.mitigated);
         const detail = read.mitigationDetail ? JSON.stringify(read.mitigationDetail) : null;
         s.upsertLatest.run(read.domain, at, c.total, c.permitted, c.blocked, c.mitigated, detail);
+        let usage: number;
         if (delta.total > 0 || delta.blocked > 0 || delta.mitigated > 0) {
           s.upsertHourly.run(read.domain, read.account, hour, delta.total, delta.permitted, delta.blocked, delta.mitigated);
-          s.upsertUsage.run(read.domain, read.periodStart, read.account, delta.total, delta.permitted, delta.blocked, delta.mitigated, at);
+          const row = s.upsertUsage.get(
+            read.domain,
+            read.periodStart,
+            read.account,
+            delta.total,
+            delta.permitted,
+            delta.blocked,
+            delta.mitigated,
+            at,
+          ) as { hits: number };
+          usage = row.hits;
+        } else {
+          usage = s.websiteUsage.get(read.domain, read.periodStart)?.hits ?? 0;
         }
+        recorded.push({ domain: read.domain, account: read.account, previousAt: previous?.taken_at ?? null, delta, usage });
       }
+      return recorded;
     },
   );
 
@@ -317,8 +350,10 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
      * previous sample (`deltaOf`, the quota rule) into the hour and the account's period.
      * One transaction, so a crash never counts a read twice or half.
      */
-    recordReads: (reads: StatsRead[], at: number, deltaOf: (previous: Counters | null, current: Counters) => Counters) =>
+    recordReads: (reads: StatsRead[], at: number, deltaOf: (previous: Counters | null, current: Counters) => Counters): RecordedRead[] =>
       recordReads(reads, at, deltaOf),
+    /** The account's hits in a period: the sum over its websites. */
+    accountHits: (account: string, periodStart: number) => s.accountHits.get(account, periodStart)?.hits ?? 0,
     recordFailures: db.transaction((failures: { domain: string; error: string }[], at: number) => {
       for (const failure of failures) s.failRead.run(failure.domain, at, failure.error.slice(0, 500));
     }),
@@ -402,6 +437,8 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
       };
     },
     pruneSamples: (before: number) => s.pruneSamples.run(before).changes,
+    /** Removes a job's finished runs older than `before`. */
+    pruneRuns: (name: string, before: number) => s.pruneRuns.run(name, before).changes,
     /**
      * Long writes (a 100,000-website sync) without a WAL checkpoint in every commit: checkpoints
      * wait until `checkpoint()`, which folds the log back at the end.

@@ -7,10 +7,11 @@ import type { Config } from '../config.js';
 import { IMPORT_RUN } from '../core/import.js';
 import { jobHandlers } from '../core/job-kinds.js';
 import type { JobQueue } from '../core/job-queue.js';
-import { sendNotification } from '../core/notifications.js';
+import { sendNotification, sendSpikeNotice } from '../core/notifications.js';
 import { isPermanentProvisioningError } from '../core/provisioning.js';
 import type { Services } from '../core/services.js';
 import { SYNC_LOCK } from '../core/statistics.js';
+import { ENFORCE_LOCK } from '../core/enforcement.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { Lifecycle } from '../lifecycle.js';
@@ -61,6 +62,10 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
         const url = deps.notifyUrl();
         if (url !== null) await sendNotification({ url, secret: deps.panelSecret }, action);
       },
+      'spike.notify': async (notice) => {
+        const url = deps.notifyUrl();
+        if (url !== null) await sendSpikeNotice({ url, secret: deps.panelSecret }, notice);
+      },
       'website.protect': ({ domain, admin }) => services.bulkProtect.protectQueued(domain, admin),
     }),
     logger: logger.child({ component: 'worker' }),
@@ -78,7 +83,10 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
       logger: logger.child({ component: 'scheduler' }),
       now: deps.now,
       syncEveryMinutes: config.sync.intervalMinutes,
+      mode: config.sync.mode,
       lastSuccessfulSync: deps.stats.lastSuccessfulRun(SYNC_LOCK),
+      lastSuccessfulEnforce: deps.stats.lastSuccessfulRun(ENFORCE_LOCK),
+      readTick: (seconds) => services.readTick(seconds),
       reconcile: () => deps.reconcile(),
       syncStatistics: () => services.syncStatistics(),
       enforceLimits: () => services.enforceLimits(),

@@ -1,11 +1,14 @@
 /**
- * What `wpp serve` runs on a schedule: the reconciliation every minute, the statistics
- * sync every WPP_SYNC_INTERVAL_MINUTES followed by an enforcement pass on what it read, and,
- * with WPP_PANEL set, the comparison of the panel's accounts every WPP_PANEL_CHECK_HOURS.
+ * What `wpp serve` runs on a schedule: the reconciliation every minute; the statistics sync,
+ * either adaptive (a tick every minute reading the websites due, enforcing as it reads, and a
+ * full enforcement pass every WPP_SYNC_INTERVAL_MINUTES) or full (every website every
+ * WPP_SYNC_INTERVAL_MINUTES, then an enforcement pass); and, with WPP_PANEL set, the
+ * comparison of the panel's accounts every WPP_PANEL_CHECK_HOURS.
  */
 import type { Logger } from 'pino';
 import type { EnforceResult } from '../core/enforcement.js';
 import { LockHeldError } from '../core/job-lock.js';
+import type { ReadTickResult } from '../core/read-tick.js';
 import { SYNC_LOCK, type SyncResult } from '../core/statistics.js';
 import { createScheduler, type Scheduler } from './schedule.js';
 
@@ -13,10 +16,16 @@ export interface PluginScheduleDeps {
   logger: Logger;
   now: () => number;
   syncEveryMinutes: number;
+  /** `adaptive`: `readTick` every minute; `full`: `syncStatistics` every syncEveryMinutes. */
+  mode: 'adaptive' | 'full';
+  /** When the last full enforcement pass succeeded (job_runs), or null. */
+  lastSuccessfulEnforce: number | null;
   /** When the last sync succeeded (job_runs), or null: decides the catch-up at start. */
   lastSuccessfulSync: number | null;
   reconcile(): { enqueued: number };
   syncStatistics(): Promise<SyncResult>;
+  /** One adaptive tick spending at most `seconds` of the request budget. */
+  readTick(seconds: number): Promise<ReadTickResult>;
   enforceLimits(): Promise<EnforceResult>;
   /** The panel drift check (`wpp import` without --apply), when a panel is configured. */
   panelCheck?: { everyMinutes: number; run(): Promise<Record<string, unknown>>; lastRun: number | null } | undefined;
@@ -36,7 +45,9 @@ export function startPluginSchedule(deps: PluginScheduleDeps): Scheduler {
         everyMinutes: 1,
         run: async () => deps.reconcile(),
       },
-      { name: SYNC_LOCK, everyMinutes: deps.syncEveryMinutes, run: () => syncThenEnforce(deps) },
+      deps.mode === 'adaptive'
+        ? { name: SYNC_LOCK, everyMinutes: 1, run: tickThenEnforce(deps) }
+        : { name: SYNC_LOCK, everyMinutes: deps.syncEveryMinutes, run: () => syncThenEnforce(deps) },
       ...(deps.panelCheck ? [{ name: PANEL_CHECK, everyMinutes: deps.panelCheck.everyMinutes, run: deps.panelCheck.run }] : []),
     ],
   });
@@ -49,13 +60,32 @@ export function startPluginSchedule(deps: PluginScheduleDeps): Scheduler {
   return scheduler;
 }
 
-async function syncThenEnforce(deps: PluginScheduleDeps): Promise<Record<string, unknown>> {
-  const sync = await deps.syncStatistics();
-  if (sync.skipped || sync.stopped) return { ...sync };
-  const enforcement = await deps.enforceLimits().catch((error: unknown) => {
-    // Another process's pass (wpp enforce) is at it: this one has nothing to add.
+/** The seconds of request budget one tick spends: under the minute between ticks, so one ends before the next begins. */
+export const TICK_BUDGET_SECONDS = 55;
+
+/** An adaptive tick, then a full enforcement pass when WPP_SYNC_INTERVAL_MINUTES have passed since the last. */
+function tickThenEnforce(deps: PluginScheduleDeps): () => Promise<Record<string, unknown>> {
+  let lastEnforce = deps.lastSuccessfulEnforce;
+  return async () => {
+    const tick = await deps.readTick(TICK_BUDGET_SECONDS);
+    if (tick.skipped || tick.stopped) return { ...tick };
+    if (lastEnforce !== null && deps.now() - lastEnforce < deps.syncEveryMinutes * 60_000) return { ...tick };
+    lastEnforce = deps.now();
+    return { ...tick, enforcement: await fullEnforcement(deps) };
+  };
+}
+
+/** A full enforcement pass; one that another process is running already is left to it. */
+const fullEnforcement = (deps: PluginScheduleDeps) =>
+  deps.enforceLimits().catch((error: unknown) => {
     if (error instanceof LockHeldError) return { skipped: true, holder: error.holder };
     throw error;
   });
+
+async function syncThenEnforce(deps: PluginScheduleDeps): Promise<Record<string, unknown>> {
+  const sync = await deps.syncStatistics();
+  if (sync.skipped || sync.stopped) return { ...sync };
+  // Another process's pass (wpp enforce) may be at it: this one then has nothing to add.
+  const enforcement = await fullEnforcement(deps);
   return { ...sync, enforcement };
 }

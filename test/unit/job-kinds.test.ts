@@ -27,6 +27,7 @@ const handlers = (overrides: Partial<JobHandlers> = {}): JobHandlers => ({
   'website.refresh': noop,
   'server.register': noop,
   'notification.send': noop,
+  'spike.notify': noop,
   'website.protect': noop,
   ...overrides,
 });

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startPluginSchedule } from '../../src/jobs/plugin-schedule.js';
 import { createScheduler, nextRunAt } from '../../src/jobs/schedule.js';
+import type { ReadTickResult } from '../../src/core/read-tick.js';
 import type { SyncResult } from '../../src/core/statistics.js';
 import type { EnforceResult } from '../../src/core/enforcement.js';
 
@@ -112,15 +113,20 @@ describe('the plugin schedule', () => {
   const sync: SyncResult = { skipped: false, stopped: false, total: 1, read: 1, failed: 0, firstError: null, seconds: 0, runId: 1 };
   const enforce: EnforceResult = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, runId: 2 };
 
-  async function startWith(lastSuccessfulSync: number | null, now: number) {
+  const tick: ReadTickResult = { skipped: false, stopped: false, due: 1, read: 1, failed: 0, paused: 0, spikes: 0, firstError: null, runId: 3 };
+
+  async function startWith(lastSuccessfulSync: number | null, now: number, mode: 'adaptive' | 'full' = 'full', lastSuccessfulEnforce: number | null = null) {
     const calls: string[] = [];
     const schedule = startPluginSchedule({
       logger: silent,
       now: () => now,
       syncEveryMinutes: 30,
+      mode,
       lastSuccessfulSync,
+      lastSuccessfulEnforce,
       reconcile: () => (calls.push('reconcile'), { enqueued: 0 }),
       syncStatistics: async () => (calls.push('sync'), sync),
+      readTick: async (seconds) => (calls.push(`tick ${seconds}s`), tick),
       enforceLimits: async () => (calls.push('enforce'), enforce),
     });
     await settle();
@@ -138,5 +144,12 @@ describe('the plugin schedule', () => {
   it('waits for its slot when the last sync is recent', async () => {
     const now = Date.UTC(2026, 10, 23, 9, 17);
     expect(await startWith(now - 29 * MINUTE, now)).toEqual([]);
+  });
+
+  it('adaptive: ticks at start within 55 s of budget, and runs the full enforcement pass only once its interval has passed', async () => {
+    const now = Date.UTC(2026, 10, 23, 9, 17);
+    expect(await startWith(null, now, 'adaptive', null)).toEqual(['tick 55s', 'enforce']);
+    expect(await startWith(now - 31 * MINUTE, now, 'adaptive', now - 31 * MINUTE)).toEqual(['tick 55s', 'enforce']);
+    expect(await startWith(now - 31 * MINUTE, now, 'adaptive', now - 29 * MINUTE)).toEqual(['tick 55s']);
   });
 });

@@ -1,0 +1,134 @@
+/**
+ * The adaptive read schedule: when each website's statistics are read next, from what the
+ * last reads said about it. A read costs one provider request and the budget is fixed, so
+ * websites that could reach a limit soon are read often and the others rarely (but at
+ * least every `maxAgeMs`, so charts stay current). Pure functions over rates, headroom and
+ * ages; src/core/read-tick.ts applies them.
+ */
+
+export interface ScheduleRules {
+  /** The longest a website goes unread (WPP_SYNC_MAX_AGE_MINUTES). */
+  maxAgeMs: number;
+  /** The shortest gap between two reads of one website: a read costs a request, and hits arrive between reads anyway. */
+  minIntervalMs: number;
+  /**
+   * The share of the time left to a limit, at the current rate, after which the website is
+   * read again: 0.5 reads it at half the time left, then half of what is left then, ... so a
+   * steady website is read a few times as it nears its limit and soon after crossing it.
+   */
+  leadShare: number;
+}
+
+export const DEFAULT_RULES: ScheduleRules = { maxAgeMs: 60 * 60_000, minIntervalMs: 60_000, leadShare: 0.5 };
+
+/** Hits used against one limit: the website's own, or its account's aggregate. */
+export interface LimitStanding {
+  usage: number;
+  /** The limit; null: none (or exempt). */
+  limit: number | null;
+  /** Hits per second used against it (the website's rate, or the sum over the account's websites). */
+  ratePerSecond: number;
+}
+
+/**
+ * How long until the website is read again. For each limit that applies and is not yet
+ * reached, two bounds: the time left at the current rate times `leadShare` (a busy website
+ * nearing its limit is read again before it gets there), and `maxAgeMs` times the share of
+ * the limit still unused (a quiet website near its limit has little room for a surge).
+ * Without a limit, or past one (enforcement has acted on it), only `maxAgeMs` applies.
+ */
+export function readInterval(standings: LimitStanding[], rules: ScheduleRules = DEFAULT_RULES): number {
+  let interval = rules.maxAgeMs;
+  for (const { usage, limit, ratePerSecond } of standings) {
+    if (limit === null || limit <= 0) continue;
+    const headroom = limit - usage;
+    if (headroom <= 0) continue;
+    interval = Math.min(interval, rules.maxAgeMs * (headroom / limit));
+    if (ratePerSecond > 0) interval = Math.min(interval, (rules.leadShare * headroom * 1000) / ratePerSecond);
+  }
+  return Math.max(rules.minIntervalMs, Math.min(rules.maxAgeMs, interval));
+}
+
+/**
+ * An exponentially smoothed rate: `previous` moved toward the rate measured over the last
+ * `elapsedMs` by the weight that interval carries for a time constant `tauMs` (a reading
+ * after a long gap replaces the old value almost entirely; one after a short gap nudges it).
+ * No previous value (a first reading): the measured rate itself.
+ */
+export function smoothRate(previous: number | null, measured: number, elapsedMs: number, tauMs: number): number {
+  if (previous === null || !(elapsedMs > 0)) return previous ?? measured;
+  const weight = 1 - Math.exp(-elapsedMs / tauMs);
+  return previous + weight * (measured - previous);
+}
+
+/** The time constant of the hit rate the schedule and the forecast use: about the last half hour. */
+export const HIT_RATE_TAU_MS = 30 * 60_000;
+
+/**
+ * The rate a website is planned with: the smoothed rate, or the rate of the last interval
+ * when that is higher (a website that just sped up is planned at its new speed at once; one
+ * that slowed down keeps its smoothed rate a while, in case the lull is brief).
+ */
+export const planningRate = (smoothed: number, lastInterval: number): number => Math.max(smoothed, lastInterval);
+
+/**
+ * When the limit is reached at `ratePerSecond` from `now`: null when there is no limit, no
+ * traffic, or the time falls at or after the end of the period (the usage starts again then).
+ * A limit already reached gives `now`.
+ */
+export function limitReachedAt(standing: LimitStanding, now: number, periodEnd: number): number | null {
+  const { usage, limit, ratePerSecond } = standing;
+  if (limit === null) return null;
+  if (usage >= limit) return now;
+  if (!(ratePerSecond > 0)) return null;
+  const at = now + Math.ceil(((limit - usage) * 1000) / ratePerSecond);
+  return at < periodEnd ? at : null;
+}
+
+export interface SpikeRules {
+  /** Blocked hits per hour below which no spike is ever noticed, whatever the baseline (a quiet website's few blocks). */
+  minBlockedPerHour: number;
+  /** How many times its baseline the last hour's blocked hits must be. */
+  factor: number;
+  /** The time constant of the "last hour" blocked rate. */
+  recentTauMs: number;
+  /** The time constant of the baseline: about a day of normal traffic. */
+  baselineTauMs: number;
+}
+
+export const DEFAULT_SPIKE_RULES: SpikeRules = { minBlockedPerHour: 500, factor: 10, recentTauMs: 60 * 60_000, baselineTauMs: 24 * 3_600_000 };
+
+export interface SpikeState {
+  /** Blocked hits per second, smoothed over about the last hour. */
+  recent: number;
+  /** Blocked hits per second in normal times, smoothed over about a day (not moved during a spike). */
+  baseline: number;
+  /** When the current spike began; null: none. */
+  since: number | null;
+}
+
+/**
+ * The spike state after a read that measured `blockedPerSecond` over the last `elapsedMs`.
+ * A spike starts when the last hour's blocked hits reach `factor` times the baseline (and
+ * at least `minBlockedPerHour`), and ends when they fall below half that: one notice per
+ * spike, not one per read while it lasts. The baseline learns only outside spikes, so an
+ * attack does not become the new normal.
+ */
+export function nextSpikeState(
+  previous: SpikeState | null,
+  blockedPerSecond: number,
+  elapsedMs: number,
+  at: number,
+  rules: SpikeRules = DEFAULT_SPIKE_RULES,
+): SpikeState & { started: boolean; ended: boolean } {
+  if (previous === null) return { recent: blockedPerSecond, baseline: blockedPerSecond, since: null, started: false, ended: false };
+  const recent = smoothRate(previous.recent, blockedPerSecond, elapsedMs, rules.recentTauMs);
+  const threshold = Math.max(rules.minBlockedPerHour / 3600, rules.factor * previous.baseline);
+  if (previous.since === null) {
+    if (recent >= threshold) return { recent, baseline: previous.baseline, since: at, started: true, ended: false };
+    const baseline = smoothRate(previous.baseline, blockedPerSecond, elapsedMs, rules.baselineTauMs);
+    return { recent, baseline, since: null, started: false, ended: false };
+  }
+  if (recent < threshold / 2) return { recent, baseline: previous.baseline, since: null, started: false, ended: true };
+  return { recent, baseline: previous.baseline, since: previous.since, started: false, ended: false };
+}
