@@ -130,14 +130,17 @@ export function createEnforcement(deps: EnforcementDeps) {
     };
     switch (decision.kind) {
       case 'warning':
-        record({
-          ...base,
-          action: 'warning',
-          reason: decision.reason,
-          statusBefore: website?.desiredStatus ?? null,
-          statusAfter: website?.desiredStatus ?? null,
-          actionKey: `warning:${decision.domain ?? `account:${account}`}:${period.start}`,
-        }, deps.forecastOf ? { forecastAt: deps.forecastOf(account, decision.domain) } : {});
+        record(
+          {
+            ...base,
+            action: 'warning',
+            reason: decision.reason,
+            statusBefore: website?.desiredStatus ?? null,
+            statusAfter: website?.desiredStatus ?? null,
+            actionKey: `warning:${decision.domain ?? `account:${account}`}:${period.start}`,
+          },
+          deps.forecastOf ? { forecastAt: deps.forecastOf(account, decision.domain) } : {},
+        );
         return 'done';
       case 'pause': {
         if (!website) return 'none';

@@ -43,7 +43,12 @@ interface WebsiteLearning {
 }
 
 /** What one read measured: the smoothed hit rate, the rate to plan with, and the spike state. */
-function learnWebsite(read: RecordedRead, at: number, spikeRules: SpikeRules, previous: ReturnType<ReadScheduleRepo['get']>): WebsiteLearning {
+function learnWebsite(
+  read: RecordedRead,
+  at: number,
+  spikeRules: SpikeRules,
+  previous: ReturnType<ReadScheduleRepo['get']>,
+): WebsiteLearning {
   const elapsed = read.previousAt === null ? 0 : at - read.previousAt;
   const previousRate = previous?.hitRate ?? null;
   const before: SpikeState | null =
@@ -113,7 +118,8 @@ export function learnFromReads(deps: LearnDeps, recorded: RecordedRead[], at: nu
       ratePerSecond: website.planRate,
     };
     const accountStanding = accountStandings.get(read.account)?.standing;
-    const interval = readInterval(accountStanding ? [websiteStanding, accountStanding] : [websiteStanding], rules);
+    const standings = accountStanding ? [websiteStanding, accountStanding] : [websiteStanding];
+    const interval = readInterval(standings, rules, website.hitRate !== null);
     const update: ScheduleUpdate = {
       domain: read.domain,
       nextReadAt: at + interval,
@@ -153,4 +159,3 @@ export function learnFromReads(deps: LearnDeps, recorded: RecordedRead[], at: nu
   }
   return schedule.save(page);
 }
-

@@ -17,9 +17,22 @@ export interface ScheduleRules {
    * steady website is read a few times as it nears its limit and soon after crossing it.
    */
   leadShare: number;
+  /** The gap after a read that could not measure a rate yet (a website's first read): its rate is known soon. */
+  unmeasuredMs: number;
 }
 
-export const DEFAULT_RULES: ScheduleRules = { maxAgeMs: 60 * 60_000, minIntervalMs: 60_000, leadShare: 0.5 };
+export const DEFAULT_RULES: ScheduleRules = { maxAgeMs: 60 * 60_000, minIntervalMs: 60_000, leadShare: 0.5, unmeasuredMs: 15 * 60_000 };
+
+/** The rules for a given WPP_SYNC_MAX_AGE_MINUTES: the other gaps stay within it. */
+export function rulesFor(maxAgeMinutes: number): ScheduleRules {
+  const maxAgeMs = maxAgeMinutes * 60_000;
+  return {
+    ...DEFAULT_RULES,
+    maxAgeMs,
+    minIntervalMs: Math.min(DEFAULT_RULES.minIntervalMs, maxAgeMs),
+    unmeasuredMs: Math.min(DEFAULT_RULES.unmeasuredMs, maxAgeMs),
+  };
+}
 
 /** Hits used against one limit: the website's own, or its account's aggregate. */
 export interface LimitStanding {
@@ -35,10 +48,11 @@ export interface LimitStanding {
  * reached, two bounds: the time left at the current rate times `leadShare` (a busy website
  * nearing its limit is read again before it gets there), and `maxAgeMs` times the share of
  * the limit still unused (a quiet website near its limit has little room for a surge).
- * Without a limit, or past one (enforcement has acted on it), only `maxAgeMs` applies.
+ * Without a limit, or past one (enforcement has acted on it), only `maxAgeMs` applies; before
+ * a rate could be measured (`rateMeasured` false), `unmeasuredMs`.
  */
-export function readInterval(standings: LimitStanding[], rules: ScheduleRules = DEFAULT_RULES): number {
-  let interval = rules.maxAgeMs;
+export function readInterval(standings: LimitStanding[], rules: ScheduleRules = DEFAULT_RULES, rateMeasured = true): number {
+  let interval = rateMeasured ? rules.maxAgeMs : rules.unmeasuredMs;
   for (const { usage, limit, ratePerSecond } of standings) {
     if (limit === null || limit <= 0) continue;
     const headroom = limit - usage;
@@ -96,7 +110,12 @@ export interface SpikeRules {
   baselineTauMs: number;
 }
 
-export const DEFAULT_SPIKE_RULES: SpikeRules = { minBlockedPerHour: 500, factor: 10, recentTauMs: 60 * 60_000, baselineTauMs: 24 * 3_600_000 };
+export const DEFAULT_SPIKE_RULES: SpikeRules = {
+  minBlockedPerHour: 500,
+  factor: 10,
+  recentTauMs: 60 * 60_000,
+  baselineTauMs: 24 * 3_600_000,
+};
 
 export interface SpikeState {
   /** Blocked hits per second, smoothed over about the last hour. */

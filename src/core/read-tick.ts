@@ -44,6 +44,11 @@ export interface ReadTickOptions {
   ratePerSecond: number;
   rules?: ScheduleRules;
   spikeRules?: SpikeRules;
+  /**
+   * Also reads the websites due within this long: those falling due while the tick reads
+   * (a tick takes most of the minute) are read now rather than a tick late. Default 0.
+   */
+  lookaheadMs?: number;
   /** Websites per page (stored, learned from and enforced together). Default 200. */
   pageSize?: number;
   /** Read these instead of the due ones (the benchmark's round-robin). */
@@ -71,7 +76,17 @@ const RETENTION_MS = 7 * 86_400_000;
 export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Promise<ReadTickResult> {
   const { stats, accounts, schedule, logger, now } = deps;
   const started = now();
-  const result: ReadTickResult = { skipped: false, stopped: false, due: 0, read: 0, failed: 0, paused: 0, spikes: 0, firstError: null, runId: null };
+  const result: ReadTickResult = {
+    skipped: false,
+    stopped: false,
+    due: 0,
+    read: 0,
+    failed: 0,
+    paused: 0,
+    spikes: 0,
+    firstError: null,
+    runId: null,
+  };
   const lock = acquireJobLock(stats, SYNC_LOCK, logger);
   if (!lock.taken) {
     result.runId = recordSkipped(stats, SYNC_LOCK, started, lock.holder);
@@ -85,7 +100,7 @@ export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Pr
     // Every tick leaves a run, even one with nothing due: the last successful sync is how
     // the doctor, /metrics and the catch-up at start know the sync is alive.
     result.runId = stats.startRun(SYNC_LOCK, started);
-    const websites = options.websites ?? schedule.due(started, Math.max(0, Math.floor(options.budget)));
+    const websites = options.websites ?? schedule.due(started + (options.lookaheadMs ?? 0), Math.max(0, Math.floor(options.budget)));
     result.due = websites.length;
 
     const handle = async (page: PageResult) => {
@@ -94,14 +109,21 @@ export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Pr
       if (page.failures.length > 0) {
         await retryWhileBusy(() => stats.recordFailures(page.failures, at));
         // A failed read is tried again after the shortest gap, not after the website's usual one.
-        await retryWhileBusy(() => schedule.markDue(page.failures.map((failure) => failure.domain), at + rules.minIntervalMs));
+        await retryWhileBusy(() =>
+          schedule.markDue(
+            page.failures.map((failure) => failure.domain),
+            at + rules.minIntervalMs,
+          ),
+        );
         result.firstError ??= page.failures[0]?.error ?? null;
         for (const failure of page.failures.slice(0, 3))
           logger.warn({ domain: failure.domain, error: failure.error }, 'statistics read failed; read again soon');
       }
       result.read += page.reads.length;
       result.failed += page.failures.length;
-      const spikes = await retryWhileBusy(() => learnFromReads({ schedule, stats, limits, rules, ...(options.spikeRules ? { spikeRules: options.spikeRules } : {}) }, recorded, at));
+      const spikes = await retryWhileBusy(() =>
+        learnFromReads({ schedule, stats, limits, rules, ...(options.spikeRules ? { spikeRules: options.spikeRules } : {}) }, recorded, at),
+      );
       for (const spike of spikes) {
         logger.warn({ domain: spike.domain, blockedPerHour: spike.blockedPerHour, baselinePerHour: spike.baselinePerHour }, 'attack spike');
         deps.onSpike?.(spike);
@@ -113,13 +135,18 @@ export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Pr
       result.paused += enforced.paused;
       if (enforced.skipped) {
         // Another process enforces now: these reads are acted on at the next tick's read.
-        await retryWhileBusy(() => schedule.markDue(page.reads.map((read) => read.domain), at));
+        await retryWhileBusy(() =>
+          schedule.markDue(
+            page.reads.map((read) => read.domain),
+            at,
+          ),
+        );
       }
     };
 
     // Two pages in flight: the next page is read while this one is stored and enforced.
     let pending: Promise<PageResult> | null = null;
-    for (let from = 0; from <= websites.length; from += pageSize) {
+    for (let from = 0; ; from += pageSize) {
       const next = from < websites.length && !reader.stopped ? reader.fetchPage(websites.slice(from, from + pageSize)) : null;
       if (pending) await handle(await pending);
       if (!next) break;
@@ -138,7 +165,13 @@ export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Pr
     });
     return result;
   } catch (error) {
-    if (result.runId !== null) stats.finishRun(result.runId, now(), { status: 'failed', read: result.read, failed: result.failed, details: { error: describeError(error) } });
+    if (result.runId !== null)
+      stats.finishRun(result.runId, now(), {
+        status: 'failed',
+        read: result.read,
+        failed: result.failed,
+        details: { error: describeError(error) },
+      });
     throw error;
   } finally {
     reader.close();

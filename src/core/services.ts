@@ -20,7 +20,7 @@ import type { EnforcementNotice } from './notifications.js';
 import { createProvisioning, type ProvisioningSettings } from './provisioning.js';
 import { syncStatistics, type SyncOptions, type SyncResult } from './statistics.js';
 import type { SpikeNotice } from './read-learning.js';
-import { DEFAULT_RULES, type ScheduleRules } from './read-schedule.js';
+import { rulesFor, type ScheduleRules } from './read-schedule.js';
 import { readTick, type ReadTickResult } from './read-tick.js';
 import type { EnforcementAction } from './types.js';
 
@@ -112,7 +112,7 @@ export function createServices(deps: ServicesDeps) {
     protection,
     audit: deps.audit,
   });
-  const rules: ScheduleRules = { ...DEFAULT_RULES, maxAgeMs: (sync.maxAgeMinutes ?? 60) * 60_000 };
+  const rules: ScheduleRules = rulesFor(sync.maxAgeMinutes ?? 60);
   const onSpike = deps.notifySpike;
   const syncLogger = logger.child({ component: 'sync' });
   const syncDeps = { stats, accounts, provider, logger: syncLogger, now, schedule: deps.schedule, rules, ...(onSpike ? { onSpike } : {}) };
@@ -153,6 +153,7 @@ export function createServices(deps: ServicesDeps) {
           concurrency: sync.concurrency,
           ratePerSecond: sync.ratePerSecond,
           rules,
+          lookaheadMs: seconds * 1000,
           signal: signal ? AbortSignal.any([deps.signal, signal]) : deps.signal,
         }).then(
           (result) => {

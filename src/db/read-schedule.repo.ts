@@ -116,9 +116,10 @@ export function createReadScheduleRepo(db: Db) {
        ON CONFLICT (account) DO UPDATE SET hit_rate = excluded.hit_rate, limit_reached_at = excluded.limit_reached_at,
          period_end = excluded.period_end, updated_at = excluded.updated_at`,
     ),
-    account: db.prepare<[string], { account: string; hit_rate: number; limit_reached_at: number | null; period_end: number; updated_at: number }>(
-      'SELECT * FROM account_forecast WHERE account = ?',
-    ),
+    account: db.prepare<
+      [string],
+      { account: string; hit_rate: number; limit_reached_at: number | null; period_end: number; updated_at: number }
+    >('SELECT * FROM account_forecast WHERE account = ?'),
     openNotice: db.prepare(
       `INSERT OR IGNORE INTO website_notices (domain, account, kind, started_at, blocked_per_hour, baseline_per_hour)
        VALUES (@domain, @account, @kind, @startedAt, @blockedPerHour, @baselinePerHour)`,
@@ -159,7 +160,13 @@ export function createReadScheduleRepo(db: Db) {
     accountForecast(account: string): AccountForecast | null {
       const row = s.account.get(account);
       return row
-        ? { account: row.account, hitRate: row.hit_rate, limitReachedAt: row.limit_reached_at, periodEnd: row.period_end, updatedAt: row.updated_at }
+        ? {
+            account: row.account,
+            hitRate: row.hit_rate,
+            limitReachedAt: row.limit_reached_at,
+            periodEnd: row.period_end,
+            updatedAt: row.updated_at,
+          }
         : null;
     },
     /** A website's notices, newest first. */

@@ -113,9 +113,24 @@ describe('the plugin schedule', () => {
   const sync: SyncResult = { skipped: false, stopped: false, total: 1, read: 1, failed: 0, firstError: null, seconds: 0, runId: 1 };
   const enforce: EnforceResult = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, runId: 2 };
 
-  const tick: ReadTickResult = { skipped: false, stopped: false, due: 1, read: 1, failed: 0, paused: 0, spikes: 0, firstError: null, runId: 3 };
+  const tick: ReadTickResult = {
+    skipped: false,
+    stopped: false,
+    due: 1,
+    read: 1,
+    failed: 0,
+    paused: 0,
+    spikes: 0,
+    firstError: null,
+    runId: 3,
+  };
 
-  async function startWith(lastSuccessfulSync: number | null, now: number, mode: 'adaptive' | 'full' = 'full', lastSuccessfulEnforce: number | null = null) {
+  async function startWith(
+    lastSuccessfulSync: number | null,
+    now: number,
+    mode: 'adaptive' | 'full' = 'full',
+    lastSuccessfulEnforce: number | null = null,
+  ) {
     const calls: string[] = [];
     const schedule = startPluginSchedule({
       logger: silent,
