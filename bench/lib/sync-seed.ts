@@ -103,8 +103,11 @@ export async function seedSandbox(options: {
   n: number;
   users: number;
   limit: number;
+  /** Each website's cumulative hits; default this bench's bands (trafficOf). */
+  traffic?: (i: number) => SeededTraffic;
 }): Promise<SeededUser[]> {
   const { url, partnerKey, n, users, limit } = options;
+  const traffic = options.traffic ?? ((i: number) => trafficOf(i, limit));
   const seeded: SeededUser[] = new Array<SeededUser>(users);
   await inParallel(users, 16, async (u) => {
     const account = `customer${u}`;
@@ -124,7 +127,7 @@ export async function seedSandbox(options: {
   });
   for (let start = 0; start < n; start += 20_000) {
     const items = [];
-    for (let i = start; i < Math.min(n, start + 20_000); i++) items.push({ domain: domainOf(i), ...trafficOf(i, limit) });
+    for (let i = start; i < Math.min(n, start + 20_000); i++) items.push({ domain: domainOf(i), ...traffic(i) });
     const answer = (await call(url, partnerKey, 'POST', '/_sandbox/traffic', items)) as { applied: number };
     if (answer.applied !== items.length) throw new Error(`traffic applied to ${answer.applied} of ${items.length} websites`);
   }
