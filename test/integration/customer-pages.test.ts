@@ -192,7 +192,7 @@ describe('customer pages', () => {
     });
   });
 
-  it('forecasts the day each limit will be reached at the rate of the period so far', async () => {
+  it('forecasts at the rate of the period so far while the sync has measured no current rate (a frozen clock)', async () => {
     // The 11th of a 30-day month: ten days of the monthly period have passed.
     const now = Date.UTC(2026, 10, 11);
     await withPlugin(
@@ -206,10 +206,10 @@ describe('customer pages', () => {
         expect(await limitCell()).toBe('not this period');
         // 150 hits a day: 3,000 are reached after 20 days.
         plugin.stats.setLimits('website', 'alice.example', { websiteHits: 3000 });
-        expect(await limitCell()).toBe('21 Nov');
+        expect(await limitCell()).toBe('21 Nov, 00:00 UTC');
         // The account's limit comes first when it is nearer.
         plugin.stats.setLimits('account', 'alice', { accountHits: 2250 });
-        expect(await limitCell()).toBe('16 Nov');
+        expect(await limitCell()).toBe('16 Nov, 00:00 UTC');
         plugin.stats.setLimits('website', 'alice.example', { websiteHits: 1000 });
         expect(await limitCell()).toBe('reached');
       },
