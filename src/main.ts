@@ -185,7 +185,7 @@ async function wire(
     },
   );
   wakeWorker = worker.wake;
-  const repos = { accounts, stats, audit, sessions: createSessionsRepo(db), adminViews: createAdminViewsRepo(db), imports };
+  const repos = { accounts, stats, schedule, audit, sessions: createSessionsRepo(db), adminViews: createAdminViewsRepo(db), imports };
   httpServer?.serve(createPluginApp({ config, panelSecret, logger, now, queue, provider, settings, repos, services, sandbox, metrics }));
 
   // Only the server announces itself; a one-shot command need not, on every run.

@@ -30,3 +30,72 @@ export function forecastLimitReached(input: ForecastInput): number | null {
   if (usage >= limit) return Math.min(reachedAt, measuredUntil);
   return reachedAt < periodEnd ? reachedAt : null;
 }
+
+/** A forecast the adaptive sync stored (ReadScheduleRepo.get / accountForecast): only the fields that say which applies. */
+export interface StoredForecast {
+  limitReachedAt: number | null;
+  /** The end of the period the forecast is about. */
+  periodEnd: number | null;
+  /** The smoothed hit rate it was made with; null: not measured yet (read fewer than two times). */
+  hitRate: number | null;
+}
+
+export interface LimitForecastInput {
+  /** Hits counted in `counted`. */
+  usage: number;
+  /** The hit limit that applies now; null: none (or exempt). */
+  limit: number | null;
+  stored: StoredForecast | null;
+}
+
+export interface CurrentForecastInput {
+  now: number;
+  /** The end of the current period (limits.periodOf(account, now).end): a stored forecast about another period is stale. */
+  periodEnd: number;
+  /** The period the usage was counted in, for the period-average fallback. */
+  counted: { start: number; end: number };
+  website: LimitForecastInput;
+  account: LimitForecastInput;
+}
+
+export interface CurrentForecast {
+  /** When each limit is reached (epoch ms); null: not this period, or no limit. */
+  website: number | null;
+  account: number | null;
+  /** What the forecast extrapolates: the adaptive sync's recent rate, or this period's average. */
+  basis: 'recent_rate' | 'period_average';
+}
+
+const storedFor = (stored: StoredForecast | null, periodEnd: number) =>
+  stored !== null && stored.periodEnd === periodEnd && stored.hitRate !== null ? stored : null;
+
+/**
+ * The forecast a page shows: the adaptive sync's, made at the rate of about the last half
+ * hour, once it has measured the website this period; until then (read fewer than two times,
+ * or a new period begun) the period-average forecast, which is better than none. The account's
+ * stored forecast is used under the same rule. A limit that no longer applies forecasts
+ * nothing, whatever was stored before it was lifted.
+ */
+export function currentForecast(input: CurrentForecastInput): CurrentForecast {
+  const { now, periodEnd, counted } = input;
+  const average = (side: LimitForecastInput) =>
+    forecastLimitReached({ usage: side.usage, limit: side.limit, periodStart: counted.start, periodEnd: counted.end, now });
+  const website = storedFor(input.website.stored, periodEnd);
+  if (website === null) return { website: average(input.website), account: average(input.account), basis: 'period_average' };
+  const account = storedFor(input.account.stored, periodEnd);
+  return {
+    website: input.website.limit === null ? null : website.limitReachedAt,
+    account: input.account.limit === null ? null : account ? account.limitReachedAt : average(input.account),
+    basis: 'recent_rate',
+  };
+}
+
+/** "27 Nov": the UTC day a time falls in. */
+export const utcDay = (at: number) => new Date(at).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+
+/** "27 Nov, 14:00 UTC": the day and the hour (UTC) a time falls in; a forecast is no more precise than that. */
+export const dayAndHour = (at: number) => `${utcDay(at)}, ${new Date(at).toISOString().slice(11, 13)}:00 UTC`;
+
+/** A forecast in words: its day and hour, "reached" once that time has come, "not this period" when there is none. */
+export const forecastWords = (at: number | null, now: number): string =>
+  at === null ? 'not this period' : at <= now ? 'reached' : dayAndHour(at);

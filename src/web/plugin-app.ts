@@ -7,11 +7,13 @@ import type { Config } from '../config.js';
 import { DEFAULT_RULES_EDITOR_PATH, sampleRulesEditorUrl } from '../config.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { DEMO_LAUNCH_TOKEN_MAX_AGE_MS } from '../core/launch-tokens.js';
+import { createLimitResolver } from '../core/limits.js';
 import { createSessionService } from '../core/sessions.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { AdminViewsRepo } from '../db/admin-views.repo.js';
 import type { ImportRepo } from '../db/import.repo.js';
+import type { ReadScheduleRepo } from '../db/read-schedule.repo.js';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import type { PluginSettings } from '../core/plugin-settings.js';
@@ -35,6 +37,8 @@ export interface PluginAppDeps {
   repos: {
     accounts: AccountsRepo;
     stats: StatisticsRepo;
+    /** The adaptive sync's forecasts and attack-spike notices, for the website pages. */
+    schedule: ReadScheduleRepo;
     /** The settings overrides and the audit of every change. */
     audit: SettingsRepo;
     sessions: SessionsRepo;
@@ -102,6 +106,7 @@ export function createPluginApp(deps: PluginAppDeps) {
       panel: {
         accounts,
         stats: deps.repos.stats,
+        schedule: deps.repos.schedule,
         provider: deps.provider,
         protection: deps.services.protection,
         rulesEditorTemplate: rulesEditorTemplate(config, deps.sandbox?.url),
@@ -109,6 +114,9 @@ export function createPluginApp(deps: PluginAppDeps) {
       },
       admin: {
         views: deps.repos.adminViews,
+        schedule: deps.repos.schedule,
+        // A fresh resolver each time: the limits may have changed since the last page.
+        periodOf: (account, now) => createLimitResolver(deps.repos.stats, accounts).periodOf(account, now),
         queue,
         actions: deps.services.protection,
         now: deps.now,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededWebsite, seedViewsDatabase, type ViewsSeedSummary } from '../../bench/lib/views-seed.js';
 import { admin, customer, launchUrl } from '../helpers/pages.js';
 import { createPageClient, textOf } from '../helpers/page-client.js';
-import { startTestPlugin } from '../helpers/plugin.js';
+import { startTestPlugin, withPlugin } from '../helpers/plugin.js';
 import { startTestSandbox, removeTempDir, type TestSandbox } from '../helpers/sandbox.js';
 
 const N = 300;
@@ -276,6 +276,62 @@ describe('admin pages: a website', () => {
     expect(plugin.jobs.get(jobId)?.payload).toMatchObject({ type: 'domain.added', account: 'alice', domain: DOMAIN });
     expect(textOf((await client.get(answer.headers.get('location') ?? '')).body)).toContain(
       `Queued for provisioning again. Job #${jobId}.`,
+    );
+  });
+});
+
+describe('admin pages: a website’s forecast and attacks', () => {
+  it('forecasts each limit at the rate the statistics sync measured last, and shows the attacks', async () => {
+    // The 11th of a 30-day month: at this period's average rate (1,800 hits in ten days) no limit is near.
+    let clock = Date.UTC(2026, 10, 11);
+    await withPlugin(
+      async (own, sb) => {
+        await own.postEvents([
+          { type: 'account.created', account: 'dora' },
+          { type: 'domain.added', account: 'dora', domain: 'dora.example' },
+        ]);
+        await own.idle();
+        own.stats.setLimits('website', 'dora.example', { websiteHits: 100_000 });
+        own.stats.setLimits('account', 'dora', { accountHits: 60_000 });
+        await own.syncStatistics();
+        // Half an hour later, 1,800 more hits: one a second.
+        clock += 30 * 60_000;
+        await sb.control('POST', '/_sandbox/websites/dora.example/traffic', { hits: 1800 });
+        await own.syncStatistics();
+        await own.enforceLimits();
+        const page = { websites: [], accounts: [], groups: [] };
+        const spike = { domain: 'dora.example', account: 'dora', kind: 'attack_spike' as const };
+        own.schedule.save({
+          ...page,
+          spikesStarted: [{ ...spike, startedAt: clock - 50 * 3_600_000, blockedPerHour: 700, baselinePerHour: 3 }],
+          spikesEnded: [],
+        });
+        own.schedule.save({
+          ...page,
+          spikesStarted: [],
+          spikesEnded: [{ domain: 'dora.example', startedAt: clock - 50 * 3_600_000, at: clock - 48 * 3_600_000 }],
+        });
+        own.schedule.save({
+          ...page,
+          spikesStarted: [{ ...spike, startedAt: clock - 10 * 60_000, blockedPerHour: 9_000, baselinePerHour: 25 }],
+          spikesEnded: [],
+        });
+
+        const client = createPageClient(own.url);
+        expect((await client.get(launchUrl(own.url, admin(), { now: clock }))).status).toBe(303);
+        const answer = await client.get('/admin/websites/dora.example');
+        expect(answer.status).toBe(200);
+        const text = textOf(answer.body);
+        // 98,200 hits to the website's limit, 58,200 to the account's, at one a second from 00:30 on the 11th.
+        expect(text).toContain('Website limit: 12 Nov, 03:00 UTC (in 1 day)');
+        expect(text).toContain('Account limit: 11 Nov, 16:00 UTC (in 16 hours)');
+        expect(text).toContain('At the rate of about the last half hour.');
+        expect(text).toContain('Attack in progress since 11 Nov, 00:20 UTC: about 9,000 blocked hits in the last hour (normally 25).');
+        expect(text).toContain(
+          'Recent attacks (last 7 days): 8 Nov, 22:30 UTC to 9 Nov, 00:30 UTC: about 700 blocked hits an hour (normally 3).',
+        );
+      },
+      { now: () => clock, worker: true },
     );
   });
 });

@@ -4,7 +4,7 @@
  * and a bad form is answered next to the field with nothing sent to the provider.
  */
 import { describe, expect, it } from 'vitest';
-import { createPageClient } from '../helpers/page-client.js';
+import { createPageClient, textOf } from '../helpers/page-client.js';
 import { customer, launchUrl } from '../helpers/pages.js';
 import { withPlugin } from '../helpers/plugin.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
@@ -192,7 +192,7 @@ describe('customer pages', () => {
     });
   });
 
-  it('forecasts the day each limit will be reached at the rate of the period so far', async () => {
+  it('forecasts at the rate of the period so far while the sync has measured no current rate (a frozen clock)', async () => {
     // The 11th of a 30-day month: ten days of the monthly period have passed.
     const now = Date.UTC(2026, 10, 11);
     await withPlugin(
@@ -206,12 +206,75 @@ describe('customer pages', () => {
         expect(await limitCell()).toBe('not this period');
         // 150 hits a day: 3,000 are reached after 20 days.
         plugin.stats.setLimits('website', 'alice.example', { websiteHits: 3000 });
-        expect(await limitCell()).toBe('21 Nov');
+        expect(await limitCell()).toBe('21 Nov, 00:00 UTC');
         // The account's limit comes first when it is nearer.
         plugin.stats.setLimits('account', 'alice', { accountHits: 2250 });
-        expect(await limitCell()).toBe('16 Nov');
+        expect(await limitCell()).toBe('16 Nov, 00:00 UTC');
         plugin.stats.setLimits('website', 'alice.example', { websiteHits: 1000 });
         expect(await limitCell()).toBe('reached');
+      },
+      { now: () => now },
+    );
+  });
+
+  it('forecasts the day and hour a limit is reached at the rate the statistics sync measured last', async () => {
+    // The 11th of a 30-day month: at this period's average rate (1,800 hits in ten days) the limit is far off.
+    const start = Date.UTC(2026, 10, 11);
+    let clock = start;
+    await withPlugin(
+      async (plugin, sb) => {
+        await setUp(plugin);
+        plugin.stats.setLimits('website', 'alice.example', { websiteHits: 100_000 });
+        await plugin.syncStatistics();
+        // Half an hour later, 1,800 more hits: one a second.
+        clock += 30 * 60_000;
+        await sb.control('POST', '/_sandbox/websites/alice.example/traffic', { hits: 1800 });
+        await plugin.syncStatistics();
+        expect(plugin.schedule.get('alice.example')?.hitRate).toBeCloseTo(1, 6);
+        const limitCell = async () => {
+          // A fresh session each time: the clock jumps past a session's life.
+          const alice = await signIn(plugin.url, 'alice', clock);
+          return /data-label="Limit reached on">([^<]*)</.exec((await alice.page('/panel')).html)?.[1];
+        };
+        // 98,200 hits to go at one a second: 27 h 16 min 40 s after 00:30 on the 11th.
+        expect(await limitCell()).toBe('12 Nov, 03:00 UTC');
+        // A day later the forecast time has passed: reached, whatever the average says.
+        clock += 28 * 3_600_000;
+        expect(await limitCell()).toBe('reached');
+      },
+      { now: () => clock },
+    );
+  });
+
+  it('shows the attack going on and the recent ones on the domain page, and none of another domain', async () => {
+    const now = Date.UTC(2026, 10, 20, 10, 30);
+    await withPlugin(
+      async (plugin) => {
+        await setUp(plugin);
+        const spike = (startedAt: number, blockedPerHour: number, baselinePerHour: number) => ({
+          domain: 'alice.example',
+          account: 'alice',
+          kind: 'attack_spike' as const,
+          startedAt,
+          blockedPerHour,
+          baselinePerHour,
+        });
+        const page = { websites: [], accounts: [], groups: [] };
+        plugin.schedule.save({ ...page, spikesStarted: [spike(now - 26 * 3_600_000, 900, 12)], spikesEnded: [] });
+        plugin.schedule.save({
+          ...page,
+          spikesStarted: [],
+          spikesEnded: [{ domain: 'alice.example', startedAt: now - 26 * 3_600_000, at: now - 25 * 3_600_000 }],
+        });
+        plugin.schedule.save({ ...page, spikesStarted: [spike(now - 95 * 60_000, 12_500, 40)], spikesEnded: [] });
+        const alice = await signIn(plugin.url, 'alice', now);
+        const { html } = await alice.page('/panel/domains/alice.example');
+        expect(textOf(html)).toContain(
+          'Attack in progress since 20 Nov, 08:55 UTC: about 12,500 blocked hits in the last hour (normally 40).',
+        );
+        expect(textOf(html)).toContain('19 Nov, 08:30 UTC to 19 Nov, 09:30 UTC: about 900 blocked hits an hour (normally 12).');
+        const bob = await signIn(plugin.url, 'bob', now);
+        expect((await bob.page('/panel/domains/bob.example')).html).not.toContain('Attack');
       },
       { now: () => now },
     );

@@ -4,7 +4,8 @@
  */
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
-import { forecastLimitReached } from '../../core/forecast.js';
+import { currentForecast, forecastWords } from '../../core/forecast.js';
+import { NOTICES_READ, spikeNotices } from '../../core/website-notices.js';
 import type { PausedBy } from '../../core/types.js';
 import type { WebsiteQuotaRow } from '../../db/admin-views.repo.js';
 import { AppError, httpStatusFor } from '../../errors.js';
@@ -75,14 +76,16 @@ function websitesPage(deps: AdminPagesDeps, req: Request, res: Response) {
   });
 }
 
-/** The forecast of each limit that applies: when it is reached at this period's rate. */
-function forecasts(website: WebsiteQuotaRow, now: number) {
-  if (website.periodStart === null || website.periodEnd === null) return { website: null, account: null };
-  const period = { periodStart: website.periodStart, periodEnd: website.periodEnd, now };
-  return {
-    website: forecastLimitReached({ ...period, usage: website.usage, limit: website.limit }),
-    account: forecastLimitReached({ ...period, usage: website.accountUsage, limit: website.accountLimit }),
-  };
+/** The forecast of each limit that applies: when it is reached at the current rate (core/forecast.ts currentForecast). */
+function forecasts(deps: AdminPagesDeps, website: WebsiteQuotaRow, now: number) {
+  if (website.periodStart === null || website.periodEnd === null) return null;
+  return currentForecast({
+    now,
+    periodEnd: deps.periodOf(website.account, now).end,
+    counted: { start: website.periodStart, end: website.periodEnd },
+    website: { usage: website.usage, limit: website.limit, stored: deps.schedule.get(website.domain) },
+    account: { usage: website.accountUsage, limit: website.accountLimit, stored: deps.schedule.accountForecast(website.account) },
+  });
 }
 
 const DONE_MESSAGES = {
@@ -99,7 +102,9 @@ function renderWebsite(deps: AdminPagesDeps, req: Request, res: Response, flash?
   res.status(status).render('admin/website', {
     title: domain,
     website,
-    forecast: forecasts(website, now),
+    forecast: forecasts(deps, website, now),
+    forecastWords,
+    spikes: spikeNotices(deps.schedule.notices(domain, NOTICES_READ), now),
     history: deps.views.websiteHistory(domain, 50),
     flash,
   });

@@ -2,7 +2,9 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Protection } from '../../core/protection.js';
 import type { JobQueue } from '../../core/job-queue.js';
+import type { Period } from '../../core/quota.js';
 import type { AdminViewsRepo } from '../../db/admin-views.repo.js';
+import type { ReadScheduleRepo } from '../../db/read-schedule.repo.js';
 import { fmt } from './admin-format.js';
 import { createAdminJobsRouter } from './admin-jobs.routes.js';
 import { createAdminRunsRouter } from './admin-runs.routes.js';
@@ -15,6 +17,10 @@ import { createDemoRouter, type DemoPagesDeps } from './demo.routes.js';
 export interface AdminPagesDeps {
   /** The read models of every admin list (db/admin-views.repo.ts). */
   views: AdminViewsRepo;
+  /** The adaptive sync's forecasts and attack-spike notices of a website. */
+  schedule: Pick<ReadScheduleRepo, 'get' | 'accountForecast' | 'notices'>;
+  /** The account's current period (limits.periodOf): a stored forecast about another one is stale. */
+  periodOf: (account: string, now: number) => Period;
   /** Retries of dead jobs, waking the worker. */
   queue: Pick<JobQueue, 'retryJob' | 'retryAllDead'>;
   /** Pause, resume and re-provision of one website. */

@@ -6,7 +6,7 @@
  */
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
-import { forecastLimitReached } from '../../core/forecast.js';
+import { currentForecast, forecastWords } from '../../core/forecast.js';
 import { accountUsageNow, createLimitResolver } from '../../core/limits.js';
 import type { Protection } from '../../core/protection.js';
 import { TRAFFIC_RANGES, trafficView, trafficWindow, type TrafficRange } from '../../core/traffic-view.js';
@@ -21,8 +21,10 @@ import {
   type SettingsView,
   type UploadedFile,
 } from '../../core/website-settings.js';
+import { NOTICES_READ, spikeNotices } from '../../core/website-notices.js';
 import { customerActions, describeWebsite } from '../../core/website-state.js';
 import type { AccountsRepo } from '../../db/accounts.repo.js';
+import type { ReadScheduleRepo } from '../../db/read-schedule.repo.js';
 import type { StatisticsRepo } from '../../db/statistics.repo.js';
 import { AppError } from '../../errors.js';
 import {
@@ -41,6 +43,8 @@ import { pageUser } from './session.middleware.js';
 export interface PanelPagesDeps {
   accounts: AccountsRepo;
   stats: StatisticsRepo;
+  /** The adaptive sync's forecasts and attack-spike notices. */
+  schedule: Pick<ReadScheduleRepo, 'get' | 'accountForecast' | 'notices'>;
   provider: Pick<ProviderClient, 'lookupWebsite' | 'updateWebsite'>;
   protection: Pick<Protection, 'protect' | 'pause' | 'resume'>;
   /** The rules editor's URL template ({domain}, {lang}, {api_key}); undefined: no editor to offer. */
@@ -174,33 +178,33 @@ function editorUrlFor(deps: PanelPagesDeps, website: Website): string | undefine
   return rulesEditorUrl(deps.rulesEditorTemplate, { domain: website.domain, lang: 'en', apiKey });
 }
 
-/** "27 Nov" (UTC), the day a forecast names; "not this period" when it names none. */
-const forecastWords = (at: number | null, now: number) =>
-  at === null
-    ? 'not this period'
-    : at <= now
-      ? 'reached'
-      : new Date(at).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
-
 /**
- * Each active domain with its state, actions, usage this period and the day a limit will be
- * reached at this period's rate (its own limit, or the account's, whichever comes first): one
- * usage query and one limits read for all.
+ * Each active domain with its state, actions, usage this period and the day and hour a limit
+ * will be reached at the current rate (its own limit, or the account's, whichever comes
+ * first): one usage query and one limits read for all.
  */
 function domainRows(deps: PanelPagesDeps, account: string) {
   const now = deps.now();
   const { period, websites, accountHits, accountLimit } = accountUsageNow(deps, account, now);
-  const forecast = (hits: number, limit: number | null) =>
-    forecastLimitReached({ usage: hits, periodStart: period.start, periodEnd: period.end, now, limit });
-  const accountReached = forecast(accountHits, accountLimit);
-  return websites.map(({ website, hits, limit, exempt }) => ({
-    website,
-    state: describeWebsite(website, 'customer'),
-    actions: customerActions(website),
-    hits,
-    limit,
-    limitReachedOn: forecastWords(exempt ? null : earliest(forecast(hits, limit), accountReached), now),
-  }));
+  const accountSide = { usage: accountHits, limit: accountLimit, stored: deps.schedule.accountForecast(account) };
+  return websites.map(({ website, hits, limit, exempt }) => {
+    const forecast = currentForecast({
+      now,
+      periodEnd: period.end,
+      counted: period,
+      website: { usage: hits, limit, stored: deps.schedule.get(website.domain) },
+      account: accountSide,
+    });
+    return {
+      website,
+      state: describeWebsite(website, 'customer'),
+      actions: customerActions(website),
+      hits,
+      limit,
+      // An exempt website is never paused: neither limit is reached for it.
+      limitReachedOn: forecastWords(exempt ? null : earliest(forecast.website, forecast.account), now),
+    };
+  });
 }
 
 const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
@@ -252,6 +256,7 @@ function renderDomainPage(
       traffic,
       chartJson: chartJson(traffic.series),
       mitigation: deps.stats.latestMitigation(website.domain),
+      spikes: spikeNotices(deps.schedule.notices(website.domain, NOTICES_READ), now),
       vocabulary: {
         categories: RULE_CATEGORIES,
         policies: RULE_POLICIES,

@@ -1,0 +1,48 @@
+/**
+ * A website's attack-spike notices as its pages show them (the admin's and the customer's
+ * alike): the spike going on now, and a few recent ones. Pure.
+ */
+import type { WebsiteNotice } from '../db/read-schedule.repo.js';
+import { utcDay } from './forecast.js';
+
+/** Ended spikes older than this are history, not news. */
+export const RECENT_SPIKES_MS = 7 * 24 * 3_600_000;
+/** How many ended spikes a page lists: a few, not a log. */
+export const RECENT_SPIKES_SHOWN = 3;
+/** How many notices to read for that: the ongoing one, the recent ones, and some slack. */
+export const NOTICES_READ = 10;
+
+export interface SpikeView {
+  /** "27 Nov, 14:05 UTC". */
+  startedAt: string;
+  endedAt: string | null;
+  blockedPerHour: string;
+  baselinePerHour: string;
+}
+
+export interface SpikeNotices {
+  ongoing: SpikeView | null;
+  recent: SpikeView[];
+}
+
+/** "27 Nov, 14:05 UTC": a spike is a matter of minutes. */
+export const dayAndMinute = (at: number) => `${utcDay(at)}, ${new Date(at).toISOString().slice(11, 16)} UTC`;
+
+const count = (n: number) => Math.round(n).toLocaleString('en-US');
+
+const viewOf = (notice: WebsiteNotice): SpikeView => ({
+  startedAt: dayAndMinute(notice.startedAt),
+  endedAt: notice.endedAt === null ? null : dayAndMinute(notice.endedAt),
+  blockedPerHour: count(notice.blockedPerHour),
+  baselinePerHour: count(notice.baselinePerHour),
+});
+
+/** From a website's notices (newest first, ReadScheduleRepo.notices): the spike going on, and the last few that ended this week. */
+export function spikeNotices(notices: WebsiteNotice[], now: number): SpikeNotices {
+  const spikes = notices.filter((notice) => notice.kind === 'attack_spike');
+  const ongoing = spikes.find((notice) => notice.endedAt === null);
+  const recent = spikes
+    .filter((notice) => notice.endedAt !== null && notice.endedAt > now - RECENT_SPIKES_MS)
+    .slice(0, RECENT_SPIKES_SHOWN);
+  return { ongoing: ongoing ? viewOf(ongoing) : null, recent: recent.map(viewOf) };
+}
