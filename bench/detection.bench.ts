@@ -311,7 +311,9 @@ async function simulate(strategy: Strategy, settings: Settings): Promise<Strateg
 function causedByAttack(traffic: Traffic, crossed: number): boolean {
   const attack = traffic.segments[1];
   const after = traffic.segments[2];
-  return traffic.kind === ('attacked' satisfies Kind) && attack !== undefined && crossed >= attack.from && crossed <= (after?.from ?? Infinity);
+  return (
+    traffic.kind === ('attacked' satisfies Kind) && attack !== undefined && crossed >= attack.from && crossed <= (after?.from ?? Infinity)
+  );
 }
 
 /**
@@ -319,13 +321,17 @@ function causedByAttack(traffic: Traffic, crossed: number): boolean {
  * before the start, in domain order (as a full pass at the rate would), its hits up to then
  * counted in the period, and due again from then.
  */
-function seedHistory(db: Db, stats: ReturnType<typeof createStatisticsRepo>, accounts: ReturnType<typeof createAccountsRepo>, settings: Settings, traffic: (i: number) => Traffic) {
+function seedHistory(
+  db: Db,
+  stats: ReturnType<typeof createStatisticsRepo>,
+  accounts: ReturnType<typeof createAccountsRepo>,
+  settings: Settings,
+  traffic: (i: number) => Traffic,
+) {
   const { n } = settings;
   const period = createLimitResolver(stats, accounts).periodOf(accountOf(0, settings.users), START);
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (domainOf(a) < domainOf(b) ? -1 : 1));
-  const latest = db.prepare(
-    'INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, 0)',
-  );
+  const latest = db.prepare('INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, 0)');
   const usage = db.prepare(
     'INSERT INTO usage (domain, period_start, account, hits, permitted, blocked, mitigated, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?)',
   );

@@ -54,7 +54,8 @@ export function trafficOf(i: number, o: WorldOptions): Traffic {
   const kind = kindOf(i);
   const base = pareto(unit(i, 1), 0.001, 1.2, 5);
   const blockedShare = 0.05 + 0.1 * unit(i, 2);
-  const windowAt = (salt: number, endMarginMs = 0) => o.start + o.window.fromMs + unit(i, salt) * (o.window.toMs - o.window.fromMs - endMarginMs);
+  const windowAt = (salt: number, endMarginMs = 0) =>
+    o.start + o.window.fromMs + unit(i, salt) * (o.window.toMs - o.window.fromMs - endMarginMs);
   if (kind === 'crosser') {
     const crossAt = windowAt(3);
     let rate = pareto(unit(i, 4), 0.05, 1.2, 10);
@@ -64,7 +65,12 @@ export function trafficOf(i: number, o: WorldOptions): Traffic {
       initial = 0;
     }
     initial = Math.floor(initial);
-    return { kind, initial, initialBlocked: Math.floor(initial * blockedShare), segments: [{ from: o.start, hits: rate, blocked: rate * blockedShare }] };
+    return {
+      kind,
+      initial,
+      initialBlocked: Math.floor(initial * blockedShare),
+      segments: [{ from: o.start, hits: rate, blocked: rate * blockedShare }],
+    };
   }
   const initial = Math.floor(Math.min(0.7 * o.limit, base * (o.elapsedMs / 1000)));
   const segments = [{ from: o.start, hits: base, blocked: base * blockedShare }];
@@ -72,7 +78,10 @@ export function trafficOf(i: number, o: WorldOptions): Traffic {
     const from = windowAt(5);
     const until = from + (30 + 60 * unit(i, 6)) * 60_000;
     const attack = 2 + 20 * unit(i, 7);
-    segments.push({ from, hits: base + attack, blocked: base * blockedShare + attack }, { from: until, hits: base, blocked: base * blockedShare });
+    segments.push(
+      { from, hits: base + attack, blocked: base * blockedShare + attack },
+      { from: until, hits: base, blocked: base * blockedShare },
+    );
   }
   return { kind, initial, initialBlocked: Math.floor(initial * blockedShare), segments };
 }
