@@ -152,7 +152,12 @@ async function wire(
   const { jobs, accounts, stats, schedule, audit } = openRepositories(db, config, logger, now);
   const settings = createPluginSettings(audit, config);
   if (role.serves) holdServeLock(config, stats, logger, life);
-  const metrics = createMetrics({ jobCounts: () => jobs.countsByKind(), now, processMetrics: role.serves });
+  const metrics = createMetrics({
+    jobCounts: () => jobs.countsByKind(),
+    dueWebsites: () => schedule.dueCount(now()),
+    now,
+    processMetrics: role.serves,
+  });
   const connected = await connectProvider(config, {
     startsSandbox: role.serves,
     logger,

@@ -13,6 +13,8 @@ import type { ProviderAttempt } from './provider/index.js';
 export interface MetricsSources {
   /** Jobs of each kind in each state, read at each scrape (trigger-kept counts: a few rows). */
   jobCounts(): { state: string; kind: string; count: number }[];
+  /** Websites whose next read is due now (the adaptive sync's backlog), read at each scrape. Default: not exported. */
+  dueWebsites?: () => number;
   /** Unix time in ms, for the last successful sync's timestamp. Default Date.now. */
   now?: () => number;
   /** Node's process metrics (CPU, memory, event loop, GC) on the same registry. Default true. */
@@ -22,7 +24,7 @@ export interface MetricsSources {
 /** How a sync ended, as the `outcome` label says it. */
 export type SyncOutcome = 'ok' | 'partial' | 'failed' | 'stopped' | 'skipped';
 
-export function syncOutcome(result: SyncResult): SyncOutcome {
+export function syncOutcome(result: Pick<SyncResult, 'skipped' | 'stopped' | 'failed' | 'read'>): SyncOutcome {
   if (result.skipped) return 'skipped';
   if (result.stopped) return 'stopped';
   if (result.failed > 0) return result.read === 0 ? 'failed' : 'partial';
@@ -62,6 +64,27 @@ export function createMetrics(sources: MetricsSources) {
     help: 'Websites whose statistics a sync could not read (read again next sync)',
     registers,
   });
+  const syncReads = new Counter({
+    name: 'wpp_sync_reads_total',
+    help: 'Websites whose statistics were read (full syncs and adaptive ticks): the provider requests the sync spent',
+    registers,
+  });
+  const attackSpikes = new Counter({
+    name: 'wpp_attack_spikes_total',
+    help: 'Attack spikes noticed (blocked hits in the last hour far above the website normal), one per spike',
+    registers,
+  });
+  if (sources.dueWebsites) {
+    const dueWebsites = sources.dueWebsites;
+    new Gauge({
+      name: 'wpp_sync_due_websites',
+      help: 'Websites whose next statistics read is due now: a backlog that keeps growing means WPP_SYNC_RATE is too low for this many websites',
+      registers,
+      collect() {
+        this.set(dueWebsites());
+      },
+    });
+  }
   const syncLastSuccess = new Gauge({
     name: 'wpp_sync_last_success_timestamp_seconds',
     help: 'Unix time at which the last sync that read statistics (ok or partial) ended; 0 before the first',
@@ -105,6 +128,17 @@ export function createMetrics(sources: MetricsSources) {
       if (outcome === 'skipped') return;
       syncDuration.observe(result.seconds);
       syncReadFailures.inc(result.failed);
+      syncReads.inc(result.read);
+      if (outcome === 'ok' || outcome === 'partial') syncLastSuccess.set(Math.floor(now() / 1000));
+    },
+    tickFinished(result) {
+      const outcome = syncOutcome(result);
+      syncRuns.inc({ outcome });
+      if (outcome === 'skipped') return;
+      syncDuration.observe(result.seconds);
+      syncReadFailures.inc(result.failed);
+      syncReads.inc(result.read);
+      attackSpikes.inc(result.spikes);
       if (outcome === 'ok' || outcome === 'partial') syncLastSuccess.set(Math.floor(now() / 1000));
     },
     syncFailed() {

@@ -66,6 +66,8 @@ export interface ReadTickResult {
   paused: number;
   spikes: number;
   firstError: string | null;
+  /** How long the tick took (0 when skipped). */
+  seconds: number;
   runId: number | null;
 }
 
@@ -85,6 +87,7 @@ export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Pr
     paused: 0,
     spikes: 0,
     firstError: null,
+    seconds: 0,
     runId: null,
   };
   const lock = acquireJobLock(stats, SYNC_LOCK, logger);
@@ -153,6 +156,7 @@ export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Pr
       pending = next;
     }
     result.stopped = reader.stopped && result.read + result.failed < websites.length;
+    result.seconds = (now() - started) / 1000;
     // A run a minute: a week of them is kept, as of the samples (the full sync prunes those too).
     stats.pruneRuns(SYNC_LOCK, started - RETENTION_MS);
     stats.pruneSamples(started - RETENTION_MS);
@@ -161,7 +165,7 @@ export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Pr
       status: result.stopped ? 'stopped' : allFailed ? 'failed' : 'ok',
       read: result.read,
       failed: result.failed,
-      details: { mode: 'adaptive', due: result.due, paused: result.paused, spikes: result.spikes, seconds: (now() - started) / 1000 },
+      details: { mode: 'adaptive', due: result.due, paused: result.paused, spikes: result.spikes, seconds: result.seconds },
     });
     return result;
   } catch (error) {

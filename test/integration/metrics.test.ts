@@ -69,6 +69,25 @@ describe('GET /metrics', () => {
     });
   });
 
+  it('counts the adaptive ticks: reads, spikes, and the backlog of websites due', async () => {
+    await withPlugin(async (plugin) => {
+      await plugin.postEvents([
+        { type: 'domain.added', account: 'alice', domain: 'a1.example' },
+        { type: 'domain.added', account: 'alice', domain: 'a2.example' },
+      ]);
+      await plugin.idle();
+      // Both are due (never read) before the tick, neither after it.
+      expect(parseExposition((await scrape(plugin)).text).get('wpp_sync_due_websites')).toBe(2);
+      expect(await plugin.readTick(55)).toMatchObject({ read: 2, failed: 0 });
+      const m = parseExposition((await scrape(plugin)).text);
+      expect(m.get('wpp_sync_due_websites')).toBe(0);
+      expect(m.get('wpp_sync_reads_total')).toBe(2);
+      expect(m.get('wpp_attack_spikes_total')).toBe(0);
+      expect(m.get('wpp_sync_runs_total{outcome="ok"}')).toBe(1);
+      expect(m.get('wpp_sync_last_success_timestamp_seconds')).toBeGreaterThan(Date.now() / 1000 - 60);
+    });
+  });
+
   it('counts provider errors and failed reads when the provider is down', async () => {
     await withPlugin(async (plugin, sb) => {
       await plugin.postEvents([{ type: 'domain.added', account: 'alice', domain: 'a1.example' }]);

@@ -122,6 +122,7 @@ describe('the plugin schedule', () => {
     paused: 0,
     spikes: 0,
     firstError: null,
+    seconds: 1,
     runId: 3,
   };
 

@@ -1,0 +1,289 @@
+/**
+ * One schedule of the detection bench over the simulated period, in this process: see
+ * bench/detection.bench.ts for what it simulates and measures. Run compiled, with plain
+ * node (lib/detection-child.ts), so its peak RSS is the plugin's and the sandbox's, not a
+ * TypeScript loader's.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { createEnforcement } from '../../src/core/enforcement.js';
+import { createLimitResolver } from '../../src/core/limits.js';
+import { readTick } from '../../src/core/read-tick.js';
+import { DEFAULT_RULES } from '../../src/core/read-schedule.js';
+import { createAccountsRepo } from '../../src/db/accounts.repo.js';
+import type { Db } from '../../src/db/open.js';
+import { openPluginDatabase } from '../../src/db/plugin-database.js';
+import { createReadScheduleRepo } from '../../src/db/read-schedule.repo.js';
+import { createStatisticsRepo } from '../../src/db/statistics.repo.js';
+import { createProviderClient, type ProviderClient } from '../../src/provider/index.js';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { crossingAt, cumulativeAt, trafficOf, type Kind, type Traffic, type WorldOptions } from './detection-world.js';
+import { peakRssMb } from './proc.js';
+import { percentileSorted, round1 } from './stats.js';
+import { accountOf, domainOf, seedPluginDatabase, seedSandbox } from './sync-seed.js';
+import { createTempDir, removeTempDir } from './temp.js';
+
+const MINUTE = 60_000;
+const START = Date.parse('2026-11-11T00:00:00Z');
+export const WARMUP_MS = 45 * MINUTE;
+export const TAIL_MS = 45 * MINUTE;
+
+export type Strategy = 'adaptive' | 'round-robin';
+
+export interface Settings {
+  n: number;
+  users: number;
+  limit: number;
+  rate: number;
+  windowMinutes: number;
+}
+
+export interface StrategyReport {
+  strategy: Strategy;
+  crossings: number;
+  /** Crossings not paused by the end of the simulation (their latency counts until the end). */
+  unpaused: number;
+  latency_minutes: { p50: number; p95: number; max: number };
+  /** Latency of the crossings an attack caused (a sudden surge), apart. */
+  attack_latency_minutes: { count: number; p50: number; max: number };
+  over_limit_hits: { total: number; p95: number; max: number };
+  requests: number;
+  reads: number;
+  peak_rss_mb: number;
+  wall_seconds: number;
+}
+
+const indexOf = (domain: string) => Number(domain.slice(5, domain.indexOf('.')));
+
+/** One schedule over the simulated period; see the module comment. */
+export async function simulate(strategy: Strategy, settings: Settings): Promise<StrategyReport> {
+  const wall = performance.now();
+  const { n, limit, rate } = settings;
+  const windowEnd = WARMUP_MS + settings.windowMinutes * MINUTE;
+  const world: WorldOptions = { n, limit, start: START, elapsedMs: 10 * 24 * 60 * MINUTE, window: { fromMs: WARMUP_MS, toMs: windowEnd } };
+  const end = START + windowEnd + TAIL_MS;
+  const traffic = (i: number): Traffic => trafficOf(i, world);
+  let now = START;
+  const clock = () => now;
+  const log = (message: string) => console.error(`[${strategy}] ${message}`);
+
+  const dir = createTempDir(`wpp-bench-detection-${strategy}-`);
+  const silent = pino({ level: 'silent' });
+  const sandbox = await startSandbox({
+    dataDir: join(dir, 'sandbox'),
+    host: '127.0.0.1',
+    port: 0,
+    dnsDelaySeconds: null,
+    certDelaySeconds: 0,
+    rateLimitPerSecond: 0,
+    logger: silent,
+    now: clock,
+  });
+  let db: Db | undefined;
+  try {
+    const users = await seedSandbox({
+      url: sandbox.url,
+      partnerKey: sandbox.partnerKey,
+      n,
+      users: settings.users,
+      limit,
+      traffic: (i) => {
+        const t = traffic(i);
+        return { hits: t.initial, blocked: t.initialBlocked, mitigated: 0 };
+      },
+    });
+    db = openPluginDatabase({ databaseFile: join(dir, 'plugin.sqlite') });
+    seedPluginDatabase(db, { n, users, limit, now: START });
+    const stats = createStatisticsRepo(db, clock);
+    const accounts = createAccountsRepo(db, clock);
+    const schedule = createReadScheduleRepo(db);
+    seedHistory(db, stats, accounts, settings, traffic);
+    // The seeding's memory is not the sync's: collect it, and count the peak RSS from here on.
+    (globalThis as { gc?: () => void }).gc?.();
+    resetPeakRss();
+    log(`seeded in ${round1((performance.now() - wall) / 1000)} s; ${memory()}`);
+
+    // Traffic goes into the sandbox up to the clock as each website is read; a paused website's stops.
+    const pushedHits = new Float64Array(n);
+    const pushedBlocked = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      pushedHits[i] = traffic(i).initial;
+      pushedBlocked[i] = traffic(i).initialBlocked;
+    }
+    const pausedAt = new Map<number, number>();
+    const accrue = (i: number) => {
+      const upTo = Math.min(now, pausedAt.get(i) ?? Infinity);
+      const cumulative = cumulativeAt(traffic(i), upTo);
+      const hits = cumulative.hits - (pushedHits[i] as number);
+      const blocked = Math.min(hits, Math.max(0, cumulative.blocked - (pushedBlocked[i] as number)));
+      if (hits <= 0) return;
+      sandbox.store.addTraffic(domainOf(i), now, hits, blocked, 0, blocked > 0 ? 'bad_bot' : '');
+      pushedHits[i] = cumulative.hits;
+      pushedBlocked[i] = (pushedBlocked[i] as number) + blocked;
+    };
+
+    let requests = 0;
+    let reads = 0;
+    const msPerRequest = 1000 / rate;
+    const spend = () => {
+      requests++;
+      now += msPerRequest;
+    };
+    const client = createProviderClient({ baseUrl: sandbox.url, apiKey: sandbox.partnerKey, timeoutMs: 30_000, logger: silent });
+    const provider: ProviderClient = {
+      ...client,
+      getWebsiteStatistics: (domain, range, options) => {
+        spend();
+        reads++;
+        accrue(indexOf(domain));
+        return client.getWebsiteStatistics(domain, range, options);
+      },
+      lookupWebsite: (domain) => {
+        spend();
+        return client.lookupWebsite(domain);
+      },
+      setWebsiteStatus: (domain, status) => {
+        spend();
+        if (status === 'paused') {
+          const i = indexOf(domain);
+          accrue(i);
+          if (!pausedAt.has(i)) pausedAt.set(i, now);
+        }
+        return client.setWebsiteStatus(domain, status);
+      },
+    };
+    const enforcement = createEnforcement({ stats, accounts, provider, logger: silent, now: clock, concurrency: 16 });
+    const tickDeps = { stats, accounts, schedule, provider, logger: silent, now: clock, enforceAccounts: enforcement.enforceAccounts };
+
+    let cursor = '';
+    const nextRoundRobin = (count: number) => {
+      const page = stats.managedPage(cursor, count);
+      if (page.length < count) page.push(...stats.managedPage('', count - page.length));
+      cursor = page.at(-1)?.domain ?? '';
+      return page;
+    };
+    for (let tickStart = START, k = 0; tickStart < end; k++) {
+      now = tickStart;
+      await readTick(tickDeps, {
+        budget: rate * (strategy === 'adaptive' ? 55 : 60),
+        concurrency: 16,
+        ratePerSecond: 0,
+        rules: DEFAULT_RULES,
+        lookaheadMs: 55_000,
+        ...(strategy === 'round-robin' ? { websites: nextRoundRobin(rate * 60) } : {}),
+      });
+      tickStart = Math.max(tickStart + MINUTE, now);
+      if (k % 30 === 0) log(`minute ${Math.round((tickStart - START) / MINUTE)}: ${reads} reads, ${pausedAt.size} paused; ${memory()}`);
+    }
+
+    // The crossings of the window, each with its pause.
+    const latencies: number[] = [];
+    const attackLatencies: number[] = [];
+    const overLimit: number[] = [];
+    let unpaused = 0;
+    for (let i = 0; i < n; i++) {
+      const t = traffic(i);
+      const crossed = crossingAt(t, limit, START + windowEnd);
+      if (crossed === null || crossed < START + WARMUP_MS) continue;
+      const paused = pausedAt.get(i);
+      if (paused === undefined) unpaused++;
+      const latency = (paused ?? end) - crossed;
+      latencies.push(latency);
+      if (causedByAttack(t, crossed)) attackLatencies.push(latency);
+      overLimit.push(cumulativeAt(t, paused ?? end).hits - limit);
+    }
+    latencies.sort((a, b) => a - b);
+    attackLatencies.sort((a, b) => a - b);
+    overLimit.sort((a, b) => a - b);
+    const minutes = (ms: number) => round1(ms / MINUTE);
+    return {
+      strategy,
+      crossings: latencies.length,
+      unpaused,
+      latency_minutes: {
+        p50: minutes(percentileSorted(latencies, 50)),
+        p95: minutes(percentileSorted(latencies, 95)),
+        max: minutes(latencies.at(-1) ?? 0),
+      },
+      attack_latency_minutes: {
+        count: attackLatencies.length,
+        p50: minutes(percentileSorted(attackLatencies, 50)),
+        max: minutes(attackLatencies.at(-1) ?? 0),
+      },
+      over_limit_hits: {
+        total: overLimit.reduce((sum, hits) => sum + hits, 0),
+        p95: percentileSorted(overLimit, 95),
+        max: overLimit.at(-1) ?? 0,
+      },
+      requests,
+      reads,
+      peak_rss_mb: peakRssMb(process.pid) ?? -1,
+      wall_seconds: round1((performance.now() - wall) / 1000),
+    };
+  } finally {
+    db?.close();
+    await sandbox.close();
+    removeTempDir(dir);
+  }
+}
+
+/** Whether the website was under attack when it crossed (the surge pushed it over). */
+function causedByAttack(traffic: Traffic, crossed: number): boolean {
+  const attack = traffic.segments[1];
+  const after = traffic.segments[2];
+  return (
+    traffic.kind === ('attacked' satisfies Kind) && attack !== undefined && crossed >= attack.from && crossed <= (after?.from ?? Infinity)
+  );
+}
+
+/**
+ * The plugin's state of a running installation: each website read once in the 45 minutes
+ * before the start, in domain order (as a full pass at the rate would), its hits up to then
+ * counted in the period, and due again from then.
+ */
+function seedHistory(
+  db: Db,
+  stats: ReturnType<typeof createStatisticsRepo>,
+  accounts: ReturnType<typeof createAccountsRepo>,
+  settings: Settings,
+  traffic: (i: number) => Traffic,
+) {
+  const { n } = settings;
+  const period = createLimitResolver(stats, accounts).periodOf(accountOf(0, settings.users), START);
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (domainOf(a) < domainOf(b) ? -1 : 1));
+  const latest = db.prepare('INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, 0)');
+  const usage = db.prepare(
+    'INSERT INTO usage (domain, period_start, account, hits, permitted, blocked, mitigated, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?)',
+  );
+  const scheduled = db.prepare('UPDATE read_schedule SET next_read_at = ?, last_read_at = ? WHERE domain = ?');
+  db.transaction(() => {
+    order.forEach((i, rank) => {
+      const t = traffic(i);
+      const at = Math.floor(START - WARMUP_MS + (rank / n) * WARMUP_MS);
+      const rate = t.segments[0] as Traffic['segments'][number];
+      const hits = Math.max(0, Math.floor(t.initial - (rate.hits * (START - at)) / 1000));
+      const blocked = Math.min(hits, Math.max(0, Math.floor(t.initialBlocked - (rate.blocked * (START - at)) / 1000)));
+      const domain = domainOf(i);
+      latest.run(domain, at, hits, hits - blocked, blocked);
+      usage.run(domain, period.start, accountOf(i, settings.users), hits, hits - blocked, blocked, at);
+      scheduled.run(at, at, domain);
+    });
+  })();
+}
+
+/** Memory now, for the progress lines: RSS, the JS heap and what lives outside it (SQLite, buffers). */
+function memory(): string {
+  const m = process.memoryUsage();
+  const mb = (bytes: number) => Math.round(bytes / 1048576);
+  return `rss ${mb(m.rss)} MB (heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB)`;
+}
+
+/** Resets this process's peak RSS (VmHWM) to its current RSS (Linux: proc(5), clear_refs 5). */
+function resetPeakRss(): void {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    // Not Linux: the peak then includes the seeding.
+  }
+}
