@@ -29,13 +29,17 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { TAIL_MS, WARMUP_MS, type Settings, type Strategy, type StrategyReport } from './lib/detection-sim.js';
+import { seedRun, TAIL_MS, WARMUP_MS, type Settings, type Strategy, type StrategyReport } from './lib/detection-sim.js';
+import { peakRssMb, startChild } from './lib/proc.js';
 import { round1 } from './lib/stats.js';
+import { createTempDir, removeTempDir } from './lib/temp.js';
 
 const MINUTE = 60_000;
 const ROOT = new URL('..', import.meta.url).pathname;
 const COMPILED = `${ROOT}.bench-dist`;
+const SANDBOX_CHILD = new URL('./lib/child.ts', import.meta.url).pathname;
 
 const settingsFrom = (values: Record<string, string | boolean | undefined>): Settings => {
   const n = Number(values.websites);
@@ -91,15 +95,35 @@ function compile(): void {
   if (!existsSync(`${COMPILED}/migrations`)) symlinkSync(`${ROOT}migrations`, `${COMPILED}/migrations`);
 }
 
-/** Runs one schedule in a child process (lib/detection-child.ts, compiled) and returns its report line; its progress goes to stderr. */
-async function runChild(strategy: Strategy, settings: Settings): Promise<StrategyReport> {
-  // --expose-gc: the child collects the seeding's garbage before it starts counting its peak RSS.
-  const child = spawn(process.execPath, ['--expose-gc', `${COMPILED}/bench/lib/detection-child.js`, strategy, JSON.stringify(settings)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let stdout = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  if (code !== 0) throw new Error(`the ${strategy} run exited with ${code}`);
-  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as StrategyReport;
+/**
+ * Runs one schedule: a provider sandbox in its own process (bench/lib/child.ts), and the
+ * plugin's side in another (lib/detection-child.ts, compiled; its progress goes to stderr).
+ * Returns the schedule's report with the sandbox's peak RSS.
+ */
+async function runChild(strategy: Strategy, settings: Settings): Promise<StrategyReport & { sandbox_peak_rss_mb: number | null }> {
+  const dir = createTempDir(`wpp-bench-detection-sandbox-${strategy}-`);
+  const sandbox = await startChild<{ url: string; partnerKey: string }>(SANDBOX_CHILD, [
+    'sandbox',
+    JSON.stringify({ dataDir: join(dir, 'sandbox') }),
+  ]);
+  try {
+    const started = performance.now();
+    const databaseFile = join(dir, 'plugin.sqlite');
+    await seedRun(settings, sandbox.ready, databaseFile);
+    console.error(`[${strategy}] seeded in ${round1((performance.now() - started) / 1000)} s`);
+    const child = spawn(
+      process.execPath,
+      [`${COMPILED}/bench/lib/detection-child.js`, strategy, JSON.stringify(settings), JSON.stringify(sandbox.ready), databaseFile],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    if (code !== 0) throw new Error(`the ${strategy} run exited with ${code}`);
+    const report = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as StrategyReport;
+    return { ...report, sandbox_peak_rss_mb: peakRssMb(sandbox.pid) };
+  } finally {
+    await sandbox.stop();
+    removeTempDir(dir);
+  }
 }

@@ -4,8 +4,6 @@
  * node (lib/detection-child.ts), so its peak RSS is the plugin's and the sandbox's, not a
  * TypeScript loader's.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { createEnforcement } from '../../src/core/enforcement.js';
 import { createLimitResolver } from '../../src/core/limits.js';
@@ -17,12 +15,10 @@ import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { createReadScheduleRepo } from '../../src/db/read-schedule.repo.js';
 import { createStatisticsRepo } from '../../src/db/statistics.repo.js';
 import { createProviderClient, type ProviderClient } from '../../src/provider/index.js';
-import { startSandbox } from '../../src/sandbox/server.js';
 import { crossingAt, cumulativeAt, trafficOf, type Kind, type Traffic, type WorldOptions } from './detection-world.js';
 import { peakRssMb } from './proc.js';
 import { percentileSorted, round1 } from './stats.js';
 import { accountOf, domainOf, seedPluginDatabase, seedSandbox } from './sync-seed.js';
-import { createTempDir, removeTempDir } from './temp.js';
 
 const MINUTE = 60_000;
 const START = Date.parse('2026-11-11T00:00:00Z');
@@ -56,55 +52,69 @@ export interface StrategyReport {
 
 const indexOf = (domain: string) => Number(domain.slice(5, domain.indexOf('.')));
 
-/** One schedule over the simulated period; see the module comment. */
-export async function simulate(strategy: Strategy, settings: Settings): Promise<StrategyReport> {
+/** The world of a run: the traffic model and the simulated times. */
+function worldOf(settings: Settings) {
+  const windowEnd = WARMUP_MS + settings.windowMinutes * MINUTE;
+  const world: WorldOptions = {
+    n: settings.n,
+    limit: settings.limit,
+    start: START,
+    elapsedMs: 10 * 24 * 60 * MINUTE,
+    window: { fromMs: WARMUP_MS, toMs: windowEnd },
+  };
+  return { windowEnd, end: START + windowEnd + TAIL_MS, traffic: (i: number): Traffic => trafficOf(i, world) };
+}
+
+/**
+ * Seeds a run, from the bench's parent process (so the schedule's process starts with none
+ * of the seeding's memory): the sandbox's users, websites and their hits at the start, and
+ * the plugin's database at `databaseFile` as a running installation left it (seedHistory).
+ */
+export async function seedRun(settings: Settings, sandbox: { url: string; partnerKey: string }, databaseFile: string): Promise<void> {
+  const { traffic } = worldOf(settings);
+  const users = await seedSandbox({
+    url: sandbox.url,
+    partnerKey: sandbox.partnerKey,
+    n: settings.n,
+    users: settings.users,
+    limit: settings.limit,
+    traffic: (i) => {
+      const t = traffic(i);
+      return { hits: t.initial, blocked: t.initialBlocked, mitigated: 0 };
+    },
+  });
+  const db = openPluginDatabase({ databaseFile });
+  try {
+    seedPluginDatabase(db, { n: settings.n, users, limit: settings.limit, now: START });
+    seedHistory(db, createStatisticsRepo(db), createAccountsRepo(db), settings, traffic);
+  } finally {
+    db.close();
+  }
+}
+
+/** One schedule over the simulated period on a seeded run (seedRun); see the module comment. */
+export async function simulate(
+  strategy: Strategy,
+  settings: Settings,
+  sandbox: { url: string; partnerKey: string },
+  databaseFile: string,
+): Promise<StrategyReport> {
   const wall = performance.now();
   const { n, limit, rate } = settings;
-  const windowEnd = WARMUP_MS + settings.windowMinutes * MINUTE;
-  const world: WorldOptions = { n, limit, start: START, elapsedMs: 10 * 24 * 60 * MINUTE, window: { fromMs: WARMUP_MS, toMs: windowEnd } };
-  const end = START + windowEnd + TAIL_MS;
-  const traffic = (i: number): Traffic => trafficOf(i, world);
+  const { windowEnd, end, traffic } = worldOf(settings);
   let now = START;
   const clock = () => now;
   const log = (message: string) => console.error(`[${strategy}] ${message}`);
-
-  const dir = createTempDir(`wpp-bench-detection-${strategy}-`);
   const silent = pino({ level: 'silent' });
-  const sandbox = await startSandbox({
-    dataDir: join(dir, 'sandbox'),
-    host: '127.0.0.1',
-    port: 0,
-    dnsDelaySeconds: null,
-    certDelaySeconds: 0,
-    rateLimitPerSecond: 0,
-    logger: silent,
-    now: clock,
-  });
-  let db: Db | undefined;
+  const db = openPluginDatabase({ databaseFile });
   try {
-    const users = await seedSandbox({
-      url: sandbox.url,
-      partnerKey: sandbox.partnerKey,
-      n,
-      users: settings.users,
-      limit,
-      traffic: (i) => {
-        const t = traffic(i);
-        return { hits: t.initial, blocked: t.initialBlocked, mitigated: 0 };
-      },
-    });
-    db = openPluginDatabase({ databaseFile: join(dir, 'plugin.sqlite') });
-    seedPluginDatabase(db, { n, users, limit, now: START });
     const stats = createStatisticsRepo(db, clock);
     const accounts = createAccountsRepo(db, clock);
     const schedule = createReadScheduleRepo(db);
-    seedHistory(db, stats, accounts, settings, traffic);
-    // The seeding's memory is not the sync's: collect it, and count the peak RSS from here on.
-    (globalThis as { gc?: () => void }).gc?.();
-    resetPeakRss();
-    log(`seeded in ${round1((performance.now() - wall) / 1000)} s; ${memory()}`);
+    log(`started; ${memory()}`);
 
     // Traffic goes into the sandbox up to the clock as each website is read; a paused website's stops.
+    const msPerRequest = 1000 / rate;
     const pushedHits = new Float64Array(n);
     const pushedBlocked = new Float64Array(n);
     for (let i = 0; i < n; i++) {
@@ -112,20 +122,36 @@ export async function simulate(strategy: Strategy, settings: Settings): Promise<
       pushedBlocked[i] = traffic(i).initialBlocked;
     }
     const pausedAt = new Map<number, number>();
-    const accrue = (i: number) => {
-      const upTo = Math.min(now, pausedAt.get(i) ?? Infinity);
+    /** Website i's hits up to `at` (or its pause) not yet in the sandbox, as a traffic item; null when none. */
+    const accrual = (i: number, at: number) => {
+      const upTo = Math.min(at, pausedAt.get(i) ?? Infinity);
       const cumulative = cumulativeAt(traffic(i), upTo);
       const hits = cumulative.hits - (pushedHits[i] as number);
       const blocked = Math.min(hits, Math.max(0, cumulative.blocked - (pushedBlocked[i] as number)));
-      if (hits <= 0) return;
-      sandbox.store.addTraffic(domainOf(i), now, hits, blocked, 0, blocked > 0 ? 'bad_bot' : '');
+      if (hits <= 0) return null;
       pushedHits[i] = cumulative.hits;
       pushedBlocked[i] = (pushedBlocked[i] as number) + blocked;
+      return { domain: domainOf(i), hits, blocked, category: blocked > 0 ? 'bad_bot' : '' };
+    };
+    /**
+     * Before a tick, the hits of the websites it is about to read, each up to the time its read
+     * starts (the tick reads them in this order, one request every 1/rate seconds): one
+     * POST /_sandbox/traffic for the tick. The world's doing, not the plugin's: not counted.
+     */
+    const accrueAhead = async (websites: { domain: string }[], from: number) => {
+      const items = websites.flatMap((website, j) => accrual(indexOf(website.domain), from + j * msPerRequest) ?? []);
+      if (items.length === 0) return;
+      const response = await fetch(`${sandbox.url}/_sandbox/traffic`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.partnerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(items),
+      });
+      if (!response.ok) throw new Error(`POST /_sandbox/traffic answered ${response.status}: ${await response.text()}`);
+      await response.body?.cancel();
     };
 
     let requests = 0;
     let reads = 0;
-    const msPerRequest = 1000 / rate;
     const spend = () => {
       requests++;
       now += msPerRequest;
@@ -136,7 +162,6 @@ export async function simulate(strategy: Strategy, settings: Settings): Promise<
       getWebsiteStatistics: (domain, range, options) => {
         spend();
         reads++;
-        accrue(indexOf(domain));
         return client.getWebsiteStatistics(domain, range, options);
       },
       lookupWebsite: (domain) => {
@@ -145,11 +170,7 @@ export async function simulate(strategy: Strategy, settings: Settings): Promise<
       },
       setWebsiteStatus: (domain, status) => {
         spend();
-        if (status === 'paused') {
-          const i = indexOf(domain);
-          accrue(i);
-          if (!pausedAt.has(i)) pausedAt.set(i, now);
-        }
+        if (status === 'paused' && !pausedAt.has(indexOf(domain))) pausedAt.set(indexOf(domain), now);
         return client.setWebsiteStatus(domain, status);
       },
     };
@@ -163,15 +184,20 @@ export async function simulate(strategy: Strategy, settings: Settings): Promise<
       cursor = page.at(-1)?.domain ?? '';
       return page;
     };
+    const rules = DEFAULT_RULES;
     for (let tickStart = START, k = 0; tickStart < end; k++) {
       now = tickStart;
+      const budget = rate * (strategy === 'adaptive' ? 55 : 60);
+      // The adaptive tick picks its websites itself; the same query, on the same state, tells the traffic which.
+      const websites = strategy === 'adaptive' ? schedule.due(now + 55_000, budget) : nextRoundRobin(budget);
+      await accrueAhead(websites, now);
       await readTick(tickDeps, {
-        budget: rate * (strategy === 'adaptive' ? 55 : 60),
+        budget,
         concurrency: 16,
         ratePerSecond: 0,
-        rules: DEFAULT_RULES,
+        rules,
         lookaheadMs: 55_000,
-        ...(strategy === 'round-robin' ? { websites: nextRoundRobin(rate * 60) } : {}),
+        ...(strategy === 'round-robin' ? { websites } : {}),
       });
       tickStart = Math.max(tickStart + MINUTE, now);
       if (k % 30 === 0) log(`minute ${Math.round((tickStart - START) / MINUTE)}: ${reads} reads, ${pausedAt.size} paused; ${memory()}`);
@@ -222,9 +248,7 @@ export async function simulate(strategy: Strategy, settings: Settings): Promise<
       wall_seconds: round1((performance.now() - wall) / 1000),
     };
   } finally {
-    db?.close();
-    await sandbox.close();
-    removeTempDir(dir);
+    db.close();
   }
 }
 
@@ -277,13 +301,4 @@ function memory(): string {
   const m = process.memoryUsage();
   const mb = (bytes: number) => Math.round(bytes / 1048576);
   return `rss ${mb(m.rss)} MB (heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB)`;
-}
-
-/** Resets this process's peak RSS (VmHWM) to its current RSS (Linux: proc(5), clear_refs 5). */
-function resetPeakRss(): void {
-  try {
-    writeFileSync('/proc/self/clear_refs', '5');
-  } catch {
-    // Not Linux: the peak then includes the seeding.
-  }
 }

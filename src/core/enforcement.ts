@@ -85,13 +85,28 @@ export function createEnforcement(deps: EnforcementDeps) {
     return fresh;
   };
 
-  /** The admin pages' read model: failing to write it must not stop enforcement itself. */
-  const saveQuotas = (quotas: WebsiteQuota[], at: number) => {
-    try {
-      stats.saveQuotas(quotas, at);
-    } catch (error) {
-      logger.warn({ account: quotas[0]?.account, error: describeError(error) }, 'quota snapshot not saved; written again next pass');
-    }
+  /**
+   * The admin pages' read model, written in batches of about a thousand websites (one
+   * transaction each, not one per account: a tick enforces hundreds of small accounts).
+   * Failing to write it must not stop enforcement itself.
+   */
+  const quotaSnapshots = () => {
+    const pending: WebsiteQuota[] = [];
+    const flush = () => {
+      if (pending.length === 0) return;
+      try {
+        stats.saveQuotas(pending.splice(0), now());
+      } catch (error) {
+        logger.warn({ error: describeError(error) }, 'quota snapshots not saved; written again next pass');
+      }
+    };
+    return {
+      add(quotas: WebsiteQuota[]): void {
+        pending.push(...quotas);
+        if (pending.length >= 1000) flush();
+      },
+      flush,
+    };
   };
 
   async function setStatus(website: Website, status: 'online' | 'paused'): Promise<string | null> {
@@ -220,7 +235,12 @@ export function createEnforcement(deps: EnforcementDeps) {
   }
 
   /** Decides and carries out one account's pauses, resumes and warnings on its stored usage, counting them into `result`. */
-  async function enforceAccount(account: string, limits: LimitResolver, result: Omit<EnforceResult, 'runId'>): Promise<void> {
+  async function enforceAccount(
+    account: string,
+    limits: LimitResolver,
+    result: Omit<EnforceResult, 'runId'>,
+    snapshots: ReturnType<typeof quotaSnapshots>,
+  ): Promise<void> {
     const at = now();
     const accountLimits = limits.forAccount(account);
     const period = limits.periodOf(account, at);
@@ -236,7 +256,7 @@ export function createEnforcement(deps: EnforcementDeps) {
       adminOverrideUntil: website.adminOverrideUntil,
       enforcementPausedPeriod: website.enforcementPausedPeriod,
     }));
-    saveQuotas(quotasOf(account, period, accountLimits, quotaWebsites), at);
+    snapshots.add(quotasOf(account, period, accountLimits, quotaWebsites));
     const decisions = decide({ account, limits: accountLimits, period, websites: quotaWebsites }, at);
     for (const decision of decisions) {
       try {
@@ -260,13 +280,16 @@ export function createEnforcement(deps: EnforcementDeps) {
   async function enforceEach(list: string[], limits: LimitResolver, result: Omit<EnforceResult, 'runId'>): Promise<void> {
     // Accounts are independent (each has its own limits and period).
     const accountQueue = new PQueue({ concurrency: deps.concurrency ?? 1 });
+    const snapshots = quotaSnapshots();
     try {
-      await accountQueue.addAll(list.map((account) => () => enforceAccount(account, limits, result)));
+      await accountQueue.addAll(list.map((account) => () => enforceAccount(account, limits, result, snapshots)));
     } catch (error) {
       // Nothing more starts; what runs finishes before the caller records the failure.
       accountQueue.clear();
       await accountQueue.onIdle();
       throw error;
+    } finally {
+      snapshots.flush();
     }
   }
 

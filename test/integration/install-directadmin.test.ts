@@ -84,7 +84,7 @@ describe('wpp install directadmin', () => {
       expect.arrayContaining([
         'id=wpp',
         'name=Web protection',
-        'version=0.2.0',
+        'version=0.3.0',
         'active=yes',
         'installed=yes',
         'user_run_as=root',

@@ -65,7 +65,8 @@ describe('an upgrade from the previous release', () => {
       expect(aliceKey).toBeTruthy();
       await first.close();
 
-      // ... turned into exactly what the previous release left: plain keys, no migration 011, no key file.
+      // ... turned into exactly what release 0.1.0 left (the oldest upgrade path: 0.1 and 0.2 to
+      // this one): plain keys, no migrations 011 and 012, no key file.
       const file = join(dataDir, 'plugin.sqlite');
       const db = new Database(file);
       const { keys } = openApiKeys(db, join(dataDir, 'api-keys.key'), () => undefined);
@@ -76,6 +77,10 @@ describe('an upgrade from the previous release', () => {
         db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ?').run(keys.open(row.k, row.account), row.account);
       }
       db.exec('DROP TABLE panel_comparisons');
+      db.exec(
+        `DROP TRIGGER websites_schedule_inserted; DROP TRIGGER websites_schedule_account_changed;
+         DROP TRIGGER websites_schedule_state_changed; DROP TABLE read_schedule; DROP TABLE account_forecast; DROP TABLE website_notices;`,
+      );
       db.prepare('DELETE FROM schema_migrations WHERE version > ?').run(PREVIOUS_RELEASE_MIGRATIONS);
       const schemaNow = db
         .prepare("SELECT type || ' ' || name || ': ' || COALESCE(sql, '') AS s FROM sqlite_master ORDER BY name")
@@ -94,6 +99,17 @@ describe('an upgrade from the previous release', () => {
         expect(counts(after)).toEqual(before);
         expect(after.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get()).toBeGreaterThan(PREVIOUS_RELEASE_MIGRATIONS);
         const stored = after.prepare('SELECT provider_api_key FROM accounts WHERE provider_api_key IS NOT NULL').pluck().all() as string[];
+        // Every website already read is in the adaptive schedule, due in the order of its last read.
+        expect(
+          after
+            .prepare(
+              'SELECT r.domain, r.next_read_at = l.taken_at AND r.last_read_at = l.taken_at AS due_from_last_read FROM read_schedule r JOIN stats_latest l USING (domain) ORDER BY r.domain',
+            )
+            .all(),
+        ).toEqual([
+          { domain: 'alice.example', due_from_last_read: 1 },
+          { domain: 'bob.example', due_from_last_read: 1 },
+        ]);
         after.close();
         expect(stored).toHaveLength(2);
         for (const value of stored) expect(value).toMatch(/^v1:/);
