@@ -13,7 +13,7 @@ import type { StatisticsRepo } from '../db/statistics.repo.js';
 import { describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
 import { acquireJobLock, recordSkipped } from './job-lock.js';
-import { createLimitResolver } from './limits.js';
+import { createLimitResolver, type LimitResolver } from './limits.js';
 import { counterDelta } from './quota.js';
 import { learnFromReads, type SpikeNotice } from './read-learning.js';
 import { DEFAULT_RULES, type ScheduleRules, type SpikeRules } from './read-schedule.js';
@@ -74,6 +74,52 @@ export interface ReadTickResult {
 /** How long the sync's job_runs rows (a tick a minute makes 10,080 a week) and samples are kept. */
 const RETENTION_MS = 7 * 86_400_000;
 
+interface TickContext {
+  deps: ReadTickDeps;
+  limits: LimitResolver;
+  rules: ScheduleRules;
+  spikeRules: SpikeRules | undefined;
+  /** What the tick has done so far: each page adds to it. */
+  result: ReadTickResult;
+}
+
+/**
+ * A page of reads, as it arrives: stored (one transaction, tried again while another process
+ * holds the write lock), learned from, and its accounts enforced. A failed read is tried again
+ * after the shortest gap; reads another process's enforcement kept us from acting on are read
+ * (and acted on) at the next tick.
+ */
+async function actOnPage({ deps, limits, rules, spikeRules, result }: TickContext, page: PageResult): Promise<void> {
+  const { stats, schedule, logger } = deps;
+  const at = deps.now();
+  const recorded = await retryWhileBusy(() => stats.recordReads(page.reads, at, counterDelta));
+  if (page.failures.length > 0) {
+    const failed = page.failures.map((failure) => failure.domain);
+    await retryWhileBusy(() => stats.recordFailures(page.failures, at));
+    await retryWhileBusy(() => schedule.readAt(failed, at + rules.minIntervalMs));
+    result.firstError ??= page.failures[0]?.error ?? null;
+    for (const failure of page.failures.slice(0, 3))
+      logger.warn({ domain: failure.domain, error: failure.error }, 'statistics read failed; read again soon');
+  }
+  result.read += page.reads.length;
+  result.failed += page.failures.length;
+  const learning = { schedule, stats, limits, rules, ...(spikeRules ? { spikeRules } : {}) };
+  const spikes = await retryWhileBusy(() => learnFromReads(learning, recorded, at));
+  for (const spike of spikes) {
+    logger.warn({ domain: spike.domain, blockedPerHour: spike.blockedPerHour, baselinePerHour: spike.baselinePerHour }, 'attack spike');
+    deps.onSpike?.(spike);
+  }
+  result.spikes += spikes.length;
+  const touched = [...new Set(page.reads.map((read) => read.account))];
+  if (touched.length === 0) return;
+  const enforced = await deps.enforceAccounts(touched);
+  result.paused += enforced.paused;
+  if (enforced.skipped) {
+    const read = page.reads.map((website) => website.domain);
+    await retryWhileBusy(() => schedule.markDue(read, at));
+  }
+}
+
 /** One tick of the adaptive sync; see the module comment. One sync or tick at a time (the sync lock). */
 export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Promise<ReadTickResult> {
   const { stats, accounts, schedule, logger, now } = deps;
@@ -106,46 +152,7 @@ export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Pr
     const websites = options.websites ?? schedule.due(started + (options.lookaheadMs ?? 0), Math.max(0, Math.floor(options.budget)));
     result.due = websites.length;
 
-    const handle = async (page: PageResult) => {
-      const at = now();
-      const recorded = await retryWhileBusy(() => stats.recordReads(page.reads, at, counterDelta));
-      if (page.failures.length > 0) {
-        await retryWhileBusy(() => stats.recordFailures(page.failures, at));
-        // A failed read is tried again after the shortest gap, not after the website's usual one.
-        await retryWhileBusy(() =>
-          schedule.markDue(
-            page.failures.map((failure) => failure.domain),
-            at + rules.minIntervalMs,
-          ),
-        );
-        result.firstError ??= page.failures[0]?.error ?? null;
-        for (const failure of page.failures.slice(0, 3))
-          logger.warn({ domain: failure.domain, error: failure.error }, 'statistics read failed; read again soon');
-      }
-      result.read += page.reads.length;
-      result.failed += page.failures.length;
-      const spikes = await retryWhileBusy(() =>
-        learnFromReads({ schedule, stats, limits, rules, ...(options.spikeRules ? { spikeRules: options.spikeRules } : {}) }, recorded, at),
-      );
-      for (const spike of spikes) {
-        logger.warn({ domain: spike.domain, blockedPerHour: spike.blockedPerHour, baselinePerHour: spike.baselinePerHour }, 'attack spike');
-        deps.onSpike?.(spike);
-      }
-      result.spikes += spikes.length;
-      const touched = [...new Set(page.reads.map((read) => read.account))];
-      if (touched.length === 0) return;
-      const enforced = await deps.enforceAccounts(touched);
-      result.paused += enforced.paused;
-      if (enforced.skipped) {
-        // Another process enforces now: these reads are acted on at the next tick's read.
-        await retryWhileBusy(() =>
-          schedule.markDue(
-            page.reads.map((read) => read.domain),
-            at,
-          ),
-        );
-      }
-    };
+    const handle = (page: PageResult) => actOnPage({ deps, limits, rules, spikeRules: options.spikeRules, result }, page);
 
     // Two pages in flight: the next page is read while this one is stored and enforced.
     let pending: Promise<PageResult> | null = null;

@@ -99,7 +99,9 @@ export function createReadScheduleRepo(db: Db) {
     dueCount: db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM read_schedule WHERE next_read_at <= ?'),
     row: db.prepare<[string], RawRow>('SELECT * FROM read_schedule WHERE domain = ?'),
     update: db.prepare(
-      `UPDATE read_schedule SET next_read_at = @nextReadAt, last_read_at = @lastReadAt, hit_rate = @hitRate,
+      // A website removed while it was being read stays parked.
+      `UPDATE read_schedule SET next_read_at = CASE WHEN next_read_at >= ${NEVER} THEN next_read_at ELSE @nextReadAt END,
+         last_read_at = @lastReadAt, hit_rate = @hitRate,
          blocked_recent = @blockedRecent, blocked_baseline = @blockedBaseline, spike_since = @spikeSince,
          limit_reached_at = @limitReachedAt, period_end = @periodEnd
        WHERE domain = @domain`,
@@ -109,7 +111,8 @@ export function createReadScheduleRepo(db: Db) {
       'SELECT SUM(hit_rate) AS rate FROM read_schedule WHERE account = ? AND next_read_at < ?',
     ),
     pullGroup: db.prepare('UPDATE read_schedule SET next_read_at = ? WHERE account = ? AND next_read_at > ? AND next_read_at < ?'),
-    markDue: db.prepare('UPDATE read_schedule SET next_read_at = MIN(next_read_at, ?) WHERE domain = ?'),
+    readAt: db.prepare(`UPDATE read_schedule SET next_read_at = ? WHERE domain = ? AND next_read_at < ${NEVER}`),
+    markDue: db.prepare(`UPDATE read_schedule SET next_read_at = MIN(next_read_at, ?) WHERE domain = ? AND next_read_at < ${NEVER}`),
     putAccount: db.prepare(
       `INSERT INTO account_forecast (account, hit_rate, limit_reached_at, period_end, updated_at)
        VALUES (@account, @hitRate, @limitReachedAt, @periodEnd, @updatedAt)
@@ -152,6 +155,10 @@ export function createReadScheduleRepo(db: Db) {
       for (const group of page.groups) s.pullGroup.run(group.readBy, group.account, group.readBy, NEVER);
       for (const ended of page.spikesEnded) s.closeNotice.run(ended.at, ended.domain, 'attack_spike', ended.startedAt);
       return page.spikesStarted.filter((notice) => s.openNotice.run(notice).changes > 0);
+    }),
+    /** Reads these (active) websites next at `at`, whatever was planned (a failed read is tried again then). */
+    readAt: db.transaction((domains: string[], at: number) => {
+      for (const domain of domains) s.readAt.run(at, domain);
     }),
     /** Reads these websites at the next tick (their last reads could not be acted on). */
     markDue: db.transaction((domains: string[], at: number) => {

@@ -189,4 +189,63 @@ describe('the adaptive sync', () => {
       await receiver.close();
     }
   });
+
+  it('stays correct through a counter reset, failed reads, a held lock, a stop and a removed website', async () => {
+    await withClockedPlugin(async ({ plugin, sb, clock }) => {
+      await provision(plugin, [
+        ['gina', 'g1.example'],
+        ['gina', 'g2.example'],
+      ]);
+      await addTraffic(sb, [
+        { domain: 'g1.example', hits: 500 },
+        { domain: 'g2.example', hits: 100 },
+      ]);
+      expect(await plugin.readTick(55)).toMatchObject({ read: 2, failed: 0 });
+      const usage = (domain: string) => plugin.stats.websiteUsage(domain, Date.parse('2026-11-01T00:00:00Z'));
+
+      // A provider-side counter reset: the new counts are hits, never negative traffic.
+      await sb.control('POST', '/_sandbox/websites/g1.example/counters/reset');
+      await addTraffic(sb, [{ domain: 'g1.example', hits: 50 }]);
+      clock.set(T0 + 15 * MINUTE);
+      expect(await plugin.readTick(55)).toMatchObject({ read: 2, failed: 0 });
+      expect(usage('g1.example')).toBe(550);
+
+      // Failed reads are recorded and tried again a minute later, not after the website's usual gap.
+      plugin.schedule.markDue(['g1.example', 'g2.example'], clock.now());
+      await sb.control('POST', '/_sandbox/faults', { mode: 'error' });
+      expect(await plugin.readTick(55)).toMatchObject({ read: 0, failed: 2 });
+      expect(plugin.schedule.get('g1.example')?.nextReadAt).toBe(clock.now() + MINUTE);
+      expect(plugin.stats.recentRuns('sync-stats')[0]).toMatchObject({ status: 'failed', websitesFailed: 2 });
+      await sb.control('POST', '/_sandbox/faults', { mode: 'none' });
+
+      // Another process's sync holds the lock: the tick is skipped and reads nothing.
+      const held = plugin.stats.takeLock('sync-stats', 60_000);
+      if (!held.taken) throw new Error('the lock should be free');
+      clock.set(T0 + 16 * MINUTE);
+      expect(await plugin.readTick(55)).toMatchObject({ skipped: true, read: 0 });
+      held.lock.release();
+      expect(await plugin.readTick(55)).toMatchObject({ skipped: false, read: 2, failed: 0 });
+
+      // Stopped: a tick whose reads are slow stops at the signal, keeps what it read, frees the lock.
+      plugin.schedule.markDue(['g1.example', 'g2.example'], clock.now());
+      await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 3000 });
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), 200);
+      const stopped = await plugin.readTick(55, stop.signal);
+      expect(stopped).toMatchObject({ stopped: true, read: 0 });
+      expect(plugin.stats.recentRuns('sync-stats')[0]?.status).toBe('stopped');
+      await sb.control('POST', '/_sandbox/faults', { mode: 'none' });
+      expect(plugin.stats.takeLock('sync-stats', 1000).taken).toBe(true);
+
+      // A removed website is parked: never read again, whatever marks it due.
+      await plugin.postEvents([{ type: 'domain.removed', account: 'gina', domain: 'g2.example' }]);
+      await plugin.idle();
+      plugin.schedule.markDue(['g2.example'], clock.now());
+      clock.set(T0 + 20 * MINUTE);
+      const after = await plugin.readTick(55);
+      expect(after.read + after.failed).toBeLessThanOrEqual(1);
+      expect(plugin.schedule.get('g2.example')?.nextReadAt).toBe(Number.MAX_SAFE_INTEGER);
+      expect(plugin.schedule.dueCount(clock.now() + 24 * 60 * MINUTE)).toBe(1);
+    });
+  });
 });
