@@ -2,13 +2,17 @@
  * How soon a website that crosses its hit limit is paused, at 100,000 websites on a fixed
  * request budget: the adaptive schedule against plain round-robin, on the same traffic.
  *
- * A simulated period on one injected clock. Each schedule runs in its own process (so each
- * peak RSS is its own; the two run side by side), with its own provider sandbox in that
- * process (real HTTP on 127.0.0.1, the sandbox's clock the same clock) and its own plugin
- * database, seeded as an installation that has been running: every website read once in the
- * last 45 minutes, as a full pass would leave it. Traffic (lib/detection-world.ts: heavy
- * tailed; 1% of websites cross their limit at random times of the window; 0.2% see an attack)
- * goes into the sandbox as the clock reaches each read, and stops when the website is paused.
+ * A simulated period on one injected clock: the plugin's `now`, and the clock the traffic is
+ * computed for. Each schedule runs on its own: a provider sandbox in its own process (real
+ * HTTP on 127.0.0.1), and the plugin's side (core/read-tick.ts and enforcement on a real
+ * SQLite file, compiled, plain node) in another, so its peak RSS is the plugin's alone; the
+ * two schedules run side by side. This process seeds both beforehand: the sandbox's users and
+ * websites with their hits at the start, and the plugin's database as an installation that
+ * has been running (every website read once in the last 45 minutes, as a full pass leaves
+ * it). Traffic (lib/detection-world.ts: heavy tailed; 1% of websites cross their limit at
+ * random times of the window; 0.2% see an attack) goes into the sandbox before each tick
+ * (one POST /_sandbox/traffic) for exactly the websites the tick will read, each up to the
+ * time of its read, and stops at the website's pause.
  *
  * Every provider request (statistics reads, enforcement's lookups and pauses) moves the clock
  * by 1/rate seconds: the request budget is the clock's own pace. Each simulated minute is one
@@ -24,7 +28,7 @@
  * over the limit before the pause, requests spent over the whole simulation, peak RSS.
  *
  *   npm run bench -- detection [--websites 100000] [--users N] [--limit 100000] [--rate 40]
- *                              [--window-minutes 120]
+ *                              [--window-minutes 120] [--cpu-prof DIR]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -63,6 +67,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       limit: { type: 'string', default: '100000' },
       rate: { type: 'string', default: '40' },
       'window-minutes': { type: 'string', default: '120' },
+      /** Writes a CPU profile of each schedule's process into this folder (node --cpu-prof). */
+      'cpu-prof': { type: 'string' },
     },
   });
   const settings = settingsFrom(values);
@@ -70,7 +76,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
 
   const started = performance.now();
   console.error(`detection: ${settings.n} websites, ${settings.users} accounts, ${settings.rate} requests/s; both schedules side by side`);
-  const [adaptive, roundRobin] = await Promise.all([runChild('adaptive', settings), runChild('round-robin', settings)]);
+  const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
+  const [adaptive, roundRobin] = await Promise.all([runChild('adaptive', settings, profile), runChild('round-robin', settings, profile)]);
   return {
     websites: settings.n,
     rate: settings.rate,
@@ -100,7 +107,11 @@ function compile(): void {
  * plugin's side in another (lib/detection-child.ts, compiled; its progress goes to stderr).
  * Returns the schedule's report with the sandbox's peak RSS.
  */
-async function runChild(strategy: Strategy, settings: Settings): Promise<StrategyReport & { sandbox_peak_rss_mb: number | null }> {
+async function runChild(
+  strategy: Strategy,
+  settings: Settings,
+  nodeFlags: string[],
+): Promise<StrategyReport & { sandbox_peak_rss_mb: number | null }> {
   const dir = createTempDir(`wpp-bench-detection-sandbox-${strategy}-`);
   const sandbox = await startChild<{ url: string; partnerKey: string }>(SANDBOX_CHILD, [
     'sandbox',
@@ -113,7 +124,14 @@ async function runChild(strategy: Strategy, settings: Settings): Promise<Strateg
     console.error(`[${strategy}] seeded in ${round1((performance.now() - started) / 1000)} s`);
     const child = spawn(
       process.execPath,
-      [`${COMPILED}/bench/lib/detection-child.js`, strategy, JSON.stringify(settings), JSON.stringify(sandbox.ready), databaseFile],
+      [
+        ...nodeFlags,
+        `${COMPILED}/bench/lib/detection-child.js`,
+        strategy,
+        JSON.stringify(settings),
+        JSON.stringify(sandbox.ready),
+        databaseFile,
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let stdout = '';

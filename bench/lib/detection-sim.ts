@@ -7,7 +7,7 @@
 import { pino } from 'pino';
 import { createEnforcement } from '../../src/core/enforcement.js';
 import { createLimitResolver } from '../../src/core/limits.js';
-import { readTick } from '../../src/core/read-tick.js';
+import { dueNow, readTick } from '../../src/core/read-tick.js';
 import { DEFAULT_RULES } from '../../src/core/read-schedule.js';
 import { createAccountsRepo } from '../../src/db/accounts.repo.js';
 import type { Db } from '../../src/db/open.js';
@@ -189,7 +189,7 @@ export async function simulate(
       now = tickStart;
       const budget = rate * (strategy === 'adaptive' ? 55 : 60);
       // The adaptive tick picks its websites itself; the same query, on the same state, tells the traffic which.
-      const websites = strategy === 'adaptive' ? schedule.due(now + 55_000, budget) : nextRoundRobin(budget);
+      const websites = strategy === 'adaptive' ? dueNow(schedule, now + 55_000, budget) : nextRoundRobin(budget);
       await accrueAhead(websites, now);
       await readTick(tickDeps, {
         budget,

@@ -151,3 +151,38 @@ export function nextSpikeState(
   if (recent < threshold / 2) return { recent, baseline: previous.baseline, since: null, started: false, ended: true };
   return { recent, baseline: previous.baseline, since: previous.since, started: false, ended: false };
 }
+
+/** A website due for a read, as the schedule planned it. */
+export interface DueWebsite {
+  domain: string;
+  account: string;
+  nextReadAt: number;
+  /** Null: never read. */
+  lastReadAt: number | null;
+}
+
+/**
+ * How late a due read is, relative to the gap it was planned with: a website planned a minute
+ * after its last read (near its limit) and a minute late is as late as one planned an hour out
+ * and an hour late. Never read: the most urgent of all.
+ */
+export function lateness(website: DueWebsite, now: number): number {
+  if (website.lastReadAt === null) return Number.POSITIVE_INFINITY;
+  const planned = Math.max(1, website.nextReadAt - website.lastReadAt);
+  return (now - website.nextReadAt) / planned;
+}
+
+/**
+ * The `budget` websites to read now, the most at risk first: by lateness relative to the gap
+ * each was planned with (ties: the earlier due). Only matters when more are due than the
+ * budget allows; then a website read every minute because it is about to cross its limit goes
+ * before a quiet one a few minutes past its hourly read.
+ */
+export function mostAtRisk<T extends DueWebsite>(due: T[], now: number, budget: number): T[] {
+  if (due.length <= budget) return due;
+  return due
+    .map((website) => ({ website, late: lateness(website, now) }))
+    .sort((a, b) => b.late - a.late || a.website.nextReadAt - b.website.nextReadAt)
+    .slice(0, budget)
+    .map(({ website }) => website);
+}

@@ -1,9 +1,10 @@
 /**
  * The adaptive statistics sync. Each tick reads the websites whose next read time has come,
- * the most overdue first, at most `budget` of them (the request budget of the tick); stores
- * each page of reads, learns from it (rates, forecasts, attack spikes, the next read time:
- * read-schedule.ts) and enforces the limits of the accounts just read, so a website that
- * crossed its limit is paused minutes after the read that saw it, not after a full pass.
+ * at most `budget` of them (the request budget of the tick), the most at risk first when more
+ * are due; stores each page of reads, learns from it (rates, forecasts, attack spikes, the
+ * next read time: read-schedule.ts) and enforces the limits of the accounts just read, so a
+ * website that crossed its limit is paused minutes after the read that saw it, not after a
+ * full pass.
  */
 import type { Logger } from 'pino';
 import { retryWhileBusy } from '../db/busy.js';
@@ -16,7 +17,7 @@ import { acquireJobLock, recordSkipped } from './job-lock.js';
 import { createLimitResolver, type LimitResolver } from './limits.js';
 import { counterDelta } from './quota.js';
 import { learnFromReads, type SpikeNotice } from './read-learning.js';
-import { DEFAULT_RULES, type ScheduleRules, type SpikeRules } from './read-schedule.js';
+import { DEFAULT_RULES, mostAtRisk, type ScheduleRules, type SpikeRules } from './read-schedule.js';
 import { createStatsReader, type ManagedWebsite, type PageResult } from './stats-reader.js';
 import { SYNC_LOCK } from './statistics.js';
 
@@ -120,6 +121,17 @@ async function actOnPage({ deps, limits, rules, spikeRules, result }: TickContex
   }
 }
 
+/**
+ * How many due websites a tick weighs against each other, per website it may read: enough to
+ * find the most at risk in a backlog, few enough to read in milliseconds.
+ */
+const CANDIDATES_PER_READ = 5;
+
+/** The websites this tick reads: of the earliest due, the `budget` most at risk (read-schedule.ts mostAtRisk). */
+export function dueNow(schedule: ReadScheduleRepo, at: number, budget: number): ManagedWebsite[] {
+  return mostAtRisk(schedule.due(at, budget * CANDIDATES_PER_READ), at, budget);
+}
+
 /** One tick of the adaptive sync; see the module comment. One sync or tick at a time (the sync lock). */
 export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Promise<ReadTickResult> {
   const { stats, accounts, schedule, logger, now } = deps;
@@ -149,7 +161,7 @@ export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Pr
     // Every tick leaves a run, even one with nothing due: the last successful sync is how
     // the doctor, /metrics and the catch-up at start know the sync is alive.
     result.runId = stats.startRun(SYNC_LOCK, started);
-    const websites = options.websites ?? schedule.due(started + (options.lookaheadMs ?? 0), Math.max(0, Math.floor(options.budget)));
+    const websites = options.websites ?? dueNow(schedule, started + (options.lookaheadMs ?? 0), Math.max(0, Math.floor(options.budget)));
     result.due = websites.length;
 
     const handle = (page: PageResult) => actOnPage({ deps, limits, rules, spikeRules: options.spikeRules, result }, page);

@@ -92,8 +92,9 @@ export interface SchedulePage {
 export function createReadScheduleRepo(db: Db) {
   const s = {
     // From the due index alone, earliest first; the join drops a row whose website went away.
-    due: db.prepare<[number, number], { domain: string; account: string }>(
-      `SELECT r.domain, r.account FROM read_schedule r JOIN websites w ON w.domain = r.domain AND w.state = 'active'
+    due: db.prepare<[number, number], { domain: string; account: string; nextReadAt: number; lastReadAt: number | null }>(
+      `SELECT r.domain, r.account, r.next_read_at AS nextReadAt, r.last_read_at AS lastReadAt
+       FROM read_schedule r JOIN websites w ON w.domain = r.domain AND w.state = 'active'
        WHERE r.next_read_at <= ? ORDER BY r.next_read_at LIMIT ?`,
     ),
     dueCount: db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM read_schedule WHERE next_read_at <= ?'),
@@ -134,7 +135,7 @@ export function createReadScheduleRepo(db: Db) {
   };
 
   return {
-    /** Up to `limit` active websites due at `at`, the most overdue first. */
+    /** Up to `limit` active websites due at `at`, the earliest due first, with when they were last read. */
     due: (at: number, limit: number) => s.due.all(at, limit),
     dueCount: (at: number) => s.dueCount.get(at)?.n ?? 0,
     /** What the schedule knows of a website, or null (not a website the plugin has). */

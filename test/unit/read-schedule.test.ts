@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_RULES,
   DEFAULT_SPIKE_RULES,
+  lateness,
   limitReachedAt,
+  mostAtRisk,
   nextSpikeState,
   planningRate,
   readInterval,
@@ -126,5 +128,28 @@ describe('nextSpikeState', () => {
     let state = nextSpikeState(null, 0, HOUR, at);
     state = nextSpikeState(state, perHour(DEFAULT_SPIKE_RULES.minBlockedPerHour - 100), 2 * HOUR, at + 2 * HOUR);
     expect(state.started).toBe(false);
+  });
+});
+
+describe('mostAtRisk', () => {
+  const now = Date.parse('2026-11-25T10:00:00Z');
+  const due = (domain: string, plannedGapMinutes: number | null, lateMinutes: number) => ({
+    domain,
+    account: 'a',
+    nextReadAt: now - lateMinutes * MINUTE,
+    lastReadAt: plannedGapMinutes === null ? null : now - (lateMinutes + plannedGapMinutes) * MINUTE,
+  });
+
+  it('measures lateness against the gap the read was planned with', () => {
+    expect(lateness(due('near.example', 1, 1), now)).toBe(1);
+    expect(lateness(due('quiet.example', 60, 5), now)).toBeCloseTo(5 / 60);
+    expect(lateness(due('new.example', null, 0), now)).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('when more are due than the budget, reads the never read and the most late for their gap first', () => {
+    const candidates = [due('quiet.example', 60, 5), due('near.example', 1, 1), due('new.example', null, 0), due('calm.example', 30, 2)];
+    expect(mostAtRisk(candidates, now, 2).map((website) => website.domain)).toEqual(['new.example', 'near.example']);
+    // Within the budget, all of them, in the order given (the earliest due first).
+    expect(mostAtRisk(candidates, now, 4)).toBe(candidates);
   });
 });
