@@ -4,6 +4,7 @@
  * node (lib/detection-child.ts), so its peak RSS is the plugin's and the sandbox's, not a
  * TypeScript loader's.
  */
+import http from 'node:http';
 import { pino } from 'pino';
 import { createEnforcement } from '../../src/core/enforcement.js';
 import { createLimitResolver } from '../../src/core/limits.js';
@@ -141,13 +142,7 @@ export async function simulate(
     const accrueAhead = async (websites: { domain: string }[], from: number) => {
       const items = websites.flatMap((website, j) => accrual(indexOf(website.domain), from + j * msPerRequest) ?? []);
       if (items.length === 0) return;
-      const response = await fetch(`${sandbox.url}/_sandbox/traffic`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${sandbox.partnerKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify(items),
-      });
-      if (!response.ok) throw new Error(`POST /_sandbox/traffic answered ${response.status}: ${await response.text()}`);
-      await response.body?.cancel();
+      await postJson(`${sandbox.url}/_sandbox/traffic`, sandbox.partnerKey, items);
     };
 
     let requests = 0;
@@ -301,4 +296,32 @@ function memory(): string {
   const m = process.memoryUsage();
   const mb = (bytes: number) => Math.round(bytes / 1048576);
   return `rss ${mb(m.rss)} MB (heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB)`;
+}
+
+/**
+ * POSTs JSON with node:http and drains the answer; throws unless 2xx. Not fetch: undici's code
+ * and garbage would count in the plugin process's memory, and the plugin itself does not load it.
+ */
+function postJson(url: string, key: string, body: unknown): Promise<void> {
+  const data = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        response.on('end', () =>
+          (response.statusCode ?? 500) < 300
+            ? resolve()
+            : reject(new Error(`POST ${url} answered ${response.statusCode}: ${text.slice(0, 300)}`)),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(data);
+  });
 }
