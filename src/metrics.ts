@@ -121,25 +121,21 @@ export function createMetrics(sources: MetricsSources) {
     registers,
   });
 
+  /** A sync or a tick ended: its outcome, and unless skipped, its duration, reads and failures. */
+  const syncEnded = (result: Pick<SyncResult, 'skipped' | 'stopped' | 'failed' | 'read' | 'seconds'>) => {
+    const outcome = syncOutcome(result);
+    syncRuns.inc({ outcome });
+    if (outcome === 'skipped') return;
+    syncDuration.observe(result.seconds);
+    syncReadFailures.inc(result.failed);
+    syncReads.inc(result.read);
+    if (outcome === 'ok' || outcome === 'partial') syncLastSuccess.set(Math.floor(now() / 1000));
+  };
   const services: ServicesObserver = {
-    syncFinished(result) {
-      const outcome = syncOutcome(result);
-      syncRuns.inc({ outcome });
-      if (outcome === 'skipped') return;
-      syncDuration.observe(result.seconds);
-      syncReadFailures.inc(result.failed);
-      syncReads.inc(result.read);
-      if (outcome === 'ok' || outcome === 'partial') syncLastSuccess.set(Math.floor(now() / 1000));
-    },
+    syncFinished: syncEnded,
     tickFinished(result) {
-      const outcome = syncOutcome(result);
-      syncRuns.inc({ outcome });
-      if (outcome === 'skipped') return;
-      syncDuration.observe(result.seconds);
-      syncReadFailures.inc(result.failed);
-      syncReads.inc(result.read);
-      attackSpikes.inc(result.spikes);
-      if (outcome === 'ok' || outcome === 'partial') syncLastSuccess.set(Math.floor(now() / 1000));
+      syncEnded(result);
+      if (!result.skipped) attackSpikes.inc(result.spikes);
     },
     syncFailed() {
       syncRuns.inc({ outcome: 'failed' });

@@ -17,14 +17,7 @@
  *     an attack can push a website over).
  * Rates are piecewise constant: cumulative hits are exact at any time, in closed form.
  */
-
-/** A small, fast hash of (i, salt) to [0, 1). */
-export function unit(i: number, salt: number): number {
-  let x = (Math.imul(i ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(salt, 0xc2b2ae35)) >>> 0;
-  x = Math.imul(x ^ (x >>> 16), 0x7feb352d) >>> 0;
-  x = Math.imul(x ^ (x >>> 15), 0x846ca68b) >>> 0;
-  return ((x ^ (x >>> 16)) >>> 0) / 4_294_967_296;
-}
+import { unit } from './sync-seed.js';
 
 const pareto = (u: number, min: number, alpha: number, max: number) => Math.min(max, min * Math.pow(1 - u, -1 / alpha));
 

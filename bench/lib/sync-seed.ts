@@ -21,8 +21,8 @@ export const accountOf = (i: number, users: number) => `customer${i % users}`;
 /** The plugin's own mapping, so the seed names users exactly as provisioning would. */
 export const userIdOf = (account: string) => providerUserIdFor(account, ACCOUNT_DOMAIN);
 
-/** A small, fast hash of i to [0, 1): the same numbers every run. */
-function unit(i: number, salt: number): number {
+/** A small, fast hash of (i, salt) to [0, 1): the same numbers every run. */
+export function unit(i: number, salt: number): number {
   let x = (Math.imul(i ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(salt, 0xc2b2ae35)) >>> 0;
   x = Math.imul(x ^ (x >>> 16), 0x7feb352d) >>> 0;
   x = Math.imul(x ^ (x >>> 15), 0x846ca68b) >>> 0;
