@@ -190,6 +190,37 @@ describe('the adaptive sync', () => {
     }
   });
 
+  it('sends a warning with the forecast of when the limit will be reached at the current rate', async () => {
+    const receiver = await startReceiver();
+    try {
+      await withClockedPlugin(
+        async ({ plugin, sb, clock }) => {
+          await provision(plugin, [['hana', 'warned.example']]);
+          plugin.stats.setLimits('global', '', { websiteHits: 10_000 });
+          await addTraffic(sb, [{ domain: 'warned.example', hits: 7000 }]);
+          await plugin.readTick(55);
+          // 1,800 hits in the next 15 minutes (2 a second): 8,800 of 10,000, past the 80% warning.
+          clock.set(T0 + 15 * MINUTE);
+          await addTraffic(sb, [{ domain: 'warned.example', hits: 1800 }]);
+          await plugin.readTick(55);
+
+          const stored = plugin.schedule.get('warned.example')?.limitReachedAt as number;
+          // 1,200 hits left at 2 a second: 10 minutes.
+          expect(stored).toBe(clock.now() + 10 * MINUTE);
+          await waitFor(() => receiver.received.length > 0 || undefined, 5000, 'the warning notification');
+          const sent = JSON.parse(receiver.received[0]?.body ?? '{}') as { event: string; action: { action: string; forecastAt: number } };
+          expect(sent).toMatchObject({
+            event: 'enforcement.action',
+            action: { action: 'warning', domain: 'warned.example', forecastAt: stored },
+          });
+        },
+        { WPP_NOTIFY_URL: `${receiver.url}/wpp-events` },
+      );
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('stays correct through a counter reset, failed reads, a held lock, a stop and a removed website', async () => {
     await withClockedPlugin(async ({ plugin, sb, clock }) => {
       await provision(plugin, [
