@@ -35,7 +35,7 @@ export interface EnforcementDeps {
    * When a limit will be reached at the current rate (the adaptive sync's forecast): the
    * account's aggregate limit when `domain` is null. A warning's notification carries it.
    */
-  forecastOf?: (account: string, domain: string | null) => number | null;
+  forecastOf?: (account: string, domain: string | null, periodEnd: number) => number | null;
 }
 
 export interface EnforceResult {
@@ -154,7 +154,7 @@ export function createEnforcement(deps: EnforcementDeps) {
             statusAfter: website?.desiredStatus ?? null,
             actionKey: `warning:${decision.domain ?? `account:${account}`}:${period.start}`,
           },
-          deps.forecastOf ? { forecastAt: deps.forecastOf(account, decision.domain) } : {},
+          deps.forecastOf ? { forecastAt: deps.forecastOf(account, decision.domain, period.end) } : {},
         );
         return 'done';
       case 'pause': {

@@ -4,7 +4,14 @@
  * each account's forecast (read-schedule.ts has the rules). Used by the adaptive tick and
  * the full sync alike, so either keeps the schedule and the forecasts current.
  */
-import type { AccountForecast, ReadScheduleRepo, SchedulePage, ScheduleUpdate, WebsiteNotice } from '../db/read-schedule.repo.js';
+import type {
+  AccountForecast,
+  ReadScheduleRepo,
+  SchedulePage,
+  ScheduleRow,
+  ScheduleUpdate,
+  WebsiteNotice,
+} from '../db/read-schedule.repo.js';
 import type { RecordedRead, StatisticsRepo } from '../db/statistics.repo.js';
 import type { LimitResolver } from './limits.js';
 import {
@@ -43,12 +50,7 @@ interface WebsiteLearning {
 }
 
 /** What one read measured: the smoothed hit rate, the rate to plan with, and the spike state. */
-function learnWebsite(
-  read: RecordedRead,
-  at: number,
-  spikeRules: SpikeRules,
-  previous: ReturnType<ReadScheduleRepo['get']>,
-): WebsiteLearning {
+function learnWebsite(read: RecordedRead, at: number, spikeRules: SpikeRules, previous: ScheduleRow | null): WebsiteLearning {
   const elapsed = read.previousAt === null ? 0 : at - read.previousAt;
   const previousRate = previous?.hitRate ?? null;
   const before: SpikeState | null =

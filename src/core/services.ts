@@ -86,7 +86,7 @@ export function createServices(deps: ServicesDeps) {
     now,
     concurrency: sync.concurrency,
     requestsPerSecond: sync.ratePerSecond,
-    forecastOf: (account, domain) => forecastOf(deps.schedule, account, domain),
+    forecastOf: (account, domain, periodEnd) => forecastOf(deps.schedule, account, domain, periodEnd),
     notify:
       observer || deps.notify
         ? (action) => {
@@ -112,6 +112,18 @@ export function createServices(deps: ServicesDeps) {
     protection,
     audit: deps.audit,
   });
+  /** The two handlers of a sync's or a tick's promise: the observer hears how it ended, the caller gets it as it was. */
+  const reported = <T>(finished: (result: T) => void) =>
+    [
+      (result: T): T => {
+        finished(result);
+        return result;
+      },
+      (error: unknown): never => {
+        observer?.syncFailed();
+        throw error;
+      },
+    ] as const;
   const rules: ScheduleRules = rulesFor(sync.maxAgeMinutes ?? 60);
   const onSpike = deps.notifySpike;
   const syncLogger = logger.child({ component: 'sync' });
@@ -130,16 +142,7 @@ export function createServices(deps: ServicesDeps) {
           ratePerSecond: sync.ratePerSecond,
           ...overrides,
           signal: overrides.signal ? AbortSignal.any([deps.signal, overrides.signal]) : deps.signal,
-        }).then(
-          (result) => {
-            observer?.syncFinished(result);
-            return result;
-          },
-          (error: unknown) => {
-            observer?.syncFailed();
-            throw error;
-          },
-        ),
+        }).then(...reported<SyncResult>((result) => observer?.syncFinished(result))),
       ),
     enforceLimits: () => deps.track(enforcement.enforceLimits()),
     /**
@@ -155,16 +158,7 @@ export function createServices(deps: ServicesDeps) {
           rules,
           lookaheadMs: seconds * 1000,
           signal: signal ? AbortSignal.any([deps.signal, signal]) : deps.signal,
-        }).then(
-          (result) => {
-            observer?.tickFinished?.(result);
-            return result;
-          },
-          (error: unknown) => {
-            observer?.syncFailed();
-            throw error;
-          },
-        ),
+        }).then(...reported<ReadTickResult>((result) => observer?.tickFinished?.(result))),
       ),
     adminResume,
     /** Protect, pause, resume by a customer or an admin, and an admin's re-provision. */
@@ -181,7 +175,7 @@ export type Services = ReturnType<typeof createServices>;
  * website's own (`domain`), or the account's aggregate (`domain` null). Null when none is
  * forecast, or the forecast is about a period that has ended.
  */
-export function forecastOf(schedule: ReadScheduleRepo, account: string, domain: string | null): number | null {
+export function forecastOf(schedule: ReadScheduleRepo, account: string, domain: string | null, periodEnd: number): number | null {
   const row = domain === null ? schedule.accountForecast(account) : schedule.get(domain);
-  return row?.limitReachedAt ?? null;
+  return row?.periodEnd === periodEnd ? row.limitReachedAt : null;
 }
