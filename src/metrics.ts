@@ -116,7 +116,7 @@ export function createMetrics(sources: MetricsSources) {
   });
   const sessionRefusals = new Counter({
     name: 'wpp_session_refusals_total',
-    help: 'Page requests refused for want of a session, by role and reason (none, unknown, idle, expired)',
+    help: 'Page requests refused for want of a session, by role and reason (none, unknown, idle, expired, wrong_role: a session of the other role, which is ended)',
     labelNames: ['role', 'reason'] as const,
     registers,
   });

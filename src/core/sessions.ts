@@ -25,8 +25,12 @@ export interface Session {
   expiresAt: number;
 }
 
-/** Why a cookie named no session: stable codes for the page that asks the user to open the plugin again. */
-export type SessionEnd = 'none' | 'unknown' | 'idle' | 'expired';
+/**
+ * Why a cookie named no session: stable codes for the page that asks the user to open the
+ * plugin again. `wrong_role`: the cookie names a session of the other role (a customer's
+ * session presented as an admin's); that session is ended, as a stolen or misused one.
+ */
+export type SessionEnd = 'none' | 'unknown' | 'idle' | 'expired' | 'wrong_role';
 
 export interface SessionDeps {
   sessions: SessionsRepo;
@@ -84,12 +88,21 @@ export function createSessionService({ sessions, panelSecret, policy, now, maxTo
       };
     },
 
-    /** The live session a cookie names, refreshed; or why there is none (an ended one is deleted). */
-    resume(cookieValue: string | undefined): { session: Session } | { ended: SessionEnd } {
+    /**
+     * The live session of `role` a cookie names, refreshed; or why there is none (an ended one
+     * is deleted). A session serves only the role it was created for: the cookie's name says
+     * which role is asked, never which role the session has, so a session of the other role is
+     * refused and ended (`wrong_role`, with its subject for the log).
+     */
+    resume(cookieValue: string | undefined, role: SessionRole): { session: Session } | { ended: SessionEnd; subject?: string } {
       if (!cookieValue) return { ended: 'none' };
       const idHash = hashId(cookieValue);
       const row = sessions.getSession(idHash);
       if (!row) return { ended: 'unknown' };
+      if (row.role !== role) {
+        sessions.deleteSession(idHash);
+        return { ended: 'wrong_role', subject: row.subject };
+      }
       const at = now();
       const ended: SessionEnd | null = at >= row.expiresAt ? 'expired' : at - row.lastSeenAt >= policy.idleMs ? 'idle' : null;
       if (ended) {

@@ -53,7 +53,11 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
 
   const area = (role: SessionRole, pages: express.Router) => {
     const areaRouter = express.Router();
-    areaRouter.use(requireSession(sessions, role, secureCookies, deps.observer?.sessionRefused), csrf.protect);
+    // The area's one guard, ahead of every route in it: a session of this role, then the CSRF token.
+    areaRouter.use(
+      requireSession(sessions, role, { secureCookies, logger: deps.logger, onRefused: deps.observer?.sessionRefused }),
+      csrf.protect,
+    );
     areaRouter.post('/logout', (req: Request, res: Response) => {
       if (req.pageSession) sessions.end(req.pageSession);
       res.clearCookie(sessionCookieName(role), sessionCookieOptions(req, secureCookies));

@@ -3,6 +3,7 @@
  * role has its own cookie, so an admin can open a customer's view without signing out.
  */
 import type { CookieOptions, NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
 import type { PageUser, Session, SessionEnd, SessionService } from '../../core/sessions.js';
 import type { SessionRole } from '../../db/sessions.repo.js';
 import { AppError } from '../../errors.js';
@@ -32,20 +33,31 @@ const ENDED_MESSAGES = {
   unknown: 'Your session has ended. Open Web protection from your control panel again.',
   idle: 'Your session ended after a while without activity. Open Web protection from your control panel again.',
   expired: 'Your session has reached its time limit. Open Web protection from your control panel again.',
+  wrong_role: 'This sign-in does not open these pages, and it has been ended. Open Web protection from your control panel again.',
 } as const;
 
-/** Lets the request through with `req.pageSession` of `role`, or answers with a page asking to sign in again. */
+/**
+ * The one guard of an area (every /panel route, every /admin route): lets the request through
+ * with `req.pageSession` of `role`, or answers with a page asking to sign in again. A session of
+ * the other role is refused and logged (the reason and the subject, never the cookie).
+ */
 export function requireSession(
   sessions: SessionService,
   role: SessionRole,
-  secureCookies: boolean,
-  onRefused?: (role: SessionRole, reason: SessionEnd) => void,
+  options: { secureCookies: boolean; logger: Logger; onRefused?: ((role: SessionRole, reason: SessionEnd) => void) | undefined },
 ) {
+  const { secureCookies, logger, onRefused } = options;
   return (req: Request, res: Response, next: NextFunction) => {
     const cookies = req.cookies as Record<string, string | undefined>;
-    const resumed = sessions.resume(cookies[sessionCookieName(role)]);
+    const resumed = sessions.resume(cookies[sessionCookieName(role)], role);
     if ('ended' in resumed) {
       onRefused?.(role, resumed.ended);
+      if (resumed.ended === 'wrong_role') {
+        logger.warn(
+          { reason: resumed.ended, role, subject: resumed.subject, method: req.method, path: req.path, ip: req.ip },
+          'page session refused: it was created for the other role, and is ended',
+        );
+      }
       if (resumed.ended !== 'none') res.clearCookie(sessionCookieName(role), sessionCookieOptions(req, secureCookies));
       throw new AppError('UNAUTHORIZED', ENDED_MESSAGES[resumed.ended]);
     }

@@ -1,0 +1,193 @@
+/**
+ * A session serves only the role it was created for. A customer who copies their own
+ * `wpp_customer` cookie into a cookie named `wpp_admin` (or an admin the other way round)
+ * gets no page and changes nothing, on every route of the other area, even with their own
+ * session's CSRF token; the session is ended, counted and logged without its cookie.
+ * The routes are read from the pages' router, so a page added later is covered too.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { signBody } from '../../src/core/signature.js';
+import { startPlugin, type RunningPlugin } from '../../src/main.js';
+import { createPagesRouter, type PagesDeps } from '../../src/web/pages/pages.routes.js';
+import { createPageClient } from '../helpers/page-client.js';
+import { admin, customer, launchUrl } from '../helpers/pages.js';
+import { TEST_PANEL_SECRET } from '../helpers/plugin.js';
+import { routesOf } from '../helpers/routes.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
+
+type Role = 'customer' | 'admin';
+
+/** Stands in for every dependency: the routers are built only to list their routes, never asked anything. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a stand-in of any shape
+const anything: any = new Proxy(function stub() {}, { get: (_t, p) => (p === 'then' ? undefined : anything), apply: () => anything });
+
+/** Every route of the customer (/panel) and admin (/admin) areas, demo pages included. */
+const AREA_ROUTES = routesOf(createPagesRouter(anything as PagesDeps)).filter((r) => /^\/(panel|admin)(\/|$)/.test(r.path));
+
+/** Fields a form of any of these routes might read: had the guard let one through, it would act. */
+const FORM_FIELDS = {
+  account: 'bob',
+  domain: 'bob.example',
+  domains: 'bob.example',
+  hits: '500',
+  blocked: '0',
+  website_hits: '1',
+  account_hits: '1',
+  plan: 'small',
+  auto_protect: 'off',
+  notify_url: 'http://127.0.0.1:9/x',
+  return_to: 'list',
+};
+
+/** A plugin whose provider is the embedded sandbox (as `npm start` runs it: the demo pages exist), with its log kept. */
+async function withDemoPlugin<T>(fn: (plugin: RunningPlugin, ctx: { dataDir: string; logs: string[] }) => Promise<T>): Promise<T> {
+  const dataDir = createTempDir('wpp-roles-');
+  const logs: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const config = loadConfig(
+    {
+      WPP_DATA_DIR: dataDir,
+      WPP_PORT: '0',
+      WPP_SANDBOX_PORT: '0',
+      WPP_PANEL_SECRET: TEST_PANEL_SECRET,
+      WPP_ACCOUNT_DOMAIN: 'panel.example',
+    },
+    { hostname: 'test-host', primaryIp: undefined },
+  );
+  const plugin = await startPlugin({
+    config,
+    role: 'serve',
+    logger: pino({ level: 'info' }, stream),
+    scheduler: false,
+    workerOptions: { pollMs: 20, backoff: { baseMs: 20, maxMs: 200 } },
+  });
+  try {
+    return await fn(plugin, { dataDir, logs });
+  } finally {
+    await plugin.close();
+    removeTempDir(dataDir);
+  }
+}
+
+/** Every row of every table of every SQLite file under `dir` (the plugin's and the sandbox's), sessions aside. */
+function snapshot(dir: string): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.sqlite') || f.endsWith('.db'));
+  for (const file of files) {
+    const db = new Database(join(dir, file), { readonly: true, fileMustExist: true });
+    try {
+      const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
+      for (const { name } of tables) {
+        if (name === 'sessions' || name === 'launch_nonces') continue;
+        out[`${file}:${name}`] = db.prepare(`SELECT * FROM "${name}"`).all();
+      }
+    } finally {
+      db.close();
+    }
+  }
+  return out;
+}
+
+/** Signs `role` in afresh: its cookie value and the CSRF token of its own home page. */
+async function signIn(url: string, role: Role) {
+  const client = createPageClient(url);
+  const launched = await client.get(launchUrl(url, role === 'admin' ? admin('root') : customer('alice')));
+  expect(launched.status).toBe(303);
+  const home = await client.get(role === 'admin' ? '/admin' : '/panel');
+  expect(home.status).toBe(200);
+  const cookie = client.cookies.get(`wpp_${role}`);
+  expect(cookie).toBeTruthy();
+  expect(client.csrfToken).toBeTruthy();
+  return { cookie: cookie as string, csrf: client.csrfToken as string };
+}
+
+const concrete = (path: string) => path.replace(':domain', 'alice.example').replace(':id', '1');
+
+async function provision(plugin: RunningPlugin) {
+  const body = JSON.stringify([
+    { type: 'account.created', account: 'alice' },
+    { type: 'domain.added', account: 'alice', domain: 'alice.example' },
+    { type: 'account.created', account: 'bob' },
+    { type: 'domain.added', account: 'bob', domain: 'bob.example' },
+  ]);
+  const answer = await fetch(`${plugin.url}/hooks/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-wpp-signature': signBody(body, TEST_PANEL_SECRET) },
+    body,
+  });
+  expect(answer.status).toBe(202);
+  await waitFor(() => plugin.accounts.getWebsite('bob.example')?.providerStatus != null, 10_000, 'bob.example provisioned');
+  await waitFor(
+    () => {
+      const counts = plugin.jobs.counts();
+      return counts.pending === 0 && counts.running === 0;
+    },
+    10_000,
+    'the job queue to drain',
+  );
+}
+
+describe('a session serves only its own role', () => {
+  it('lists the routes it checks (the router is read, not a list kept by hand)', () => {
+    expect(AREA_ROUTES.length).toBeGreaterThan(30);
+    expect(AREA_ROUTES).toContainEqual({ method: 'POST', path: '/admin/jobs/retry-dead' });
+    expect(AREA_ROUTES).toContainEqual({ method: 'POST', path: '/admin/demo/customer-view' });
+    expect(AREA_ROUTES).toContainEqual({ method: 'POST', path: '/panel/domains/:domain/settings' });
+  });
+
+  it('a cookie moved to the other role’s name is refused on every route, ends its session and changes nothing', async () => {
+    await withDemoPlugin(async (plugin, { dataDir, logs }) => {
+      await provision(plugin);
+      const before = snapshot(dataDir);
+      const refused: string[] = [];
+      /** What each route answered, and whether the session still opened its own pages afterwards. */
+      const answers: Record<string, string> = {};
+      for (const route of AREA_ROUTES) {
+        const area: Role = route.path.startsWith('/admin') ? 'admin' : 'customer';
+        const other: Role = area === 'admin' ? 'customer' : 'admin';
+        const { cookie, csrf } = await signIn(plugin.url, other);
+        const headers: Record<string, string> = { cookie: `wpp_${area}=${cookie}` };
+        let body: URLSearchParams | undefined;
+        if (route.method === 'POST') {
+          body = new URLSearchParams({ ...FORM_FIELDS, _csrf: csrf });
+          headers['x-csrf-token'] = csrf;
+        }
+        const answer = await fetch(`${plugin.url}${concrete(route.path)}`, { method: route.method, headers, body, redirect: 'manual' });
+        const text = await answer.text();
+        const cleared = answer.headers.getSetCookie().some((line) => line.startsWith(`wpp_${area}=;`));
+        // The session was ended: it no longer opens its own pages either.
+        const own = await fetch(`${plugin.url}/${other === 'admin' ? 'admin' : 'panel'}`, {
+          headers: { cookie: `wpp_${other}=${cookie}` },
+          redirect: 'manual',
+        });
+        answers[`${route.method} ${route.path} (${other} session)`] =
+          `${answer.status}${text.includes('bob.example') ? ' showing bob.example' : ''}${cleared ? '' : ', cookie kept'}, own pages ${own.status}`;
+        refused.push(cookie);
+      }
+      expect(answers).toEqual(Object.fromEntries(Object.keys(answers).map((key) => [key, '401, own pages 401'])));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(snapshot(dataDir)).toEqual(before);
+
+      const metrics = (await plugin.metrics.render()).body;
+      const customerRefusals = AREA_ROUTES.filter((r) => r.path.startsWith('/admin')).length;
+      expect(metrics).toContain(`wpp_session_refusals_total{role="admin",reason="wrong_role"} ${customerRefusals}`);
+      expect(metrics).toContain(`wpp_session_refusals_total{role="customer",reason="wrong_role"} ${AREA_ROUTES.length - customerRefusals}`);
+      const lines = logs.filter((line) => line.includes('"reason":"wrong_role"'));
+      expect(lines).toHaveLength(AREA_ROUTES.length);
+      expect(lines[0]).toContain('page session refused');
+      for (const cookie of refused) expect(logs.join('\n')).not.toContain(cookie);
+    });
+  }, 60_000);
+});
