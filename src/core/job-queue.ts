@@ -9,6 +9,13 @@ import { ingestEvents, type IngestResult } from './ingest.js';
 import { queueJob, queueJobs } from './job-kinds.js';
 import { notificationKey, spikeNotificationKey, type EnforcementNotice, type SpikeNoticePayload } from './notifications.js';
 
+/**
+ * The least time between two provider re-reads of one website that callbacks ask for. The
+ * provider's request budget is spent on the plugin's behalf, and anyone who learns a callback
+ * URL can post to it: however callbacks arrive, one website costs at most one re-read per window.
+ */
+export const CALLBACK_REREAD_SPACING_MS = 30_000;
+
 export interface JobQueueDeps {
   jobs: JobsRepo;
   /** Attempts before a job is dead (WPP_JOB_MAX_ATTEMPTS). */
@@ -17,6 +24,29 @@ export interface JobQueueDeps {
 }
 
 export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
+  /**
+   * Queues provider re-reads of websites, in one transaction. One waiting re-read per
+   * website is enough (it reads whatever is true when it runs), so a flood of callbacks
+   * for one website, replays included, costs one job and one provider read. `runAt` holds
+   * a re-read back (see refreshAfterCallback); a later request joins the waiting one.
+   */
+  function refreshWebsites(refreshes: { domain: string; account: string; runAt?: number }[]): void {
+    if (refreshes.length === 0) return;
+    queueJobs(
+      jobs,
+      refreshes.map(({ domain, account, runAt }) => ({
+        ...(runAt === undefined ? {} : { runAt }),
+        kind: 'website.refresh' as const,
+        pendingKey: `website.refresh:${domain}`,
+        account,
+        domain,
+        payload: { domain },
+        maxAttempts,
+      })),
+    );
+    onQueued();
+  }
+
   return {
     /** Stores panel events as jobs, one transaction; a replayed event id changes nothing. */
     ingestEvents(events: PanelEvent[]): IngestResult[] {
@@ -25,25 +55,17 @@ export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
       return results;
     },
 
+    refreshWebsites,
+
     /**
-     * Queues provider re-reads of websites, in one transaction. One waiting re-read per
-     * website is enough (it reads whatever is true when it runs), so a flood of callbacks
-     * for one website, replays included, costs one job and one provider read.
+     * A callback's re-read of a website: at once, or CALLBACK_REREAD_SPACING_MS after the
+     * website's last queued re-read, whichever is later; joins a re-read already waiting. The
+     * last callback of a burst is never lost: the held-back re-read reads what is true then.
      */
-    refreshWebsites(refreshes: { domain: string; account: string }[]): void {
-      if (refreshes.length === 0) return;
-      queueJobs(
-        jobs,
-        refreshes.map(({ domain, account }) => ({
-          kind: 'website.refresh' as const,
-          pendingKey: `website.refresh:${domain}`,
-          account,
-          domain,
-          payload: { domain },
-          maxAttempts,
-        })),
-      );
-      onQueued();
+    refreshAfterCallback(website: { domain: string; account: string }, now: number): void {
+      const last = jobs.latestRunAt('website.refresh', website.domain);
+      const runAt = last === null ? now : Math.max(now, last + CALLBACK_REREAD_SPACING_MS);
+      refreshWebsites([{ domain: website.domain, account: website.account, runAt }]);
     },
 
     /** Queues one enforcement action's delivery to the notification URL: retried, never lost, sent once. */

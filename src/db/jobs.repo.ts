@@ -145,11 +145,16 @@ function parseNewJob(job: NewJob): z.infer<typeof newJobSchema> {
   return parsed.data;
 }
 
-/** No earlier open job of the same account conflicts with job `j` (see CLAIMABLE_IDS_SQL). */
+/**
+ * No earlier open job of the same account conflicts with job `j` (see CLAIMABLE_IDS_SQL). A
+ * job queued to run later (never attempted, not yet due: a re-read held back for its window)
+ * holds nothing back: it was queued for later, not to keep its place.
+ */
 const NO_EARLIER_CONFLICT_SQL = `(j.account IS NULL OR NOT EXISTS (
       SELECT 1 FROM jobs e
       WHERE e.account = j.account AND e.id < j.id AND e.state IN ('pending', 'running')
-        AND (e.domain IS NULL OR j.domain IS NULL OR e.domain = j.domain)))`;
+        AND (e.domain IS NULL OR j.domain IS NULL OR e.domain = j.domain)
+        AND NOT (e.state = 'pending' AND e.attempts = 0 AND e.run_at > @now)))`;
 
 /**
  * A job is claimable when it is due (pending, run_at passed) or its lease expired (running,
@@ -189,6 +194,9 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
     ON CONFLICT (dedupe_key) DO NOTHING
     RETURNING *`);
   const byDedupeKey = db.prepare('SELECT * FROM jobs WHERE dedupe_key = ?');
+  const latestOfDomain = db.prepare<[string, string], { run_at: number }>(
+    'SELECT run_at FROM jobs WHERE domain = ? AND kind = ? ORDER BY id DESC LIMIT 1',
+  );
   const pendingByKey = db.prepare("SELECT * FROM jobs WHERE pending_key = ? AND state = 'pending' AND pending_key IS NOT NULL LIMIT 1");
   const byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
   // A job whose lease expired on its last allowed attempt keeps crashing or stalling its
@@ -335,6 +343,11 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
     get(id: number): Job | null {
       const row = byId.get(id) as JobRow | undefined;
       return row ? toJob(row) : null;
+    },
+
+    /** When the newest job of `kind` for `domain` was (or is) to run; null when there was none. */
+    latestRunAt(kind: string, domain: string): number | null {
+      return latestOfDomain.get(domain, kind)?.run_at ?? null;
     },
 
     /** Newest first. */

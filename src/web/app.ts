@@ -67,6 +67,9 @@ function errorMiddleware(logger: Logger, pages: boolean) {
       appError = new AppError('INTERNAL', 'Internal error');
     }
     if (appError.retryAfterSeconds !== undefined) res.set('Retry-After', String(appError.retryAfterSeconds));
+    // A body still unread (refused before it was wanted: no session, too large) is not read now
+    // either: the connection closes after the answer instead of draining what the client sends.
+    if (!req.complete) res.set('Connection', 'close');
     if (pages && isPageRequest(req)) renderErrorPage(res, appError);
     else res.status(httpStatusFor(appError.code)).json(errorBody(appError));
   };

@@ -30,7 +30,7 @@ export interface PluginAppDeps {
   panelSecret: string;
   logger: Logger;
   now: () => number;
-  queue: Pick<JobQueue, 'ingestEvents' | 'refreshWebsites' | 'retryJob' | 'retryAllDead'>;
+  queue: Pick<JobQueue, 'ingestEvents' | 'refreshAfterCallback' | 'retryJob' | 'retryAllDead'>;
   provider: ProviderClient;
   /** The runtime settings (auto-protect, notification URL). */
   settings: PluginSettings;
@@ -95,7 +95,7 @@ export function createPluginApp(deps: PluginAppDeps) {
     callbacks: {
       findWebsiteByTokenHash: (hash) => accounts.getWebsiteByTokenHash(hash),
       signingKeyFor: (website) => accounts.getAccount(website.account)?.providerApiKey ?? null,
-      enqueueRefresh: ({ domain, account }) => retryWhileBusy(() => queue.refreshWebsites([{ domain, account }]), REQUEST_BUSY_RETRY),
+      enqueueRefresh: (website) => retryWhileBusy(() => queue.refreshAfterCallback(website, deps.now()), REQUEST_BUSY_RETRY),
     },
     pages: {
       sessions,

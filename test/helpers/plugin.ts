@@ -15,7 +15,7 @@ export interface TestPlugin extends RunningPlugin {
   /** POSTs a body to /hooks/events, signed with the panel secret unless `signature` is given. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked field by field
   postEvents(body: unknown, signature?: string | null): Promise<{ status: number; body: any }>;
-  /** Waits until no job is pending or running. */
+  /** Waits until no job is running or due (a re-read held back for its window waits for later, not for this). */
   idle(timeoutMs?: number): Promise<void>;
 }
 
@@ -74,8 +74,8 @@ export async function startTestPlugin(
     async idle(timeoutMs = 10_000) {
       await waitFor(
         () => {
-          const counts = plugin.jobs.counts();
-          return counts.pending === 0 && counts.running === 0;
+          const next = plugin.jobs.nextRunAt();
+          return plugin.jobs.counts().running === 0 && (next === null || next > (options.now ?? Date.now)());
         },
         timeoutMs,
         'the job queue to drain',

@@ -3,6 +3,7 @@
  * enforcement pausing and resuming at the sandbox, all on an injected clock.
  */
 import { describe, expect, it } from 'vitest';
+import { CALLBACK_REREAD_SPACING_MS } from '../../src/core/job-queue.js';
 import { hitsOverTime, usageReport } from '../../src/core/statistics.js';
 import { signBody } from '../../src/core/signature.js';
 import { runWpp } from '../helpers/cli.js';
@@ -592,32 +593,39 @@ describe('a website paused or resumed outside the plugin, its callbacks lost', (
   });
 
   it('learns of an outside pause, and of its end, when the callback does arrive', async () => {
-    await withPlugin(async (plugin, sb) => {
-      await provision(plugin, [['hugo', 'h1.example']]);
-      await sb.control('POST', '/_sandbox/websites/h1.example/dns-verified');
-      await plugin.idle();
-      const key = plugin.accounts.getAccount('hugo')?.providerApiKey as string;
-      const setByCustomer = (status: string) =>
-        fetch(`${sb.url}/v1.0/website/h1.example`, {
-          method: 'PUT',
-          headers: { authorization: `Bearer ${key}` },
-          body: new URLSearchParams({ status }),
-        });
-      await setByCustomer('paused');
-      await waitFor(
-        () => plugin.accounts.getWebsite('h1.example')?.pausedBy === 'external',
-        5000,
-        'the callback to record the outside pause',
-      );
-      expect(plugin.accounts.getWebsite('h1.example')).toMatchObject({ desiredStatus: 'paused', providerStatus: 'paused' });
-      await setByCustomer('online');
-      await waitFor(
-        () => plugin.accounts.getWebsite('h1.example')?.pausedBy === null,
-        5000,
-        'the callback to record the end of the outside pause',
-      );
-      expect(plugin.accounts.getWebsite('h1.example')).toMatchObject({ desiredStatus: 'online', providerStatus: 'online' });
-    });
+    // The plugin's clock, moved past a callback re-read's window (CALLBACK_REREAD_SPACING_MS) before each change.
+    const clock = { offset: 0 };
+    await withPlugin(
+      async (plugin, sb) => {
+        await provision(plugin, [['hugo', 'h1.example']]);
+        await sb.control('POST', '/_sandbox/websites/h1.example/dns-verified');
+        await waitFor(() => plugin.accounts.getWebsite('h1.example')?.providerStatus === 'online', 5000, 'the DNS callback');
+        const key = plugin.accounts.getAccount('hugo')?.providerApiKey as string;
+        const setByCustomer = (status: string) =>
+          fetch(`${sb.url}/v1.0/website/h1.example`, {
+            method: 'PUT',
+            headers: { authorization: `Bearer ${key}` },
+            body: new URLSearchParams({ status }),
+          });
+        clock.offset += CALLBACK_REREAD_SPACING_MS;
+        await setByCustomer('paused');
+        await waitFor(
+          () => plugin.accounts.getWebsite('h1.example')?.pausedBy === 'external',
+          5000,
+          'the callback to record the outside pause',
+        );
+        expect(plugin.accounts.getWebsite('h1.example')).toMatchObject({ desiredStatus: 'paused', providerStatus: 'paused' });
+        clock.offset += CALLBACK_REREAD_SPACING_MS;
+        await setByCustomer('online');
+        await waitFor(
+          () => plugin.accounts.getWebsite('h1.example')?.pausedBy === null,
+          5000,
+          'the callback to record the end of the outside pause',
+        );
+        expect(plugin.accounts.getWebsite('h1.example')).toMatchObject({ desiredStatus: 'online', providerStatus: 'online' });
+      },
+      { now: () => Date.now() + clock.offset },
+    );
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { CALLBACK_REREAD_SPACING_MS } from '../../src/core/job-queue.js';
 import { callbackTokenFor } from '../../src/core/identity.js';
 import { deliverEvents } from '../../src/cli/hook.command.js';
 import { translateCpanelHook } from '../../src/panel/adapters/cpanel.js';
@@ -318,36 +319,43 @@ describe('callbacks', () => {
   });
 
   it('changes nothing false for a forged callback: unknown token, wrong signature, or a lying payload', async () => {
-    await withPlugin(async (plugin, sb) => {
-      await plugin.postEvents(event('domain.added', { domain: 'forged.example' }));
-      await plugin.idle();
-      await sb.control('POST', '/_sandbox/websites/forged.example/dns-verified');
-      await waitFor(() => plugin.accounts.getWebsite('forged.example')?.providerStatus === 'online', 5000, 'online');
-      await plugin.provider.setWebsiteStatus('forged.example', 'paused');
-      await waitFor(() => plugin.accounts.getWebsite('forged.example')?.providerStatus === 'paused', 5000, 'paused');
-      const jobsBefore = plugin.jobs.counts();
-      const post = (token: string, body: unknown, headers: Record<string, string> = {}) =>
-        fetch(`${plugin.url}/callbacks/website/${token}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...headers },
-          body: JSON.stringify(body),
+    // The plugin's clock, moved past a callback re-read's window (CALLBACK_REREAD_SPACING_MS) between two changes.
+    const clock = { offset: 0 };
+    await withPlugin(
+      async (plugin, sb) => {
+        await plugin.postEvents(event('domain.added', { domain: 'forged.example' }));
+        await plugin.idle();
+        await sb.control('POST', '/_sandbox/websites/forged.example/dns-verified');
+        await waitFor(() => plugin.accounts.getWebsite('forged.example')?.providerStatus === 'online', 5000, 'online');
+        clock.offset += CALLBACK_REREAD_SPACING_MS;
+        await plugin.provider.setWebsiteStatus('forged.example', 'paused');
+        await waitFor(() => plugin.accounts.getWebsite('forged.example')?.providerStatus === 'paused', 5000, 'paused');
+        const jobsBefore = plugin.jobs.counts();
+        const post = (token: string, body: unknown, headers: Record<string, string> = {}) =>
+          fetch(`${plugin.url}/callbacks/website/${token}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...headers },
+            body: JSON.stringify(body),
+          });
+        const lie = { event: 'website.status_changed', domain: 'forged.example', status: 'online', previous_status: 'paused' };
+
+        const unknown = await post('not-a-token', lie);
+        expect(unknown.status).toBe(404);
+        const badSignature = await post(tokenOf(await sandboxWebsite(sb, 'forged.example')), lie, {
+          'x-signature': 'sha256=' + 'a'.repeat(64),
         });
-      const lie = { event: 'website.status_changed', domain: 'forged.example', status: 'online', previous_status: 'paused' };
+        expect(badSignature.status).toBe(401);
+        expect(plugin.jobs.counts()).toEqual(jobsBefore);
 
-      const unknown = await post('not-a-token', lie);
-      expect(unknown.status).toBe(404);
-      const badSignature = await post(tokenOf(await sandboxWebsite(sb, 'forged.example')), lie, {
-        'x-signature': 'sha256=' + 'a'.repeat(64),
-      });
-      expect(badSignature.status).toBe(401);
-      expect(plugin.jobs.counts()).toEqual(jobsBefore);
-
-      // The right token with a lying payload: the plugin asks the provider and keeps the truth.
-      const lying = await post(tokenOf(await sandboxWebsite(sb, 'forged.example')), lie);
-      expect(lying.status).toBe(202);
-      await plugin.idle();
-      expect(plugin.accounts.getWebsite('forged.example')).toMatchObject({ providerStatus: 'paused' });
-    });
+        // The right token with a lying payload: the plugin asks the provider and keeps the truth.
+        clock.offset += CALLBACK_REREAD_SPACING_MS;
+        const lying = await post(tokenOf(await sandboxWebsite(sb, 'forged.example')), lie);
+        expect(lying.status).toBe(202);
+        await plugin.idle();
+        expect(plugin.accounts.getWebsite('forged.example')).toMatchObject({ providerStatus: 'paused' });
+      },
+      { now: () => Date.now() + clock.offset },
+    );
   });
 });
 

@@ -1,12 +1,12 @@
 /**
  * The plugin's pages: the launch, the customer's pages under /panel and the admins' under
- * /admin. Every page needs a session of its role; every form a CSRF token. Forms arrive
- * url-encoded, or multipart when they upload a file (a certificate): both are read here, once,
- * so the CSRF check sees every form's token before any route runs.
+ * /admin. Every page needs a session of its role; every form a CSRF token. Nothing of a
+ * request's body is read before its session is known: each area checks the session first,
+ * then reads url-encoded forms, and multipart only on the one form that uploads files (a
+ * domain's certificate and key), so the CSRF check that follows sees every form's token.
  */
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response } from 'express';
-import multer from 'multer';
 import type { Logger } from 'pino';
 import type { LaunchRefusal } from '../../core/launch-tokens.js';
 import type { SessionEnd, SessionService } from '../../core/sessions.js';
@@ -14,7 +14,8 @@ import type { SessionRole } from '../../db/sessions.repo.js';
 import { createAdminRouter, type AdminPagesDeps } from './admin.routes.js';
 import { createCsrf } from './csrf.js';
 import { createLaunchRouter } from './launch.routes.js';
-import { createPanelRouter, type PanelPagesDeps } from './panel.routes.js';
+import { CERTIFICATE_FORM, createPanelRouter, type PanelPagesDeps } from './panel.routes.js';
+import { certificateUpload } from './uploads.js';
 import { requireSession, sessionCookieName, sessionCookieOptions } from './session.middleware.js';
 
 /** What the pages report (the metrics): refused launches, and requests without a live session. */
@@ -35,29 +36,28 @@ export interface PagesDeps {
   observer?: PagesObserver;
 }
 
-/** Uploads are a certificate and its key: small text files. */
-const UPLOAD_LIMITS = { fileSize: 64 * 1024, files: 4, fields: 200, fieldSize: 64 * 1024 };
+/** Url-encoded forms: the largest, the admin's limits and plans, are a few kilobytes. */
+const FORM_LIMITS = { extended: false, limit: '256kb', parameterLimit: 500 } as const;
 
 export function createPagesRouter(deps: PagesDeps): express.Router {
   const { sessions, secureCookies } = deps;
   const router = express.Router();
   const csrf = createCsrf(sessions);
   router.use(cookieParser());
-  router.use(express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 500 }));
-  router.use(multer({ storage: multer.memoryStorage(), limits: UPLOAD_LIMITS }).any());
   router.use(createLaunchRouter({ sessions, secureCookies, logger: deps.logger, onRefused: deps.observer?.launchRefused }));
 
   router.get('/', (_req, res) => {
     res.render('home', { title: 'Web protection' });
   });
 
-  const area = (role: SessionRole, pages: express.Router) => {
+  const area = (role: SessionRole, pages: express.Router, uploads: readonly string[] = []) => {
     const areaRouter = express.Router();
-    // The area's one guard, ahead of every route in it: a session of this role, then the CSRF token.
-    areaRouter.use(
-      requireSession(sessions, role, { secureCookies, logger: deps.logger, onRefused: deps.observer?.sessionRefused }),
-      csrf.protect,
-    );
+    // The area's one guard, ahead of every route in it and of any body: a session of this role.
+    areaRouter.use(requireSession(sessions, role, { secureCookies, logger: deps.logger, onRefused: deps.observer?.sessionRefused }));
+    // Then the forms: url-encoded anywhere, multipart only where files are uploaded; then the CSRF token.
+    areaRouter.use(express.urlencoded(FORM_LIMITS));
+    for (const path of uploads) areaRouter.post(path, ...certificateUpload());
+    areaRouter.use(csrf.protect);
     areaRouter.post('/logout', (req: Request, res: Response) => {
       if (req.pageSession) sessions.end(req.pageSession);
       res.clearCookie(sessionCookieName(role), sessionCookieOptions(req, secureCookies));
@@ -66,7 +66,7 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
     areaRouter.use(pages);
     return areaRouter;
   };
-  router.use('/panel', area('customer', createPanelRouter(deps.panel)));
+  router.use('/panel', area('customer', createPanelRouter(deps.panel), [CERTIFICATE_FORM]));
   router.use('/admin', area('admin', createAdminRouter(deps.admin)));
   return router;
 }

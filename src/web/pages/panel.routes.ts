@@ -52,6 +52,9 @@ export interface PanelPagesDeps {
   now: () => number;
 }
 
+/** The settings form, the one form of the pages that uploads files (a certificate and its key, as multipart). */
+export const CERTIFICATE_FORM = '/domains/:domain/settings';
+
 /** The account of a customer's session. */
 export function sessionAccount(req: Request): string {
   const user = pageUser(req);
@@ -108,7 +111,7 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
     renderDomainPage(res, 200, deps, website, range, { ...settings, flash: flashOf(req) });
   });
 
-  router.post('/domains/:domain/settings', async (req: Request, res: Response) => {
+  router.post(CERTIFICATE_FORM, async (req: Request, res: Response) => {
     const website = ownWebsite(req, deps.accounts);
     const current = await readWebsiteSettings(deps.provider, website.domain);
     const files = (Array.isArray(req.files) ? req.files : []) as UploadedFile[];

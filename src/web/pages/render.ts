@@ -23,10 +23,16 @@ const TITLES: Partial<Record<AppErrorCode, string>> = {
   UNAVAILABLE: 'Busy, try again shortly',
 };
 
-/** The error page of the pages: the message says what happened and what to do; never a stack. */
+/**
+ * The error page of the pages: the message says what happened and what to do; never a stack.
+ * Should the page itself fail to render, the message goes out as plain text: an error is
+ * always answered, never left hanging.
+ */
 export function renderErrorPage(res: Response, error: AppError): void {
-  res
-    .status(httpStatusFor(error.code))
-    .set('Cache-Control', 'no-store')
-    .render('error', { title: TITLES[error.code] ?? 'Something went wrong', message: error.message, code: error.code });
+  const title = TITLES[error.code] ?? 'Something went wrong';
+  res.status(httpStatusFor(error.code)).set('Cache-Control', 'no-store');
+  res.render('error', { title, message: error.message, code: error.code }, (renderError: Error | null, html?: string) => {
+    if (renderError) res.type('text/plain').send(`${title}: ${error.message}`);
+    else res.send(html);
+  });
 }
