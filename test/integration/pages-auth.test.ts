@@ -111,11 +111,19 @@ describe('launch', () => {
     });
   });
 
-  it('marks the cookie Secure when the plugin is reached over https', async () => {
+  it('over https, names the cookie __Host- (Secure, Path=/, no Domain) and reads only that name', async () => {
     await withPages(
       async ({ url, clock }) => {
         const answer = await createPageClient(url).get(launchUrl(url, admin(), { now: clock.now }));
-        expect(answer.headers.getSetCookie().find((line) => line.startsWith('wpp_admin='))).toMatch(/; Secure/);
+        const line = answer.headers.getSetCookie().find((l) => l.startsWith('__Host-wpp_admin=')) ?? '';
+        expect(line).toMatch(/; Secure/);
+        expect(line).toMatch(/; Path=\//);
+        expect(line).not.toMatch(/Domain=/i);
+        const value = /^__Host-wpp_admin=([^;]+)/.exec(line)?.[1] ?? '';
+        const open = (cookie: string) => fetch(`${url}/admin`, { headers: { cookie }, redirect: 'manual' }).then((r) => r.status);
+        // The same value without the prefix (as another host or plain http could set it) opens nothing.
+        expect(await open(`wpp_admin=${value}`)).toBe(401);
+        expect(await open(`__Host-wpp_admin=${value}`)).toBe(200);
       },
       { WPP_PUBLIC_URL: 'https://plugin.host.example' },
     );

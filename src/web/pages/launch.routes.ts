@@ -52,7 +52,11 @@ export function createLaunchRouter({
     try {
       const expected = next === undefined ? undefined : next.startsWith('/admin') ? 'admin' : 'customer';
       const { cookieValue, session, claims } = sessions.launch(token, expected);
-      res.cookie(sessionCookieName(claims.role), cookieValue, sessionCookieOptions(req, secureCookies, session.expiresAt));
+      res.cookie(
+        sessionCookieName(claims.role, req, secureCookies),
+        cookieValue,
+        sessionCookieOptions(req, secureCookies, session.expiresAt),
+      );
       logger.info(
         { role: claims.role, subject: claims.role === 'admin' ? claims.admin : claims.account, panel: claims.panel },
         'signed in from the panel',

@@ -60,7 +60,7 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
     areaRouter.use(csrf.protect);
     areaRouter.post('/logout', (req: Request, res: Response) => {
       if (req.pageSession) sessions.end(req.pageSession);
-      res.clearCookie(sessionCookieName(role), sessionCookieOptions(req, secureCookies));
+      res.clearCookie(sessionCookieName(role, req, secureCookies), sessionCookieOptions(req, secureCookies));
       res.set('Cache-Control', 'no-store').render('signed-out', { title: 'Signed out' });
     });
     areaRouter.use(pages);

@@ -15,14 +15,24 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export const sessionCookieName = (role: SessionRole) => `wpp_${role}`;
+/** Whether the pages' cookies are Secure: WPP_PUBLIC_URL is https (behind a TLS proxy), or this request came over TLS. */
+const secureFor = (req: Request, secureCookies: boolean) => secureCookies || req.secure;
 
-/** HttpOnly, SameSite=Lax, Secure when the plugin is reached over https; ends with the session. */
-export function sessionCookieOptions(req: Request, secure: boolean, expiresAt?: number): CookieOptions {
+/**
+ * The session cookie's name. Over https it carries the `__Host-` prefix: browsers accept such a
+ * cookie only Secure, from this very host, for path `/` and without a Domain, so neither a
+ * sibling host nor plain http can plant one (cookies ignore ports: serve the plugin on a host
+ * name of its own). A cookie without the prefix is then not read at all.
+ */
+export const sessionCookieName = (role: SessionRole, req: Request, secureCookies: boolean) =>
+  secureFor(req, secureCookies) ? `__Host-wpp_${role}` : `wpp_${role}`;
+
+/** HttpOnly, SameSite=Lax, Path=/, no Domain, Secure when the plugin is reached over https; ends with the session. */
+export function sessionCookieOptions(req: Request, secureCookies: boolean, expiresAt?: number): CookieOptions {
   return {
     httpOnly: true,
     sameSite: 'lax',
-    secure: secure || req.secure,
+    secure: secureFor(req, secureCookies),
     path: '/',
     ...(expiresAt === undefined ? {} : { expires: new Date(expiresAt) }),
   };
@@ -49,7 +59,7 @@ export function requireSession(
   const { secureCookies, logger, onRefused } = options;
   return (req: Request, res: Response, next: NextFunction) => {
     const cookies = req.cookies as Record<string, string | undefined>;
-    const resumed = sessions.resume(cookies[sessionCookieName(role)], role);
+    const resumed = sessions.resume(cookies[sessionCookieName(role, req, secureCookies)], role);
     if ('ended' in resumed) {
       onRefused?.(role, resumed.ended);
       if (resumed.ended === 'wrong_role') {
@@ -58,7 +68,7 @@ export function requireSession(
           'page session refused: it was created for the other role, and is ended',
         );
       }
-      if (resumed.ended !== 'none') res.clearCookie(sessionCookieName(role), sessionCookieOptions(req, secureCookies));
+      if (resumed.ended !== 'none') res.clearCookie(sessionCookieName(role, req, secureCookies), sessionCookieOptions(req, secureCookies));
       throw new AppError('UNAUTHORIZED', ENDED_MESSAGES[resumed.ended]);
     }
     req.pageSession = resumed.session;
