@@ -2,24 +2,40 @@ package Cpanel::API::WebProtection;
 
 # wpp's UAPI module (/usr/local/cpanel/Cpanel/API/WebProtection.pm), written by `wpp install cpanel`.
 # It runs as the cPanel user, who may not read wpp's settings or its panel secret. The sign-in URL
-# is made by wpp's admin module, which cPanel runs as root for the calling account.
+# is made by wpp's admin module, which cPanel runs as root for the calling account and which
+# decides for itself whether this session may have one.
 
 use strict;
 use warnings;
 
 use Cpanel::AdminBin::Call ();
+use Cpanel::App            ();
 
 our $VERSION = '1.0';
 
 # Only for accounts whose package has the feature the menu entry brought (Feature Manager).
 our %API = ( launch_url => { needs_feature => '{{FEATURE}}' } );
 
-# UAPI WebProtection::launch_url: { url } for the calling account. It takes no arguments: which
-# account is cPanel's to say, and the admin module reads it from cPanel, not from this call.
+# UAPI WebProtection::launch_url: { url } for the calling account, or an error. It takes no
+# arguments: which account is cPanel's to say. It tells the admin module only what kind of
+# session calls (cPanel or Webmail, and the login that signed in), which the admin module
+# cannot see for itself.
 sub launch_url {
     my ( $args, $result ) = @_;
-    my $url = eval { Cpanel::AdminBin::Call::call( 'WebProtection', 'Launch', 'CUSTOMER_URL' ) };
-    if ( !defined $url ) {
+    # $Cpanel::authuser is cPanel's: the login of the session (a mail address in Webmail).
+    my $authuser = do { no warnings 'once'; $Cpanel::authuser } // '';
+    my $session  = {
+        app      => Cpanel::App::is_webmail() ? 'webmail' : Cpanel::App::is_cpanel() ? 'cpanel' : 'other',
+        authuser => $authuser,
+    };
+    my $answer = eval { Cpanel::AdminBin::Call::call( 'WebProtection', 'Launch', 'CUSTOMER_URL', $session ) };
+    if ( ref $answer eq 'HASH' && defined $answer->{refused} && !ref $answer->{refused} ) {
+        $result->data( { refused => 1 } );
+        $result->raw_error( $answer->{refused} );
+        return 0;
+    }
+    my $url = ref $answer eq 'HASH' ? $answer->{url} : undef;
+    if ( !defined $url || ref $url || $url !~ m{\Ahttps?://[^\s<>"]+\z} ) {
         $result->raw_error('The web protection service could not be reached. Please try again in a few minutes.');
         return 0;
     }

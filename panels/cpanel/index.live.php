@@ -31,6 +31,12 @@ $answer = $cpanel->uapi('WebProtection', 'launch_url');
 $cpanel->end();
 
 $result = isset($answer['cpanelresult']['result']) ? $answer['cpanelresult']['result'] : null;
+// wpp's admin module refused this session (Webmail, a team role without websites, the feature
+// off): say why, in its words, and open nothing.
+if (empty($result['status']) && !empty($result['data']['refused'])) {
+    $why = isset($result['errors'][0]) && is_string($result['errors'][0]) ? $result['errors'][0] : 'Ask your hosting provider.';
+    wpp_refuse(403, 'Web Protection is not available to you', $why);
+}
 $url = isset($result['data']['url']) ? $result['data']['url'] : null;
 // One absolute http(s) URL and nothing else: it goes into a Location header.
 if (empty($result['status']) || !is_string($url) || !preg_match('#^https?://[^\s<>"]+$#', $url)) {

@@ -3,6 +3,8 @@
  * page (PHP, against a stub of cPanel's LiveAPI class), wpp's UAPI function and admin module
  * (Perl, against stubs of cPanel's privilege escalation), and the WHM page (Perl, against a stub
  * of Whostmgr::ACLS). A fake launcher stands in for `wpp launch-url` and records its arguments.
+ * The sessions the UAPI function runs in are recorded in test/fixtures/panels/cpanel-launch/
+ * (shapes and sources in test/fixtures/panels/README.md).
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -54,15 +56,24 @@ beforeAll(() => {
   write(
     join(dir, 'stubs/Cpanel/AdminBin/Call.pm'),
     `package Cpanel::AdminBin::Call;
-# As cpsrvd does: the admin module runs for the cPanel user the session authenticated
-# (STUB_CPANEL_USER here), with the caller's arguments; only its _actions can be called.
+# As cpsrvd does (Cpanel::Admin::Base::run): the admin module runs for the system user of the
+# session (STUB_CPANEL_USER here), with the caller's arguments; only its _actions can be called.
+# A team user's session hands TEAM_USER and TEAM_LOGIN_DOMAIN on (Cpanel::Wrap::Config), and the
+# team user must exist in the owner's team file before the function runs.
 use strict; use warnings;
 sub call {
     my ( $namespace, $module, $action, @args ) = @_;
     my $class = "Cpanel::Admin::Modules::\${namespace}::$module";
     eval "require $class; 1" or die $@;
     die "unknown action $action\\n" if !grep { $_ eq $action } $class->_actions;
-    my $admin = bless { caller => { _username => $ENV{STUB_CPANEL_USER} } }, $class;
+    my $owner = $ENV{STUB_CPANEL_USER};
+    my $team_user;
+    if ( $ENV{TEAM_USER} || $ENV{TEAM_LOGIN_DOMAIN} ) {
+        require Cpanel::Team::Config;
+        die "The team user $ENV{TEAM_USER} does not exist.\\n" if !Cpanel::Team::Config->new($owner)->has_team_user( $ENV{TEAM_USER} );
+        $team_user = $ENV{TEAM_USER};
+    }
+    my $admin = bless { caller => { _username => $owner, _team_user => $team_user } }, $class;
     return $admin->$action(@args);
 }
 1;
@@ -70,7 +81,51 @@ sub call {
   );
   write(
     join(dir, 'stubs/Cpanel/Admin/Base.pm'),
-    'package Cpanel::Admin::Base;\nsub get_caller_username { $_[0]{caller}{_username} }\n1;\n',
+    `package Cpanel::Admin::Base;
+# The methods of cPanel's Cpanel::Admin::Base that wpp's module uses. cpuser_has_feature answers
+# as cPanel's feature check would for the session: STUB_FEATURES lists the features it has.
+use strict; use warnings;
+sub get_caller_username { $_[0]{caller}{_username} }
+sub get_caller_team_user { $_[0]{caller}{_team_user} }
+sub cpuser_has_feature {
+    my ( $self, $feature ) = @_;
+    return ( grep { $_ eq $feature } split /,/, ( $ENV{STUB_FEATURES} // '' ) ) ? 1 : 0;
+}
+1;
+`,
+  );
+  write(
+    join(dir, 'stubs/Cpanel/Team/Config.pm'),
+    `package Cpanel::Team::Config;
+# cPanel's team file, read as Cpanel::Team::Config documents it: /var/cpanel/team/<owner>
+# (STUB_TEAM_DIR/<owner> here), a header line, then one colon-separated line per team user whose
+# third field is the comma-separated list of roles.
+use strict; use warnings;
+sub new {
+    my ( $class, $owner ) = @_;
+    open( my $fh, '<', "$ENV{STUB_TEAM_DIR}/$owner" ) or die "no team file for $owner\\n";
+    my ( undef, @lines ) = map { chomp; $_ } <$fh>;
+    my %roles = map { my @f = split /:/, $_, -1; ( $f[0] => [ grep { length } split /,/, $f[2] ] ) } @lines;
+    return bless { roles => \\%roles }, $class;
+}
+sub has_team_user { exists $_[0]{roles}{ $_[1] } }
+sub get_team_user_roles {
+    my ( $self, $user ) = @_;
+    die "The team user $user does not exist.\\n" if !exists $self->{roles}{$user};
+    return $self->{roles}{$user};
+}
+1;
+`,
+  );
+  write(
+    join(dir, 'stubs/Cpanel/App.pm'),
+    `package Cpanel::App;
+# cPanel's Cpanel::App: which cpsrvd application the process serves.
+our $appname = 'cpanel';
+sub is_cpanel { ( $appname eq 'cpanel' || $appname eq 'cpaneld' ) ? 1 : 0 }
+sub is_webmail { ( $appname eq 'webmail' || $appname eq 'webmaild' ) ? 1 : 0 }
+1;
+`,
   );
   write(
     join(dir, 'stubs/Whostmgr/ACLS.pm'),
@@ -96,49 +151,144 @@ function perl(args: string[], env: Record<string, string>) {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-/** UAPI WebProtection::launch_url as cPanel would call it for the signed-in user; the args object names another account. */
-function uapiLaunchUrl(user: string, mode = 'ok') {
+/** A cPanel session as recorded in test/fixtures/panels/cpanel-launch/: what cPanel's process knows of who is signed in. */
+interface CpanelSession {
+  /** Cpanel::App's application name: cpanel or webmail. */
+  appname: string;
+  /** $Cpanel::user: the cPanel account (system user) the session runs as. */
+  user: string;
+  /** $Cpanel::authuser: the login that signed in (a mail address in Webmail, user@domain for a team user). */
+  authuser: string;
+  /** TEAM_USER, TEAM_OWNER, TEAM_LOGIN_DOMAIN for a team user's session. */
+  env: Record<string, string>;
+  /** What cPanel's feature check answers for the session (Cpanel::Admin::Base::cpuser_has_feature). */
+  features: string[];
+}
+const session = (name: string): CpanelSession =>
+  JSON.parse(readFileSync(new URL(`../fixtures/panels/cpanel-launch/${name}.json`, import.meta.url), 'utf8')) as CpanelSession;
+const TEAM_DIR = new URL('../fixtures/panels/cpanel-launch/team', import.meta.url).pathname;
+
+interface UapiAnswer {
+  ok: number;
+  data: { url?: string; refused?: number } | null;
+  error: string | null;
+  feature: string;
+}
+
+/** UAPI WebProtection::launch_url as cPanel would call it in the session; the args object names another account. */
+function uapiLaunchUrl(signedIn: CpanelSession, mode = 'ok'): UapiAnswer {
   const driver = `
     use strict; use warnings; no warnings 'once'; use JSON::PP ();
     package StubResult; sub new { bless {}, shift } sub data { $_[0]{data} = $_[1] } sub raw_error { $_[0]{error} = $_[1] }
     package StubArgs; sub new { bless { account => 'mallory' }, shift } sub get { $_[0]{ $_[1] } }
     package main;
+    require Cpanel::App;
+    $Cpanel::App::appname = $ENV{STUB_APPNAME};
+    $Cpanel::user = $ENV{STUB_CPANEL_USER};
+    $Cpanel::authuser = $ENV{STUB_AUTHUSER};
     require Cpanel::API::WebProtection;
     my $result = StubResult->new;
     my $ok = Cpanel::API::WebProtection::launch_url( StubArgs->new, $result );
     print JSON::PP->new->canonical->encode({ ok => $ok, data => $result->{data}, error => $result->{error},
       feature => $Cpanel::API::WebProtection::API{launch_url}{needs_feature} });`;
-  const run = perl(['-e', driver], { STUB_CPANEL_USER: user, LAUNCHER_MODE: mode });
+  const run = perl(['-e', driver], {
+    STUB_APPNAME: signedIn.appname,
+    STUB_CPANEL_USER: signedIn.user,
+    STUB_AUTHUSER: signedIn.authuser,
+    STUB_FEATURES: signedIn.features.join(','),
+    STUB_TEAM_DIR: TEAM_DIR,
+    ...signedIn.env,
+    LAUNCHER_MODE: mode,
+  });
   // What the launcher says on failure goes to standard error (cPanel's error log), nothing else.
   expect(run.stderr.replace('wpp: the plugin is not configured\n', '')).toBe('');
-  return JSON.parse(run.stdout) as { ok: number; data: { url: string } | null; error: string | null; feature: string };
+  return JSON.parse(run.stdout) as UapiAnswer;
 }
+
+const urlFor = (account: string): UapiAnswer => ({
+  ok: 1,
+  data: { url: `https://wpp.example:8443/launch?token=for-${account}` },
+  error: null,
+  feature: 'wpp_web_protection',
+});
+const refusal = (error: string): UapiAnswer => ({ ok: 0, data: { refused: 1 }, error, feature: 'wpp_web_protection' });
 
 describe('cPanel UAPI WebProtection::launch_url and its admin module', () => {
   it("returns the sign-in URL made by root for cPanel's calling account, whatever the call names", () => {
     clearLog();
-    expect(uapiLaunchUrl('alice')).toEqual({
-      ok: 1,
-      data: { url: 'https://wpp.example:8443/launch?token=for-alice' },
-      error: null,
-      feature: 'wpp_web_protection',
-    });
+    expect(uapiLaunchUrl(session('owner'))).toEqual(urlFor('alice'));
     expect(launcherLog()).toEqual(['launch-url --account alice --panel cpanel']);
   });
 
-  it('refuses an account passed as an argument to the admin function', () => {
+  it("refuses, and makes no URL, when the account's package lacks the feature (checked by the admin module itself)", () => {
     clearLog();
-    const run = perl(['-e', 'require Cpanel::AdminBin::Call; Cpanel::AdminBin::Call::call(qw(WebProtection Launch CUSTOMER_URL bob))'], {
-      STUB_CPANEL_USER: 'alice',
-    });
-    expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain('CUSTOMER_URL takes no arguments');
+    expect(uapiLaunchUrl(session('feature-off'))).toEqual(
+      refusal('Web Protection is not enabled for this account. Ask your hosting provider to enable it.'),
+    );
+    expect(launcherLog()).toEqual([]);
+  });
+
+  it('refuses Webmail sessions, a mail account or the account login itself, and makes no URL', () => {
+    clearLog();
+    for (const name of ['webmail', 'webmail-default-account']) {
+      expect(uapiLaunchUrl(session(name)), name).toEqual(
+        refusal('Web Protection is not available in Webmail. Sign in to cPanel to open it.'),
+      );
+    }
+    expect(launcherLog()).toEqual([]);
+  });
+
+  it('gives a team user with the Administrator or Web role the URL for the account that owns the team', () => {
+    clearLog();
+    expect(uapiLaunchUrl(session('team-admin'))).toEqual(urlFor('alice'));
+    expect(uapiLaunchUrl(session('team-web'))).toEqual(urlFor('alice'));
+    expect(launcherLog()).toEqual(['launch-url --account alice --panel cpanel', 'launch-url --account alice --panel cpanel']);
+  });
+
+  it('refuses a team user whose roles do not include managing websites, and makes no URL', () => {
+    clearLog();
+    for (const name of ['team-email', 'team-no-role']) {
+      expect(uapiLaunchUrl(session(name)), name).toEqual(
+        refusal('Your team role does not include Web Protection. Ask the account owner for the Administrator or Web role.'),
+      );
+    }
+    expect(launcherLog()).toEqual([]);
+  });
+
+  it('refuses a team user cPanel does not know, and a team session without the feature', () => {
+    clearLog();
+    const unknown = uapiLaunchUrl(session('team-unknown'));
+    expect(unknown.ok).toBe(0);
+    expect(unknown.data).toBeNull();
+    const withoutFeature = uapiLaunchUrl({ ...session('team-admin'), features: [] });
+    expect(withoutFeature).toEqual(refusal('Web Protection is not enabled for this account. Ask your hosting provider to enable it.'));
+    expect(launcherLog()).toEqual([]);
+  });
+
+  it('refuses an account, or anything but the session the UAPI function describes, passed to the admin function', () => {
+    clearLog();
+    const call = (args: string) =>
+      perl(['-e', `require Cpanel::AdminBin::Call; Cpanel::AdminBin::Call::call(qw(WebProtection Launch CUSTOMER_URL), ${args})`], {
+        STUB_CPANEL_USER: 'alice',
+        STUB_FEATURES: 'wpp_web_protection',
+      });
+    for (const args of [
+      "'bob'",
+      '()',
+      "{ app => 'cpanel', authuser => 'alice', account => 'bob' }",
+      "{ app => 'cpanel', authuser => 'alice' }, 'bob'",
+      "{ app => 'cpanel' }",
+    ]) {
+      const run = call(args);
+      expect(run.code, args).not.toBe(0);
+      expect(run.stderr, args).toContain('CUSTOMER_URL takes the calling session only');
+    }
     expect(launcherLog()).toEqual([]);
   });
 
   it('reports an error, and no URL, when wpp fails or prints something else', () => {
     for (const mode of ['fail', 'junk']) {
-      const answer = uapiLaunchUrl('alice', mode);
+      const answer = uapiLaunchUrl(session('owner'), mode);
       expect(answer.ok).toBe(0);
       expect(answer.data).toBeNull();
       expect(answer.error).toBe('The web protection service could not be reached. Please try again in a few minutes.');
@@ -217,6 +367,18 @@ class CPANEL {
     expect(page.headers.location).toBeUndefined();
     expect(page.headers['x-stub-uapi']).toBeUndefined();
     expect(page.body).toContain('Sign in to cPanel');
+  }, 60_000);
+
+  it("shows the admin module's refusal, escaped, with no redirect, when the session may not open Web Protection", async () => {
+    const refused =
+      "array('cpanelresult' => array('result' => array('status' => 0, 'data' => array('refused' => 1), 'errors' => array('Your team role does not include Web Protection. Ask the account owner for the <b>Administrator</b> or Web role.'))))";
+    const page = await run(refused, { REMOTE_USER: 'alice' });
+    expect(page.status).toBe(403);
+    expect(page.headers.location).toBeUndefined();
+    expect(page.body).toContain('Web Protection is not available to you');
+    expect(page.body).toContain(
+      'Your team role does not include Web Protection. Ask the account owner for the &lt;b&gt;Administrator&lt;/b&gt; or Web role.',
+    );
   }, 60_000);
 
   it('shows an error page, not a redirect, when the call fails or returns something that is not a URL', async () => {

@@ -40,8 +40,38 @@ const answers = {
   'launch-url --admin admin': { code: 0, stdout: `${ADMIN_URL}\n`, stderr: '' },
 };
 
+/** A subscription as the session sees it: whether the signed-in user may open it and what their role allows there. */
+interface Subscription {
+  id: number;
+  name: string;
+  access: boolean;
+  permissions: string[];
+}
+/** What pm_Session::getClient() answers (see the stub): the panel user type and, for a customer, the subscriptions. */
+interface PleskSession {
+  login: string;
+  type: 'admin' | 'reseller' | 'client';
+  subscriptions?: Subscription[];
+  /** hasCorePermission() throws, as a pm_ call may. */
+  permissionsFail?: boolean;
+}
+
+const MANAGE_WEBSITES = 'webSitesAndDomainsManagement';
+const subscription = (id: number, name: string, permissions: string[] = [MANAGE_WEBSITES, 'filesManagement'], access = true) => ({
+  id,
+  name,
+  access,
+  permissions,
+});
+/** alice herself: two subscriptions, every permission. */
+const ALICE: PleskSession = {
+  login: 'alice',
+  type: 'client',
+  subscriptions: [subscription(11, 'alice-shop.example'), subscription(12, 'alice-blog.example')],
+};
+
 /** The page as Plesk serves it: Plesk's bootstrap (the stub) first, then the extension's htdocs/index.php. */
-function openPage(session: { login: string; admin: boolean }, sbin: unknown, query = '') {
+function openPage(session: PleskSession, sbin: unknown, query = '') {
   return runPhpPage({
     scriptPath: '/plesk-bootstrap.php',
     files: {
@@ -57,25 +87,92 @@ function openPage(session: { login: string; admin: boolean }, sbin: unknown, que
 
 describe('the Plesk extension page', () => {
   it('redirects a signed-in customer to the URL made for their own login, whatever the query says', async () => {
-    const page = await openPage({ login: 'alice', admin: false }, answers, 'account=bob&login=bob');
+    const page = await openPage(ALICE, answers, 'account=bob&login=bob');
     expect(page.errors).toBe('');
     expect(page.status).toBe(302);
     expect(page.headers.location).toEqual([ALICE_URL]);
+    expect(page.headers['x-stub-sbin']).toEqual(['launch-url --account alice']);
   }, 60_000);
 
   it('redirects the administrator to an admin launch URL', async () => {
-    const page = await openPage({ login: 'admin', admin: true }, answers);
+    const page = await openPage({ login: 'admin', type: 'admin' }, answers);
     expect(page.status).toBe(302);
     expect(page.headers.location).toEqual([ADMIN_URL]);
+    expect(page.headers['x-stub-sbin']).toEqual(['launch-url --admin admin']);
+  }, 60_000);
+
+  it('shows a reseller a page saying the provider manages Web Protection, and makes no URL', async () => {
+    const page = await openPage({ login: 'res1', type: 'reseller' }, answers);
+    expect(page.errors).toBe('');
+    expect(page.status).toBe(403);
+    expect(page.headers.location).toBeUndefined();
+    expect(page.headers['x-stub-sbin']).toBeUndefined();
+    expect(page.body).toContain("Web protection is managed by your provider's administrators");
+  }, 60_000);
+
+  it("gives an additional user who may manage websites on every subscription the customer's pages", async () => {
+    // An additional user of alice signs in as part of alice's account: getClient() is alice.
+    const page = await openPage(
+      {
+        ...ALICE,
+        subscriptions: [
+          subscription(11, 'alice-shop.example', [MANAGE_WEBSITES]),
+          subscription(12, 'alice-blog.example', [MANAGE_WEBSITES]),
+        ],
+      },
+      answers,
+    );
+    expect(page.status).toBe(302);
+    expect(page.headers.location).toEqual([ALICE_URL]);
+    expect(page.headers['x-stub-sbin']).toEqual(['launch-url --account alice']);
+  }, 60_000);
+
+  it('refuses an additional user whose role may not manage websites, or not on every subscription, and makes no URL', async () => {
+    const cases: Record<string, Subscription[]> = {
+      'a role without website management (e.g. mail only)': [
+        subscription(11, 'alice-shop.example', ['mailManagement']),
+        subscription(12, 'alice-blog.example', ['mailManagement']),
+      ],
+      'website management on one subscription only': [
+        subscription(11, 'alice-shop.example', [MANAGE_WEBSITES]),
+        subscription(12, 'alice-blog.example', ['mailManagement']),
+      ],
+      'access to one of the subscriptions only': [
+        subscription(11, 'alice-shop.example', [MANAGE_WEBSITES]),
+        subscription(12, 'alice-blog.example', [MANAGE_WEBSITES], false),
+      ],
+    };
+    for (const [why, subscriptions] of Object.entries(cases)) {
+      const page = await openPage({ ...ALICE, subscriptions }, answers);
+      expect(page.status, why).toBe(403);
+      expect(page.headers.location, why).toBeUndefined();
+      expect(page.headers['x-stub-sbin'], why).toBeUndefined();
+      expect(page.body, why).toContain('Your Plesk user may not manage every website of this account');
+    }
+  }, 120_000);
+
+  it('refuses a customer without a hosting subscription, and makes no URL', async () => {
+    const page = await openPage({ login: 'alice', type: 'client', subscriptions: [] }, answers);
+    expect(page.status).toBe(403);
+    expect(page.headers['x-stub-sbin']).toBeUndefined();
+    expect(page.body).toContain('This account has no hosting subscription');
+  }, 60_000);
+
+  it('shows the error page, and makes no URL, when Plesk cannot say what the user may do', async () => {
+    const page = await openPage({ ...ALICE, permissionsFail: true }, answers);
+    expect(page.status).toBe(502);
+    expect(page.headers['x-stub-sbin']).toBeUndefined();
+    expect(page.body).toContain('Web Protection is not available');
   }, 60_000);
 
   it('shows an error page, and redirects nowhere, when the privileged call fails or answers no URL', async () => {
+    const carol: PleskSession = { login: 'carol', type: 'client', subscriptions: [subscription(31, 'carol.example')] };
     for (const sbin of [
       { 'launch-url --account carol': { code: 1, stdout: '', stderr: 'wpp: the plugin is not configured' } },
       { 'launch-url --account carol': { code: 0, stdout: 'not a url\n', stderr: '' } },
       'throw',
     ]) {
-      const page = await openPage({ login: 'carol', admin: false }, sbin);
+      const page = await openPage(carol, sbin);
       expect(page.status).toBe(502);
       expect(page.headers.location).toBeUndefined();
       expect(page.body).toContain('Web Protection is not available');

@@ -3,17 +3,71 @@
  * Web Protection: opens the plugin's pages for whoever is signed in to Plesk.
  *
  * Who that is comes from the panel session only (pm_Session::getClient), never from the
- * request: a customer gets their own account's pages, the administrator the admin pages.
- * The one-time sign-in URL is signed with a secret only root may read, so it is made by the
- * extension's sbin script (pm_ApiCli::callSbin runs it as root), which is handed the login
- * this controller read from the session. Then the browser is redirected there.
+ * request. The one-time sign-in URL is signed with a secret only root may read, so it is made
+ * by the extension's sbin script (pm_ApiCli::callSbin runs it as root), which is handed the
+ * login this controller read from the session. Then the browser is redirected there.
+ *
+ * Who gets what:
+ * - the administrator: the admin pages;
+ * - a reseller: a page saying the provider's administrators manage Web Protection (wpp has no
+ *   reseller role yet, and a reseller is not one of wpp's accounts);
+ * - a customer: their own account's pages, if the signed-in user may manage websites on every
+ *   subscription of the account. An additional user of a customer signs in as part of that
+ *   customer (getClient() is the customer), and wpp's pages cover the whole account, so such a
+ *   user needs their role's "websites and domains management" permission and access to every
+ *   subscription; the customer themselves has both.
+ * Nothing is signed for a refused user: the sbin script is not called.
  */
 class IndexController extends pm_Controller_Action
 {
+    /** The user-role permission that fits (Users > Roles; `plesk bin role -webSitesAndDomainsManagement`). */
+    const MANAGE_WEBSITES = 'webSitesAndDomainsManagement';
+
     public function indexAction()
     {
         $client = pm_Session::getClient();
-        $args = $client->isAdmin() ? ['--admin', $client->getLogin()] : ['--account', $client->getLogin()];
+        if ($client->isAdmin()) {
+            $this->launch(['--admin', $client->getLogin()]);
+        } elseif ($client->isReseller()) {
+            $this->refuse(
+                'Web protection is managed by your provider\'s administrators',
+                'Reseller accounts cannot open Web Protection. Your customers open it from their own panel.'
+            );
+        } elseif (!$client->isClient()) {
+            $this->refuse('Web Protection is not available to you', 'Only customers and the administrator can open Web Protection.');
+        } else {
+            $this->openForCustomer($client);
+        }
+    }
+
+    private function openForCustomer(pm_Client $client)
+    {
+        try {
+            $subscriptions = pm_Domain::getDomainsByClient($client, true);
+            $allowed = true;
+            foreach ($subscriptions as $domain) {
+                $allowed = $allowed
+                    && $client->hasAccessToDomain($domain->getId())
+                    && $client->hasCorePermission(self::MANAGE_WEBSITES, $domain);
+            }
+        } catch (Exception $e) {
+            $this->unavailable();
+            return;
+        }
+        if (count($subscriptions) === 0) {
+            $this->refuse('Web Protection is not available to you', 'This account has no hosting subscription, so it has no websites to protect.');
+        } elseif (!$allowed) {
+            $this->refuse(
+                'Web Protection is not available to you',
+                'Your Plesk user may not manage every website of this account. Ask the account owner for a role with "Websites and domains management" and access to all subscriptions.'
+            );
+        } else {
+            $this->launch(['--account', $client->getLogin()]);
+        }
+    }
+
+    private function launch(array $args)
+    {
         try {
             $result = pm_ApiCli::callSbin('launch-url', $args, pm_ApiCli::RESULT_FULL);
         } catch (Exception $e) {
@@ -21,16 +75,36 @@ class IndexController extends pm_Controller_Action
         }
         $url = trim((string) $result['stdout']);
         if ((int) $result['code'] !== 0 || !preg_match('#^https?://[^\s]+$#', $url)) {
-            $this->_helper->viewRenderer->setNoRender(true);
-            $this->getResponse()
-                ->setHttpResponseCode(502)
-                ->setBody(
-                    '<h1>Web Protection is not available</h1>'
-                    . '<p>The pages could not be opened. Please try again in a minute; if it keeps failing, '
-                    . 'ask your hosting provider (the server administrator can run: wpp doctor).</p>'
-                );
+            $this->unavailable();
             return;
         }
         $this->_redirect($url, ['prependBase' => false]);
+    }
+
+    private function unavailable()
+    {
+        $this->page(
+            502,
+            'Web Protection is not available',
+            'The pages could not be opened. Please try again in a minute; if it keeps failing, '
+            . 'ask your hosting provider (the server administrator can run: wpp doctor).'
+        );
+    }
+
+    private function refuse($title, $text)
+    {
+        $this->page(403, $title, $text);
+    }
+
+    private function page($status, $title, $text)
+    {
+        $this->_helper->viewRenderer->setNoRender(true);
+        $this->getResponse()
+            ->setHttpResponseCode($status)
+            ->setBody(
+                // Element text only: quotes may stay as they are.
+                '<h1>' . htmlspecialchars($title, ENT_NOQUOTES, 'UTF-8') . '</h1>'
+                . '<p>' . htmlspecialchars($text, ENT_NOQUOTES, 'UTF-8') . '</p>'
+            );
     }
 }
