@@ -77,6 +77,8 @@ export function createServices(deps: ServicesDeps) {
     autoProtect: deps.autoProtect,
     domainLimitFor: (account) => accountLimitsOf(stats, accounts, account).domainLimit,
     now,
+    // Enforcement is created below; it records the undo when a refresh finds one.
+    onHostPauseUndone: (undone) => void enforcement.recordRepause(undone),
   });
   const enforcement = createEnforcement({
     stats,
