@@ -32,6 +32,8 @@ export interface ProvisioningDeps {
   now?: () => number;
   /** Records and reports a host pause undone at the provider (enforcement's repause record), before it is applied again. */
   onHostPauseUndone?: (undone: HostPauseUndone) => void;
+  /** Ends the page sessions of a customer whose account was suspended or deleted. */
+  endCustomerSessions?: (account: string) => void;
 }
 
 /** The plan every website falls back to when its account names none, or an unknown one. */
@@ -46,6 +48,7 @@ export function createProvisioning({
   domainLimitFor,
   now = Date.now,
   onHostPauseUndone,
+  endCustomerSessions,
 }: ProvisioningDeps) {
   const planFor = (name: string | null | undefined) =>
     accounts.getPlan(name ?? DEFAULT_PLAN) ?? accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'] };
@@ -236,6 +239,8 @@ export function createProvisioning({
         case 'subdomain.removed':
           return changeSubdomains(event as PanelEvent & { subdomain: string }, event.type === 'subdomain.added');
         case 'account.suspended': {
+          // Ended first, before the provider is called, and whether or not the plugin knows the account.
+          endCustomerSessions?.(event.account);
           if (!accounts.getAccount(event.account)) return;
           accounts.setAccountState(event.account, 'suspended');
           await forEachWebsite(event.account, async (website) => {
@@ -258,6 +263,7 @@ export function createProvisioning({
           return;
         }
         case 'account.deleted': {
+          endCustomerSessions?.(event.account);
           if (!accounts.getAccount(event.account)) return;
           accounts.setAccountState(event.account, 'deleted');
           await forEachWebsite(event.account, async (website) => {
