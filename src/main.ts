@@ -31,7 +31,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { connectProvider, httpUrl } from './provider/connect.js';
 import type { ProviderClient, ProviderClientOptions } from './provider/index.js';
 import type { RunningSandbox } from './sandbox/server.js';
-import { createSessionsRepo } from './db/sessions.repo.js';
+import { createSessionsRepo, type SessionsRepo } from './db/sessions.repo.js';
 import { createUnprotectedRepo } from './db/unprotected.repo.js';
 import { createImportRepo, type ImportRepo } from './db/import.repo.js';
 import { sendDriftNotice } from './core/import.js';
@@ -137,6 +137,7 @@ function openRepositories(db: Db, config: Config, logger: Logger, now: () => num
     stats: createStatisticsRepo(db, now),
     schedule: createReadScheduleRepo(db),
     audit: createSettingsRepo(db, now),
+    sessions: createSessionsRepo(db),
   };
 }
 
@@ -149,7 +150,7 @@ async function wire(
   const { accountDomain, server } = config;
   const role = ROLES[options.role];
   const now = options.now ?? Date.now;
-  const { jobs, accounts, stats, schedule, audit } = openRepositories(db, config, logger, now);
+  const { jobs, accounts, stats, schedule, audit, sessions } = openRepositories(db, config, logger, now);
   const settings = createPluginSettings(audit, config);
   if (role.serves) holdServeLock(config, stats, logger, life);
   const metrics = createMetrics({
@@ -174,7 +175,7 @@ async function wire(
   const url = httpServer?.url ?? httpUrl(config.host, config.port);
 
   const services = wireServices(
-    { db, accounts, stats, schedule, jobs, audit, provider, logger, now, queue, life, metrics, settings, panelSecret },
+    { db, accounts, stats, schedule, jobs, audit, sessions, provider, logger, now, queue, life, metrics, settings, panelSecret },
     { accountDomain, server, publicUrl: config.publicUrl ?? url, sync: config.sync },
   );
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
@@ -190,7 +191,7 @@ async function wire(
     },
   );
   wakeWorker = worker.wake;
-  const repos = { accounts, stats, schedule, audit, sessions: createSessionsRepo(db), adminViews: createAdminViewsRepo(db), imports };
+  const repos = { accounts, stats, schedule, audit, sessions, adminViews: createAdminViewsRepo(db), imports };
   httpServer?.serve(createPluginApp({ config, panelSecret, logger, now, queue, provider, settings, repos, services, sandbox, metrics }));
 
   // Only the server announces itself; a one-shot command need not, on every run.
@@ -220,6 +221,7 @@ function wireServices(
     schedule: ReadScheduleRepo;
     jobs: ReturnType<typeof createJobsRepo>;
     audit: ReturnType<typeof createSettingsRepo>;
+    sessions: SessionsRepo;
     provider: ProviderClient;
     logger: Logger;
     now: () => number;
@@ -251,6 +253,7 @@ function wireServices(
     unprotected: createUnprotectedRepo(parts.db),
     audit,
     observer: metrics.services,
+    endCustomerSessions: (account) => void parts.sessions.deleteSessionsOf('customer', account),
   });
 }
 

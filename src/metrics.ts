@@ -104,7 +104,7 @@ export function createMetrics(sources: MetricsSources) {
   });
   const enforcementActions = new Counter({
     name: 'wpp_enforcement_actions_total',
-    help: 'Enforcement actions recorded, by action (pause, resume, warning, admin_resume) and reason',
+    help: 'Enforcement actions recorded, by action (pause, resume, warning, admin_resume, repause) and reason',
     labelNames: ['action', 'reason'] as const,
     registers,
   });

@@ -14,6 +14,7 @@ import { acquireJobLock, runExclusive } from './job-lock.js';
 import { createLimitResolver, type LimitResolver } from './limits.js';
 import { decide, type Decision, type EffectiveLimits, type Period, type QuotaWebsite } from './quota.js';
 import { quotaStanding, type WebsiteQuota } from './quota-level.js';
+import { undoneBy, undoneReason, type HostPauseUndone } from './host-pause.js';
 import type { Website } from './types.js';
 
 /** The lock an enforcement pass holds (one at a time across processes), and the name of its job_runs rows. */
@@ -328,6 +329,31 @@ export function createEnforcement(deps: EnforcementDeps) {
       } finally {
         lock.release();
       }
+    },
+
+    /**
+     * Records a host pause undone at the provider, which provisioning pauses again: who undid
+     * it, which pause, and what the provider showed; the notification URL hears of it. Once per
+     * undo, however often it is read (a callback and the reconcile pass).
+     */
+    recordRepause({ website, pausedBy, shownStatus, undoneAt }: HostPauseUndone): boolean {
+      const at = now();
+      const period = createLimitResolver(stats, accounts).periodOf(website.account, at);
+      return record({
+        at,
+        account: website.account,
+        domain: website.domain,
+        action: 'repause',
+        actor: undoneBy(website),
+        reason: undoneReason(pausedBy),
+        usage: stats.websiteUsage(website.domain, period.start),
+        limitValue: null,
+        periodStart: period.start,
+        periodEnd: period.end,
+        statusBefore: shownStatus,
+        statusAfter: 'paused',
+        actionKey: `repause:${website.domain}:${undoneAt}`,
+      });
     },
 
     /**

@@ -1,5 +1,5 @@
 /**
- * Notifications: every enforcement action (pause, resume, warning, admin resume) is POSTed
+ * Notifications: every enforcement action (pause, resume, warning, admin resume, repause) is POSTed
  * to WPP_NOTIFY_URL as signed JSON. The action is queued as a `notification.send` job in the
  * same process that recorded it, so delivery is retried with the jobs' backoff and survives
  * a restart; the action key makes a repeated pass queue it once.
@@ -13,7 +13,7 @@ export const enforcementNoticeSchema = z.object({
   at: z.number(),
   account: z.string(),
   domain: z.string().nullable(),
-  action: z.enum(['pause', 'resume', 'warning', 'admin_resume']),
+  action: z.enum(['pause', 'resume', 'warning', 'admin_resume', 'repause']),
   actor: z.string(),
   reason: z.string(),
   usage: z.number().nullable(),

@@ -6,8 +6,9 @@
 import type { Logger } from 'pino';
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { PanelEvent } from '../panel/events.js';
-import { isProviderError, type ProviderClient } from '../provider/index.js';
+import { isProviderError, type ProviderClient, type ProviderWebsite } from '../provider/index.js';
 import { AppError } from '../errors.js';
+import { hostPauseOf, unpausedAtProvider, type HostPauseUndone } from './host-pause.js';
 import { callbackTokenFor, hashToken, providerUserIdFor } from './identity.js';
 import type { Account, DesiredStatus, PausedBy, Website } from './types.js';
 
@@ -29,6 +30,10 @@ export interface ProvisioningDeps {
   domainLimitFor?: (account: string) => number | null;
   /** The clock of provider reads and facts recorded. Default Date.now. */
   now?: () => number;
+  /** Records and reports a host pause undone at the provider (enforcement's repause record), before it is applied again. */
+  onHostPauseUndone?: (undone: HostPauseUndone) => void;
+  /** Ends the page sessions of a customer whose account was suspended or deleted. */
+  endCustomerSessions?: (account: string) => void;
 }
 
 /** The plan every website falls back to when its account names none, or an unknown one. */
@@ -42,6 +47,8 @@ export function createProvisioning({
   logger,
   domainLimitFor,
   now = Date.now,
+  onHostPauseUndone,
+  endCustomerSessions,
 }: ProvisioningDeps) {
   const planFor = (name: string | null | undefined) =>
     accounts.getPlan(name ?? DEFAULT_PLAN) ?? accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'] };
@@ -91,6 +98,26 @@ export function createProvisioning({
       }
     }
     accounts.saveWebsite({ ...website, desiredStatus, pausedBy, state, providerStatus, providerCheckedAt: now() });
+  }
+
+  /**
+   * Pauses again a website the provider shows unpaused though the host holds it paused: the
+   * customer's own key undid the pause. The undo is recorded first, so a crash before the pause
+   * still leaves the record (and the job's retry records nothing twice).
+   */
+  async function restoreHostPause(website: Website, pausedBy: PausedBy, shownStatus: string, remote: ProviderWebsite): Promise<void> {
+    onHostPauseUndone?.({ website, pausedBy, shownStatus, undoneAt: remote.updated_at ?? String(now()) });
+    const callbackUrl = callbackUrlFor(website.domain);
+    // The same key can change the callback address, so the plugin would not hear of the next undo: it is set back too.
+    const answer =
+      remote.callbackUrl === callbackUrl
+        ? await provider.setWebsiteStatus(website.domain, 'paused')
+        : await provider.updateWebsite(website.domain, { status: 'paused', callbackUrl });
+    accounts.saveWebsite({ ...website, providerStatus: answer.status ?? 'paused', providerCheckedAt: now() });
+    logger.warn(
+      { domain: website.domain, account: website.account, pausedBy, shownStatus },
+      "the host's pause was undone at the provider: paused again",
+    );
   }
 
   async function domainAdded(event: PanelEvent & { domain: string }): Promise<void> {
@@ -212,6 +239,8 @@ export function createProvisioning({
         case 'subdomain.removed':
           return changeSubdomains(event as PanelEvent & { subdomain: string }, event.type === 'subdomain.added');
         case 'account.suspended': {
+          // Ended first, before the provider is called, and whether or not the plugin knows the account.
+          endCustomerSessions?.(event.account);
           if (!accounts.getAccount(event.account)) return;
           accounts.setAccountState(event.account, 'suspended');
           await forEachWebsite(event.account, async (website) => {
@@ -234,6 +263,7 @@ export function createProvisioning({
           return;
         }
         case 'account.deleted': {
+          endCustomerSessions?.(event.account);
           if (!accounts.getAccount(event.account)) return;
           accounts.setAccountState(event.account, 'deleted');
           await forEachWebsite(event.account, async (website) => {
@@ -256,17 +286,27 @@ export function createProvisioning({
       }
     },
 
-    /** Reads the website's real status from the provider: callbacks and reconciliation never trust a payload. */
+    /**
+     * Reads the website's real status from the provider: callbacks and reconciliation never
+     * trust a payload. A pause the host holds that the provider no longer shows is applied again.
+     */
     async refreshWebsite(domain: string): Promise<void> {
-      const website = accounts.getWebsite(domain);
-      if (!website) return;
+      if (!accounts.getWebsite(domain)) return;
+      let remote: ProviderWebsite;
       try {
-        const remote = await provider.lookupWebsite(domain);
-        accounts.setProviderStatus(domain, remote.status ?? 'unknown');
+        remote = await provider.lookupWebsite(domain);
       } catch (error) {
         if (!isProviderError(error, 'PROVIDER_NOT_FOUND')) throw error;
         accounts.setProviderStatus(domain, 'missing');
+        return;
       }
+      // Read again after the look-up: a pause or resume the plugin made meanwhile is the host's decision now.
+      const website = accounts.getWebsite(domain);
+      if (!website) return;
+      const hostPause = hostPauseOf(website);
+      const shownStatus = unpausedAtProvider(remote);
+      if (hostPause && shownStatus) return restoreHostPause(website, hostPause, shownStatus, remote);
+      accounts.setProviderStatus(domain, remote.status ?? 'unknown');
     },
 
     /** Registers this panel server with the provider once (POST /v1.0/server). */

@@ -65,6 +65,8 @@ export interface ServicesDeps {
   audit: Pick<SettingsRepo, 'recordChange'>;
   /** Told of syncs and enforcement actions (the metrics). Default: nobody. */
   observer?: ServicesObserver;
+  /** Ends the page sessions of a customer whose account was suspended or deleted. */
+  endCustomerSessions?: (account: string) => void;
 }
 
 export function createServices(deps: ServicesDeps) {
@@ -77,6 +79,9 @@ export function createServices(deps: ServicesDeps) {
     autoProtect: deps.autoProtect,
     domainLimitFor: (account) => accountLimitsOf(stats, accounts, account).domainLimit,
     now,
+    // Enforcement is created below; it records the undo when a refresh finds one.
+    onHostPauseUndone: (undone) => void enforcement.recordRepause(undone),
+    endCustomerSessions: deps.endCustomerSessions,
   });
   const enforcement = createEnforcement({
     stats,

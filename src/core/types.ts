@@ -47,13 +47,17 @@ export interface Plan {
   subdomains: string[];
 }
 
-/** One thing enforcement did (or an admin): recorded once per action key, and sent to the notification URL. */
+/**
+ * One thing enforcement did (or an admin): recorded once per action key, and sent to the
+ * notification URL. A `repause` is the plugin pausing again a website the host holds paused
+ * after someone undid that pause at the provider: its `actor` is who undid it.
+ */
 export interface EnforcementAction {
   id: number;
   at: number;
   account: string;
   domain: string | null;
-  action: 'pause' | 'resume' | 'warning' | 'admin_resume';
+  action: 'pause' | 'resume' | 'warning' | 'admin_resume' | 'repause';
   actor: string;
   reason: string;
   usage: number | null;

@@ -84,6 +84,7 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
   const toAccount = toAccountWith(keys);
   const s = {
     account: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account = ?'),
+    accountState: db.prepare<[string], { state: AccountState }>('SELECT state FROM accounts WHERE account = ?'),
     recentAccounts: db.prepare<[number], AccountRow>('SELECT * FROM accounts ORDER BY created_at DESC, account LIMIT ?'),
     upsertAccount: db.prepare(
       `INSERT INTO accounts (account, email, plan, provider_user_id, provider_api_key, state, created_at, updated_at)
@@ -120,24 +121,26 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
          admin_override_until = excluded.admin_override_until, updated_at = excluded.updated_at`,
     ),
     // A pause the provider shows but nobody in the plugin made (the provider's dashboard) is
-    // recorded as 'external', and its end clears it; every other pause is the plugin's own.
+    // recorded as 'external'. Its end clears it, as does the end of the customer's own pause
+    // made with their own key: both are theirs. Every other pause is the host's (core/host-pause.ts).
     setProviderStatus: db.prepare(
       `UPDATE websites SET provider_status = @status, provider_checked_at = @now, updated_at = @now,
          desired_status = CASE
            WHEN @status = 'paused' AND desired_status = 'online' AND paused_by IS NULL AND state = 'active' THEN 'paused'
-           WHEN @status = 'online' AND paused_by = 'external' THEN 'online'
+           WHEN @status = 'online' AND paused_by IN ('external', 'customer') THEN 'online'
            ELSE desired_status END,
          paused_by = CASE
            WHEN @status = 'paused' AND desired_status = 'online' AND paused_by IS NULL AND state = 'active' THEN 'external'
-           WHEN @status = 'online' AND paused_by = 'external' THEN NULL
+           WHEN @status = 'online' AND paused_by IN ('external', 'customer') THEN NULL
            ELSE paused_by END
        WHERE domain = @domain`,
     ),
-    unsettled: db.prepare<[number, number], WebsiteRow>(
+    toRecheck: db.prepare<{ checkedBefore: number; limit: number; heldPaused: string }, WebsiteRow>(
       `SELECT * FROM websites WHERE state = 'active'
-         AND (provider_status IS NULL OR provider_status NOT IN ('online', 'paused'))
-         AND (provider_checked_at IS NULL OR provider_checked_at <= ?)
-       ORDER BY provider_checked_at LIMIT ?`,
+         AND (provider_status IS NULL OR provider_status NOT IN ('online', 'paused')
+           OR (desired_status = 'paused' AND paused_by IN (SELECT value FROM json_each(@heldPaused))))
+         AND (provider_checked_at IS NULL OR provider_checked_at <= @checkedBefore)
+       ORDER BY provider_checked_at LIMIT @limit`,
     ),
     plan: db.prepare<[string], { name: string; settings: string; subdomains: string }>('SELECT * FROM plans WHERE name = ?'),
     plans: db.prepare<[], { name: string; settings: string; subdomains: string }>('SELECT * FROM plans ORDER BY name'),
@@ -156,6 +159,8 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
       const row = s.account.get(account);
       return row ? toAccount(row) : null;
     },
+    /** The account's state alone (no key is opened), or null for an account the plugin does not know. */
+    accountState: (account: string): AccountState | null => s.accountState.get(account)?.state ?? null,
     /** The newest accounts first (the demo panel's list). */
     recentAccounts: (limit: number) => s.recentAccounts.all(limit).map(toAccount),
     /** Creates or updates an account; null email/plan/key keep what is stored. */
@@ -198,8 +203,13 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
      * (so enforcement never claims or undoes that pause) until the provider shows it online.
      */
     setProviderStatus: (domain: string, status: string) => void s.setProviderStatus.run({ domain, status, now: now() }),
-    /** Active websites whose provider status is not yet settled, not checked since `checkedBefore`. */
-    unsettledWebsites: (checkedBefore: number, limit: number) => s.unsettled.all(checkedBefore, limit).map(toWebsite),
+    /**
+     * Active websites to read again from the provider, not checked since `checkedBefore`: those
+     * whose status is not yet settled, and those paused by one of `heldPaused` (a pause the
+     * customer's own provider key can undo behind the plugin's back).
+     */
+    websitesToRecheck: (checkedBefore: number, limit: number, heldPaused: readonly PausedBy[]) =>
+      s.toRecheck.all({ checkedBefore, limit, heldPaused: JSON.stringify(heldPaused) }).map(toWebsite),
 
     getPlan(name: string): Plan | null {
       const row = s.plan.get(name);

@@ -51,6 +51,7 @@ export function createSessionsRepo(db: Db) {
     touch: db.prepare('UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?'),
     setCsrf: db.prepare('UPDATE sessions SET csrf_token = ? WHERE id_hash = ?'),
     remove: db.prepare('DELETE FROM sessions WHERE id_hash = ?'),
+    removeOf: db.prepare('DELETE FROM sessions WHERE role = ? AND subject = ?'),
     prune: db.prepare('DELETE FROM sessions WHERE expires_at < ? OR last_seen_at < ?'),
   };
   return {
@@ -67,6 +68,8 @@ export function createSessionsRepo(db: Db) {
     touchSession: (idHash: string, at: number) => void s.touch.run(at, idHash),
     setCsrfToken: (idHash: string, token: string | null) => void s.setCsrf.run(token, idHash),
     deleteSession: (idHash: string) => void s.remove.run(idHash),
+    /** Ends every session of one subject of a role (a customer whose account was suspended or deleted); returns how many. */
+    deleteSessionsOf: (role: SessionRole, subject: string): number => s.removeOf.run(role, subject).changes,
     /** Removes sessions past their absolute end or idle since `idleBefore`. */
     pruneSessions: (now: number, idleBefore: number) => s.prune.run(now, idleBefore).changes,
   };

@@ -3,7 +3,7 @@
  * text): the new code migrates the database forward, encrypts the keys with a new key file,
  * keeps every row, and the customer's key still works where it is used.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -66,7 +66,7 @@ describe('an upgrade from the previous release', () => {
       await first.close();
 
       // ... turned into exactly what release 0.1.0 left (the oldest upgrade path: 0.1 and 0.2 to
-      // this one): plain keys, no migrations 011 and 012, no key file.
+      // this one): plain keys, no migrations 011 to 013, no key file.
       const file = join(dataDir, 'plugin.sqlite');
       const db = new Database(file);
       const { keys } = openApiKeys(db, join(dataDir, 'api-keys.key'), () => undefined);
@@ -80,6 +80,17 @@ describe('an upgrade from the previous release', () => {
       db.exec(
         `DROP TRIGGER websites_schedule_inserted; DROP TRIGGER websites_schedule_account_changed;
          DROP TRIGGER websites_schedule_state_changed; DROP TABLE read_schedule; DROP TABLE account_forecast; DROP TABLE website_notices;`,
+      );
+      // 013 widened enforcement_actions' CHECK ('repause'): the table as 002 wrote it, rows kept.
+      const oldActionsTable = /CREATE TABLE enforcement_actions \([\s\S]*?\n\);/.exec(
+        readFileSync(join(paths.migrations, '002_statistics_and_limits.sql'), 'utf8'),
+      )?.[0];
+      db.exec(
+        `ALTER TABLE enforcement_actions RENAME TO actions_013; ${oldActionsTable ?? ''}
+         INSERT INTO enforcement_actions SELECT * FROM actions_013; DROP TABLE actions_013;
+         CREATE INDEX enforcement_actions_account ON enforcement_actions (account, at);
+         CREATE INDEX enforcement_actions_domain ON enforcement_actions (domain, at);
+         CREATE INDEX enforcement_actions_at ON enforcement_actions (at, action);`,
       );
       db.prepare('DELETE FROM schema_migrations WHERE version > ?').run(PREVIOUS_RELEASE_MIGRATIONS);
       const schemaNow = db

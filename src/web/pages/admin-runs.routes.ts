@@ -13,7 +13,7 @@ import type { EnforcementLogFilter } from '../../db/admin-views.repo.js';
 import type { AdminPagesDeps } from './admin.routes.js';
 import { hrefWith, optional, pageField, pagerLinks, parseQuery } from './admin-query.js';
 
-export const ACTIONS = ['pause', 'resume', 'warning', 'admin_resume'] as const;
+export const ACTIONS = ['pause', 'resume', 'warning', 'admin_resume', 'repause'] as const;
 const RUN_NAMES = [SYNC_LOCK, ENFORCE_LOCK] as const;
 
 const logFilterQuery = z.object({

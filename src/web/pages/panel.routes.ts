@@ -4,7 +4,7 @@
  * for every page and every form, and changes nothing. Forms post, then redirect (303) to a
  * page showing a fixed message named by `?done=`: nothing the user typed is echoed back.
  */
-import express, { type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { currentForecast, forecastWords } from '../../core/forecast.js';
 import { accountUsageNow, createLimitResolver } from '../../core/limits.js';
@@ -92,8 +92,22 @@ function ownWebsite(req: Request, accounts: Pick<AccountsRepo, 'getWebsite'>): W
   return website;
 }
 
+/**
+ * A suspended or deleted account gets one page saying so, on every route and method, with no
+ * form and no link to the rules editor (its address carries the customer's provider key).
+ */
+function closedAccountPage(accounts: Pick<AccountsRepo, 'accountState'>) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const state = accounts.accountState(sessionAccount(req));
+    if (state !== 'suspended' && state !== 'deleted') return next();
+    const title = state === 'suspended' ? 'Account suspended' : 'Account removed';
+    res.status(403).set('Cache-Control', 'no-store').render('panel/account-closed', { title, state });
+  };
+}
+
 export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   const router = express.Router();
+  router.use(closedAccountPage(deps.accounts));
   router.get('/', (req: Request, res: Response) => {
     const account = sessionAccount(req);
     res.set('Cache-Control', 'no-store').render('panel/domains', {
