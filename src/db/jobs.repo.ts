@@ -197,6 +197,7 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
   const latestOfDomain = db.prepare<[string, string], { run_at: number }>(
     'SELECT run_at FROM jobs WHERE domain = ? AND kind = ? ORDER BY id DESC LIMIT 1',
   );
+  const bringForward = db.prepare("UPDATE jobs SET run_at = ?, updated_at = ? WHERE id = ? AND state = 'pending'");
   const pendingByKey = db.prepare("SELECT * FROM jobs WHERE pending_key = ? AND state = 'pending' AND pending_key IS NOT NULL LIMIT 1");
   const byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
   // A job whose lease expired on its last allowed attempt keeps crashing or stalling its
@@ -245,7 +246,15 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
     const job = parseNewJob(input);
     if (job.pendingKey) {
       const waiting = pendingByKey.get(job.pendingKey) as JobRow | undefined;
-      if (waiting) return { job: toJob(waiting), created: false };
+      if (waiting) {
+        // Joining a waiting job never makes it later: asked for sooner, it runs sooner.
+        const runAt = job.runAt ?? at;
+        if (runAt < waiting.run_at) {
+          bringForward.run(runAt, at, waiting.id);
+          return { job: toJob({ ...waiting, run_at: runAt, updated_at: at }), created: false };
+        }
+        return { job: toJob(waiting), created: false };
+      }
     }
     const row = insertStatement.get({
       kind: job.kind,

@@ -6,6 +6,7 @@
  * stays theirs. All against the real sandbox, the customer's requests sent straight to it.
  */
 import { describe, expect, it } from 'vitest';
+import { CALLBACK_REREAD_SPACING_MS } from '../../src/core/job-queue.js';
 import type { EnforcementAction } from '../../src/core/types.js';
 import { customer, admin, launchUrl } from '../helpers/pages.js';
 import { createPageClient } from '../helpers/page-client.js';
@@ -17,6 +18,16 @@ import { waitFor } from '../helpers/wait.js';
 type Plugin = Parameters<Parameters<typeof withPlugin>[0]>[0];
 
 const DOMAIN = 'alice.example';
+
+/**
+ * The plugin's clock. A callback's re-read runs at most once per CALLBACK_REREAD_SPACING_MS per
+ * website (item 4): the customer's undo comes a window after the host's pause, as it would
+ * have to for the re-pause to be immediate; a quicker undo is re-paused when its window ends.
+ */
+function movableClock() {
+  const clock = { offset: 0 };
+  return { now: () => Date.now() + clock.offset, passWindow: () => void (clock.offset += CALLBACK_REREAD_SPACING_MS) };
+}
 
 async function aliceOnline(plugin: Plugin, sb: TestSandbox): Promise<string> {
   await plugin.postEvents([
@@ -84,6 +95,7 @@ describe('a host pause undone with the customer’s own provider key', () => {
   for (const kind of KINDS) {
     it(`(${kind}) is paused again within one callback, recorded as the customer's doing, and the admin is told`, async () => {
       const receiver = await startReceiver();
+      const clock = movableClock();
       try {
         await withPlugin(
           async (plugin, sb) => {
@@ -93,6 +105,7 @@ describe('a host pause undone with the customer’s own provider key', () => {
             expect((await atProvider(sb)).requested_status).toBe('paused');
             await quiet(plugin, sb);
 
+            clock.passWindow();
             expect(await asCustomer(sb, key, { status: 'online' })).toBe(200);
             // No reconcile runs here (the test plugin has no schedule): only the sandbox's callback can bring the plugin in.
             await waitFor(
@@ -116,7 +129,7 @@ describe('a host pause undone with the customer’s own provider key', () => {
             const told = notices.find((n) => n.event === 'enforcement.action' && n.action?.action === 'repause');
             expect(told?.action).toMatchObject({ domain: DOMAIN, actor: 'customer:alice', reason: `${kind}_undone` });
           },
-          { env: { WPP_NOTIFY_URL: `${receiver.url}/wpp-events` } },
+          { env: { WPP_NOTIFY_URL: `${receiver.url}/wpp-events` }, now: clock.now },
         );
       } finally {
         await receiver.close();
@@ -124,50 +137,59 @@ describe('a host pause undone with the customer’s own provider key', () => {
     });
 
     it(`(${kind}) is paused again at the next reconcile pass when the customer also turned the callbacks off`, async () => {
-      await withPlugin(async (plugin, sb) => {
-        const key = await aliceOnline(plugin, sb);
-        const callbackUrl = (await atProvider(sb)).callbackUrl;
-        await HOST_PAUSES[kind](plugin, sb);
-        await quiet(plugin, sb);
+      const clock = movableClock();
+      await withPlugin(
+        async (plugin, sb) => {
+          const key = await aliceOnline(plugin, sb);
+          const callbackUrl = (await atProvider(sb)).callbackUrl;
+          await HOST_PAUSES[kind](plugin, sb);
+          await quiet(plugin, sb);
 
-        // The callback address cleared in the same request: the provider tells the plugin nothing.
-        expect(await asCustomer(sb, key, { status: 'online', callbackUrl: '' })).toBe(200);
-        expect(await atProvider(sb)).toMatchObject({ requested_status: 'online', callbackUrl: null });
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        expect(repauses(plugin)).toHaveLength(0);
+          // The callback address cleared in the same request: the provider tells the plugin nothing.
+          expect(await asCustomer(sb, key, { status: 'online', callbackUrl: '' })).toBe(200);
+          expect(await atProvider(sb)).toMatchObject({ requested_status: 'online', callbackUrl: null });
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          expect(repauses(plugin)).toHaveLength(0);
 
-        // The next reconcile pass (every minute when scheduled) reads it again.
-        expect(plugin.reconcile(Date.now() + 61_000).enqueued).toBeGreaterThanOrEqual(1);
-        await plugin.idle();
-        expect(await atProvider(sb)).toMatchObject({ requested_status: 'paused', callbackUrl });
-        expect(plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ desiredStatus: 'paused', pausedBy: kind, providerStatus: 'paused' });
-        expect(repauses(plugin)).toHaveLength(1);
-        expect(repauses(plugin)[0]).toMatchObject({ actor: 'customer:alice', reason: `${kind}_undone` });
-      });
+          // The next reconcile pass (every minute when scheduled) reads it again.
+          expect(plugin.reconcile(clock.now() + 61_000).enqueued).toBeGreaterThanOrEqual(1);
+          await plugin.idle();
+          expect(await atProvider(sb)).toMatchObject({ requested_status: 'paused', callbackUrl });
+          expect(plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ desiredStatus: 'paused', pausedBy: kind, providerStatus: 'paused' });
+          expect(repauses(plugin)).toHaveLength(1);
+          expect(repauses(plugin)[0]).toMatchObject({ actor: 'customer:alice', reason: `${kind}_undone` });
+        },
+        { now: clock.now },
+      );
     });
   }
 
   it("leaves a customer's own pause theirs: resumed with their key, it stays online", async () => {
-    await withPlugin(async (plugin, sb) => {
-      const key = await aliceOnline(plugin, sb);
-      const page = createPageClient(plugin.url);
-      await page.get(launchUrl(plugin.url, customer('alice')));
-      await page.get(`/panel/domains/${DOMAIN}`);
-      expect((await page.post(`/panel/domains/${DOMAIN}/pause`)).status).toBe(303);
-      expect(plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ desiredStatus: 'paused', pausedBy: 'customer' });
-      await quiet(plugin, sb);
+    const clock = movableClock();
+    await withPlugin(
+      async (plugin, sb) => {
+        const key = await aliceOnline(plugin, sb);
+        const page = createPageClient(plugin.url);
+        await page.get(launchUrl(plugin.url, customer('alice')));
+        await page.get(`/panel/domains/${DOMAIN}`);
+        expect((await page.post(`/panel/domains/${DOMAIN}/pause`)).status).toBe(303);
+        expect(plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ desiredStatus: 'paused', pausedBy: 'customer' });
+        await quiet(plugin, sb);
 
-      expect(await asCustomer(sb, key, { status: 'online' })).toBe(200);
-      await waitFor(
-        () => plugin.accounts.getWebsite(DOMAIN)?.desiredStatus === 'online',
-        5000,
-        "the callback to record the end of the customer's pause",
-      );
-      expect(plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ pausedBy: null, providerStatus: 'online' });
-      plugin.reconcile(Date.now() + 61_000);
-      await plugin.idle();
-      expect((await atProvider(sb)).requested_status).toBe('online');
-      expect(repauses(plugin)).toHaveLength(0);
-    });
+        clock.passWindow();
+        expect(await asCustomer(sb, key, { status: 'online' })).toBe(200);
+        await waitFor(
+          () => plugin.accounts.getWebsite(DOMAIN)?.desiredStatus === 'online',
+          5000,
+          "the callback to record the end of the customer's pause",
+        );
+        expect(plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ pausedBy: null, providerStatus: 'online' });
+        plugin.reconcile(clock.now() + 61_000);
+        await plugin.idle();
+        expect((await atProvider(sb)).requested_status).toBe('online');
+        expect(repauses(plugin)).toHaveLength(0);
+      },
+      { now: clock.now },
+    );
   });
 });

@@ -179,6 +179,27 @@ describe('jobs repository: claim', () => {
       expect(ids(repo.claim('w1', 10, 1000))).toEqual([removed.id]);
     }));
 
+  it('does not let a job queued for later hold back the jobs of its domain queued after it', () =>
+    withRepo(({ repo, clock }) => {
+      const later = repo.enqueue(job({ account: 'alice', domain: 'a.example', runAt: clock.now() + 30_000 })).job;
+      const pause = repo.enqueue(job({ account: 'alice', domain: 'a.example' })).job;
+      expect(ids(repo.claim('w1', 10, 1000))).toEqual([pause.id]);
+      repo.complete(pause.id, 'w1');
+      clock.advance(30_000);
+      expect(ids(repo.claim('w1', 10, 1000))).toEqual([later.id]);
+    }));
+
+  it('brings a waiting job forward when the same pending key asks for it sooner, never later', () =>
+    withRepo(({ repo, clock }) => {
+      const key = { pendingKey: 'website.refresh:a.example' };
+      const waiting = repo.enqueue(job({ ...key, runAt: clock.now() + 30_000 })).job;
+      expect(repo.enqueue(job({ ...key, runAt: clock.now() + 60_000 })).job).toMatchObject({ id: waiting.id, runAt: waiting.runAt });
+      expect(repo.claim('w1', 10, 1000)).toEqual([]);
+      const joined = repo.enqueue(job(key));
+      expect(joined).toMatchObject({ created: false, job: { id: waiting.id, runAt: clock.now() } });
+      expect(ids(repo.claim('w1', 10, 1000))).toEqual([waiting.id]);
+    }));
+
   it('does not let a dead job block its account', () =>
     withRepo(({ repo }) => {
       const first = repo.enqueue(job({ account: 'alice', maxAttempts: 1 })).job;
