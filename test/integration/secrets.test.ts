@@ -75,6 +75,25 @@ describe('sign-in links', () => {
     PROCESSES,
   );
 
+  it.runIf(process.getuid?.() === 0)(
+    'a user who holds the hook secret but may not read the data folder gets no link at all, and the message names no secret',
+    async () => {
+      await withPlugin(async (plugin) => {
+        const run = await runWpp(['launch-url', '--admin', 'anyone'], {
+          uid: 65534,
+          gid: 65534,
+          env: { WPP_DATA_DIR: plugin.dataDir, WPP_PANEL_SECRET: TEST_PANEL_SECRET, WPP_PUBLIC_URL: plugin.url, WPP_LOG_LEVEL: 'silent' },
+        });
+        expect(run.code).toBe(1);
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toContain(`${join(plugin.dataDir, 'sign-in-key')} may not be read by this user (uid 65534)`);
+        expect(run.stderr).not.toContain(TEST_PANEL_SECRET);
+        expect(run.stderr).not.toContain(secretFile(plugin.dataDir, 'sign-in-key'));
+      });
+    },
+    PROCESSES,
+  );
+
   it(
     "the sign-in key is created 0600 in the data folder and appears in no log or output; npm start's admin link still works",
     async () => {
