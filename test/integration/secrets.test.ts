@@ -104,7 +104,8 @@ describe('sign-in links', () => {
           umask: 0o000,
           env: { WPP_DATA_DIR: dataDir, WPP_PORT: '0', WPP_SANDBOX_PORT: '0', WPP_LOG_LEVEL: 'trace' },
         });
-        let signInKey = '';
+        // Read once the server made it; an empty value would make the checks below fail.
+        let signInKey: string | undefined;
         try {
           await serve.waitForStdout('/launch?token=');
           expect(mode(join(dataDir, 'sign-in-key'))).toBe('0600');
@@ -128,7 +129,8 @@ describe('sign-in links', () => {
         }
         const run = await serve.exited(20_000);
         expect(run).not.toBeNull();
-        expect(`${run?.stdout}${run?.stderr}`).not.toContain(signInKey);
+        expect(signInKey).toBeDefined();
+        expect(`${run?.stdout}${run?.stderr}`).not.toContain(signInKey ?? '');
         expect(run?.stderr).toContain('"level"');
       });
     },
