@@ -2,16 +2,14 @@
  * The plugin's configuration, read once from the environment and validated as a whole:
  * one error names every bad variable. `loadConfig` is pure so tests pass a plain object.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
 import { distance as levenshtein } from 'fastest-levenshtein';
 import { z } from 'zod';
-import { createPrivateFile, makePrivateDir } from './db/files.js';
 import { AppError } from './errors.js';
 import { normalizeDomain } from './provider/spec.js';
+import { readOrCreateSecretFile } from './secrets.js';
 
 /** Reads "true/1/yes/on" and "false/0/no/off"; z.coerce.boolean would read "false" as true. */
 const envBoolean = z
@@ -90,7 +88,7 @@ const envSchema = z.object({
   WPP_PORT: port.default(8080),
   /** Where the provider reaches the plugin (callbacks). Default http://WPP_HOST:WPP_PORT. */
   WPP_PUBLIC_URL: httpUrl.optional(),
-  /** HMAC secret shared with the panel (hooks). Default: generated into the data folder. */
+  /** HMAC secret shared with the panel's hook senders (POST /hooks/events); it signs nothing else. Default: generated into the data folder. */
   WPP_PANEL_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** This panel server's IP: origin of new websites when the event names none, and its registration. Default: the machine's first non-internal IPv4 address. */
   WPP_SERVER_IP: z
@@ -140,8 +138,13 @@ const envSchema = z.object({
    * refuses a fraction below 1 and rounds others up.
    */
   WPP_SYNC_RATE: z.coerce.number().int().min(0).max(100_000).default(40),
-  /** Receives every enforcement action and warning as signed JSON (X-WPP-Signature, the panel secret). Default: none, nothing is sent. */
+  /** Receives every enforcement action and warning as signed JSON (X-WPP-Signature, the notification secret). Default: none, nothing is sent. */
   WPP_NOTIFY_URL: httpUrl.optional(),
+  /**
+   * HMAC secret of X-WPP-Signature on what is sent to WPP_NOTIFY_URL, for its receiver to check.
+   * Default: generated into the data folder (`notify-secret`) and shown to admins on the Settings page.
+   */
+  WPP_NOTIFY_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Port of the embedded sandbox when WPP_PROVIDER_URL is unset. Default 8081. */
   WPP_SANDBOX_PORT: port.default(8081),
   /** Log level of the JSON logs on standard error (also `wpp sandbox`'s). Default info. */
@@ -258,8 +261,10 @@ export interface Config {
   port: number;
   /** WPP_PUBLIC_URL; when unset, main.ts uses http://host:port with the port actually bound. */
   publicUrl: string | undefined;
-  /** Undefined until `ensurePanelSecret` reads or creates the file. */
+  /** The hook secret (WPP_PANEL_SECRET); undefined until `ensurePanelSecret` reads or creates the file. */
   panelSecret: string | undefined;
+  /** WPP_NOTIFY_SECRET; when unset, the generated one in the data folder (secrets.ts). */
+  notifySecret: string | undefined;
   server: { ip: string | undefined; name: string; zone: string | undefined; tag: string | undefined };
   accountDomain: string;
   autoProtect: boolean;
@@ -302,6 +307,10 @@ export function loadConfig(
   const problems = result.success
     ? []
     : result.error.issues.map((issue) => ({ path: String(issue.path[0] ?? ''), message: issue.message }));
+  // The receiver of notifications holds their secret: it must not also be able to sign panel events.
+  if (result.success && result.data.WPP_NOTIFY_SECRET !== undefined && result.data.WPP_NOTIFY_SECRET === result.data.WPP_PANEL_SECRET) {
+    problems.push({ path: 'WPP_NOTIFY_SECRET', message: 'must differ from WPP_PANEL_SECRET (each secret has one purpose)' });
+  }
   if (scope === 'plugin' && result.success && result.data.WPP_PROVIDER_URL && !result.data.WPP_PROVIDER_API_KEY) {
     problems.push({ path: 'WPP_PROVIDER_API_KEY', message: 'is required when WPP_PROVIDER_URL is set' });
   }
@@ -325,6 +334,7 @@ export function loadConfig(
     port: e.WPP_PORT,
     publicUrl: e.WPP_PUBLIC_URL,
     panelSecret: e.WPP_PANEL_SECRET,
+    notifySecret: e.WPP_NOTIFY_SECRET,
     server: {
       // With the embedded sandbox nothing is really protected, so loopback is a fine demo origin.
       ip: e.WPP_SERVER_IP ?? machine.primaryIp ?? (e.WPP_PROVIDER_URL ? undefined : '127.0.0.1'),
@@ -373,18 +383,13 @@ export const PANEL_SECRET_FILE = 'panel-secret';
 export const API_KEY_FILE = 'api-keys.key';
 
 /**
- * The panel secret: WPP_PANEL_SECRET, else `panel-secret` in the data folder, created on
- * first use (owner-only) so hooks and the server agree without anyone copying a secret.
+ * The hook secret: WPP_PANEL_SECRET, else `panel-secret` in the data folder, created on first
+ * use (owner-only) so hooks and the server agree without anyone copying a secret. It verifies
+ * panel events only (see secrets.ts for the others).
  */
 export function ensurePanelSecret(config: Pick<StandaloneConfig, 'panelSecret' | 'dataDir'>): string {
   if (config.panelSecret) return config.panelSecret;
-  const file = join(config.dataDir, PANEL_SECRET_FILE);
-  if (!existsSync(file)) {
-    makePrivateDir(config.dataDir);
-    // When another process created it first, theirs is used. 0600 whatever the umask.
-    createPrivateFile(file, `${randomBytes(32).toString('base64url')}\n`);
-  }
-  const secret = readFileSync(file, 'utf8').trim();
+  const secret = readOrCreateSecretFile(config.dataDir, PANEL_SECRET_FILE);
   config.panelSecret = secret;
   return secret;
 }

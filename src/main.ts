@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { ensurePanelSecret, type Config } from './config.js';
+import { readPluginSecrets, type PluginSecrets } from './secrets.js';
 import { AppError } from './errors.js';
 import type { EnforceResult } from './core/enforcement.js';
 import { acquireJobLock, describeHolder, SERVE_LOCK } from './core/job-lock.js';
@@ -112,7 +113,8 @@ export interface RunningPlugin {
 export async function startPlugin(options: PluginOptions): Promise<RunningPlugin> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config);
-  const panelSecret = ensurePanelSecret(config);
+  // Each secret has one purpose (secrets.ts): the hook secret verifies panel events and nothing else.
+  const secrets = readPluginSecrets(config, ensurePanelSecret(config));
   const db = openPluginDatabase(config, {
     notice: (message) => logger.warn(message),
     ...(ROLES[options.role].serves ? { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS } : {}),
@@ -120,7 +122,7 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   const life = createLifecycle();
   life.onClose(() => void db.close());
   try {
-    return await wire(options, { db, logger, panelSecret, life });
+    return await wire(options, { db, logger, secrets, life });
   } catch (error) {
     await life.close();
     throw error;
@@ -144,7 +146,7 @@ function openRepositories(db: Db, config: Config, logger: Logger, now: () => num
 /** Everything on the open database, in dependency order; what it starts closes with `life`. */
 async function wire(
   options: PluginOptions,
-  { db, logger, panelSecret, life }: { db: Db; logger: Logger; panelSecret: string; life: Lifecycle },
+  { db, logger, secrets, life }: { db: Db; logger: Logger; secrets: PluginSecrets; life: Lifecycle },
 ) {
   const { config } = options;
   const { accountDomain, server } = config;
@@ -175,13 +177,51 @@ async function wire(
   const url = httpServer?.url ?? httpUrl(config.host, config.port);
 
   const services = wireServices(
-    { db, accounts, stats, schedule, jobs, audit, sessions, provider, logger, now, queue, life, metrics, settings, panelSecret },
+    {
+      db,
+      accounts,
+      stats,
+      schedule,
+      jobs,
+      audit,
+      sessions,
+      provider,
+      logger,
+      now,
+      queue,
+      life,
+      metrics,
+      settings,
+      callbackKey: secrets.callback,
+    },
     { accountDomain, server, publicUrl: config.publicUrl ?? url, sync: config.sync },
   );
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
-  const { imports, panelImport, panelCheck } = wirePanelImport(options, { db, stats, provider, queue, settings, panelSecret, logger, now });
+  const { imports, panelImport, panelCheck } = wirePanelImport(options, {
+    db,
+    stats,
+    provider,
+    queue,
+    settings,
+    notifySecret: secrets.notify.value,
+    logger,
+    now,
+  });
   const worker = startBackground(
-    { config, jobs, stats, reconcile, queue, services, panelSecret, notifyUrl: settings.notifyUrl, logger, now, life, panelCheck },
+    {
+      config,
+      jobs,
+      stats,
+      reconcile,
+      queue,
+      services,
+      notifySecret: secrets.notify.value,
+      notifyUrl: settings.notifyUrl,
+      logger,
+      now,
+      life,
+      panelCheck,
+    },
     // Registration belongs to the long-running server; other roles need not queue it.
     {
       runWorker: options.worker ?? role.runsWorker,
@@ -192,7 +232,7 @@ async function wire(
   );
   wakeWorker = worker.wake;
   const repos = { accounts, stats, schedule, audit, sessions, adminViews: createAdminViewsRepo(db), imports };
-  httpServer?.serve(createPluginApp({ config, panelSecret, logger, now, queue, provider, settings, repos, services, sandbox, metrics }));
+  httpServer?.serve(createPluginApp({ config, secrets, logger, now, queue, provider, settings, repos, services, sandbox, metrics }));
 
   // Only the server announces itself; a one-shot command need not, on every run.
   logger[role.serves ? 'info' : 'debug']({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : connected.url }, 'plugin started');
@@ -229,18 +269,18 @@ function wireServices(
     life: Lifecycle;
     metrics: ReturnType<typeof createMetrics>;
     settings: ReturnType<typeof createPluginSettings>;
-    panelSecret: string;
+    callbackKey: string;
   },
   where: { accountDomain: string; server: Config['server']; publicUrl: string; sync: Config['sync'] },
 ) {
-  const { accounts, stats, schedule, provider, logger, now, queue, jobs, audit, life, metrics, settings, panelSecret } = parts;
+  const { accounts, stats, schedule, provider, logger, now, queue, jobs, audit, life, metrics, settings, callbackKey } = parts;
   return createServices({
     accounts,
     stats,
     provider,
     logger,
     now,
-    settings: { accountDomain: where.accountDomain, server: where.server, publicUrl: where.publicUrl, panelSecret },
+    settings: { accountDomain: where.accountDomain, server: where.server, publicUrl: where.publicUrl, callbackKey },
     autoProtect: settings.autoProtect,
     sync: where.sync,
     schedule,
@@ -266,12 +306,12 @@ function wirePanelImport(
     provider: ProviderClient;
     queue: JobQueue;
     settings: PluginSettings;
-    panelSecret: string;
+    notifySecret: string;
     logger: Logger;
     now: () => number;
   },
 ) {
-  const { queue, settings, panelSecret } = parts;
+  const { queue, settings, notifySecret } = parts;
   const imports = createImportRepo(parts.db);
   const panelImport = createPanelImport({
     repo: imports,
@@ -282,7 +322,7 @@ function wirePanelImport(
     now: parts.now,
     notifyDrift: async (notice) => {
       const url = settings.notifyUrl();
-      if (url !== null) await sendDriftNotice({ url, secret: panelSecret }, notice);
+      if (url !== null) await sendDriftNotice({ url, secret: notifySecret }, notice);
     },
   });
   const panelName = options.config.panel.name;

@@ -1,8 +1,9 @@
 import { Command } from 'commander';
 import { z } from 'zod';
-import { ensurePanelSecret, type StandaloneConfig } from '../config.js';
+import type { StandaloneConfig } from '../config.js';
 import { createLaunchToken, DEMO_LAUNCH_TOKEN_MAX_AGE_MS, LAUNCH_TOKEN_MAX_AGE_MS, type LaunchRequest } from '../core/launch-tokens.js';
 import { accountNameSchema } from '../panel/events.js';
+import { readSignInKey } from '../secrets.js';
 import { domainSchema } from '../provider/spec.js';
 import { configFromEnv, optionValues, UsageError, validateOptions } from './shared.js';
 
@@ -20,13 +21,15 @@ export const pagesBaseUrl = (config: Pick<StandaloneConfig, 'publicUrl' | 'host'
 /**
  * A signed sign-in URL for the pages. Valid 60 seconds; with the embedded sandbox (a demo,
  * nothing real behind it) 15 minutes, time enough to read the terminal and open a browser.
+ * Signed with the sign-in key in the data folder, never with WPP_PANEL_SECRET: only a process
+ * that may read the data folder (root, as the panels' pages run it) can sign anyone in.
  */
 export function launchUrl(
-  config: Pick<StandaloneConfig, 'publicUrl' | 'host' | 'port' | 'panelSecret' | 'dataDir'>,
+  config: Pick<StandaloneConfig, 'publicUrl' | 'host' | 'port' | 'dataDir'>,
   request: LaunchRequest,
   options: { now: number; sandbox: boolean },
 ): { url: string; expiresAt: number } {
-  const secret = ensurePanelSecret(config);
+  const secret = readSignInKey(config.dataDir);
   const maxAgeMs = options.sandbox ? DEMO_LAUNCH_TOKEN_MAX_AGE_MS : LAUNCH_TOKEN_MAX_AGE_MS;
   const { token, claims } = createLaunchToken(secret, request, { now: options.now, maxAgeMs, maxLifeMs: maxAgeMs });
   return { url: `${pagesBaseUrl(config)}/launch?token=${token}`, expiresAt: claims.expiresAt };

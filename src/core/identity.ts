@@ -23,11 +23,13 @@ export function providerUserIdFor(account: string, accountDomain: string): strin
 }
 
 /**
- * The secret token in a website's callbackUrl, derived from the panel secret so a retried
- * create sends the same URL without the plugin storing the token; only its hash is stored.
+ * The secret token in a website's callbackUrl, derived from the callback key (secrets.ts) so a
+ * retried create sends the same URL without the plugin storing the token; only its hash is
+ * stored, and a callback is found by that hash alone. So websites registered by earlier
+ * releases (whose token came from the panel secret) keep their callbacks until registered again.
  */
-export function callbackTokenFor(panelSecret: string, domain: string): string {
-  return createHmac('sha256', panelSecret).update(`website-callback\u0000${domain}`).digest('base64url');
+export function callbackTokenFor(callbackKey: string, domain: string): string {
+  return createHmac('sha256', callbackKey).update(`website-callback\u0000${domain}`).digest('base64url');
 }
 
 export function hashToken(token: string): string {

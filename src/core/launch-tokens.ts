@@ -1,8 +1,8 @@
 /**
  * Launch tokens: how a panel signs its user into the plugin's pages (issue 9). The panel,
  * which has already authenticated the user, runs `wpp launch-url`; the token names the role,
- * the account (or the admin) and the panel, is HMAC-signed with the panel secret, lives at
- * most 60 seconds, and carries a random nonce so the page that exchanges it for a session can
+ * the account (or the admin) and the panel, is HMAC-signed with the sign-in key (secrets.ts:
+ * only in the data folder, never the hook secret), lives at most 60 seconds, and carries a random nonce so the page that exchanges it for a session can
  * record it and refuse a replay. Pure: the clock and the nonce come in as parameters.
  *
  * Format: `<base64url(JSON claims)>.<base64url(HMAC-SHA256 of the first part)>`. The

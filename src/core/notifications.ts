@@ -51,7 +51,7 @@ export async function sendSpikeNotice(target: NotificationTarget, notice: SpikeN
 
 export interface NotificationTarget {
   url: string;
-  /** The panel secret: receivers check X-WPP-Signature as they would a hook's. */
+  /** The notification secret (WPP_NOTIFY_SECRET or generated): receivers check X-WPP-Signature with it. */
   secret: string;
   /** Per delivery attempt. Default 10000 ms. */
   timeoutMs?: number;

@@ -15,7 +15,8 @@ import type { Account, DesiredStatus, PausedBy, Website } from './types.js';
 export interface ProvisioningSettings {
   accountDomain: string;
   publicUrl: string;
-  panelSecret: string;
+  /** Derives callback URL tokens (identity.ts); the URL sent and the hash stored always come from it together. */
+  callbackKey: string;
   server: { ip: string | undefined; name: string; zone: string | undefined; tag: string | undefined };
 }
 
@@ -59,7 +60,7 @@ export function createProvisioning({
     ...(settings.server.tag ? [settings.server.tag] : []),
   ];
 
-  const callbackUrlFor = (domain: string) => `${settings.publicUrl}/callbacks/website/${callbackTokenFor(settings.panelSecret, domain)}`;
+  const callbackUrlFor = (domain: string) => `${settings.publicUrl}/callbacks/website/${callbackTokenFor(settings.callbackKey, domain)}`;
 
   /** Creates the provider user of an account (or finds it) and stores it with its key. */
   async function ensureAccount(
@@ -186,7 +187,7 @@ export function createProvisioning({
       pausedBy,
       providerStatus: created.status ?? null,
       providerCheckedAt: now(),
-      callbackTokenHash: hashToken(callbackTokenFor(settings.panelSecret, event.domain)),
+      callbackTokenHash: hashToken(callbackTokenFor(settings.callbackKey, event.domain)),
       enforcementPausedPeriod: keepsPause && existing ? existing.enforcementPausedPeriod : null,
       adminOverrideUntil: existing && !movedFrom ? existing.adminOverrideUntil : null,
     });

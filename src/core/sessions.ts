@@ -34,7 +34,8 @@ export type SessionEnd = 'none' | 'unknown' | 'idle' | 'expired' | 'wrong_role';
 
 export interface SessionDeps {
   sessions: SessionsRepo;
-  panelSecret: string;
+  /** The sign-in key launch tokens are verified with (secrets.ts); never the hook secret. */
+  signInKey: string;
   policy: SessionPolicy;
   now: () => number;
   /** The longest life a launch token may claim (see LAUNCH_TOKEN_MAX_AGE_MS). */
@@ -51,7 +52,7 @@ const userOf = (row: Pick<StoredSession, 'role' | 'subject' | 'panel'>): PageUse
     ? { role: 'customer', account: row.subject, panel: row.panel }
     : { role: 'admin', admin: row.subject, panel: row.panel };
 
-export function createSessionService({ sessions, panelSecret, policy, now, maxTokenLifeMs }: SessionDeps) {
+export function createSessionService({ sessions, signInKey, policy, now, maxTokenLifeMs }: SessionDeps) {
   return {
     /**
      * Exchanges a launch token for a new session: checks the signature and life, refuses a
@@ -60,7 +61,7 @@ export function createSessionService({ sessions, panelSecret, policy, now, maxTo
      */
     launch(token: string, expectedRole?: SessionRole): { cookieValue: string; session: Session; claims: LaunchClaims } {
       const at = now();
-      const claims = verifyLaunchToken(panelSecret, token, at, maxTokenLifeMs);
+      const claims = verifyLaunchToken(signInKey, token, at, maxTokenLifeMs);
       if (expectedRole && claims.role !== expectedRole) {
         throw new LaunchTokenError('wrong_role', `this sign-in link is for the ${claims.role} pages, not the ${expectedRole} pages`);
       }

@@ -1,4 +1,5 @@
 import { API_KEY_FILE, PANEL_SECRET_FILE, type Config } from '../config.js';
+import { CALLBACK_KEY_FILE, NOTIFY_SECRET_FILE, SIGN_IN_KEY_FILE } from '../secrets.js';
 import { paths } from '../paths.js';
 import type { Notice } from './files.js';
 import { openMigratedDatabase, type Db } from './open.js';
@@ -18,6 +19,6 @@ export const SERVER_BUSY_TIMEOUT_MS = 50;
 export function openPluginDatabase(config: Pick<Config, 'databaseFile'>, options: { notice?: Notice; busyTimeoutMs?: number } = {}): Db {
   return openMigratedDatabase(config.databaseFile, paths.migrations, {
     ...options,
-    ownNames: [PANEL_SECRET_FILE, API_KEY_FILE, 'sandbox'],
+    ownNames: [PANEL_SECRET_FILE, SIGN_IN_KEY_FILE, CALLBACK_KEY_FILE, NOTIFY_SECRET_FILE, API_KEY_FILE, 'sandbox'],
   });
 }

@@ -26,7 +26,8 @@ export interface BackgroundDeps {
   reconcile(): { enqueued: number };
   queue: JobQueue;
   services: Services;
-  panelSecret: string;
+  /** Signs every notification (WPP_NOTIFY_SECRET or the generated one); never the hook secret, which its receiver must not hold. */
+  notifySecret: string;
   /** The effective notification URL (core/plugin-settings.ts), read when a notification is sent; null: off. */
   notifyUrl: () => string | null;
   logger: Logger;
@@ -60,11 +61,11 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
       // as done without sending (turning them off stops what is still pending too).
       'notification.send': async (action) => {
         const url = deps.notifyUrl();
-        if (url !== null) await sendNotification({ url, secret: deps.panelSecret }, action);
+        if (url !== null) await sendNotification({ url, secret: deps.notifySecret }, action);
       },
       'spike.notify': async (notice) => {
         const url = deps.notifyUrl();
-        if (url !== null) await sendSpikeNotice({ url, secret: deps.panelSecret }, notice);
+        if (url !== null) await sendSpikeNotice({ url, secret: deps.notifySecret }, notice);
       },
       'website.protect': ({ domain, admin }) => services.bulkProtect.protectQueued(domain, admin),
     }),

@@ -23,11 +23,13 @@ import type { Metrics } from '../metrics.js';
 import type { DemoPagesDeps } from './pages/demo.routes.js';
 import type { SessionsRepo } from '../db/sessions.repo.js';
 import type { PanelEvent } from '../panel/events.js';
+import type { PluginSecrets } from '../secrets.js';
 import { createApp } from './app.js';
 
 export interface PluginAppDeps {
   config: Config;
-  panelSecret: string;
+  /** The hook secret verifies panel events, the sign-in key launch tokens; the notification secret is shown to admins. */
+  secrets: Pick<PluginSecrets, 'hook' | 'signIn' | 'notify'>;
   logger: Logger;
   now: () => number;
   queue: Pick<JobQueue, 'ingestEvents' | 'refreshAfterCallback' | 'retryJob' | 'retryAllDead'>;
@@ -66,7 +68,7 @@ function demoDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): DemoPag
   if (!deps.sandbox) return undefined;
   return {
     sandbox: deps.sandbox,
-    panelSecret: deps.panelSecret,
+    signInKey: deps.secrets.signIn,
     now: deps.now,
     ingest,
     accounts: deps.repos.accounts,
@@ -77,11 +79,11 @@ function demoDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): DemoPag
 }
 
 export function createPluginApp(deps: PluginAppDeps) {
-  const { config, panelSecret, logger, queue } = deps;
+  const { config, secrets, logger, queue } = deps;
   const { accounts } = deps.repos;
   const sessions = createSessionService({
     sessions: deps.repos.sessions,
-    panelSecret,
+    signInKey: secrets.signIn,
     policy: { idleMs: config.pages.sessionIdleMs, absoluteMs: config.pages.sessionMaxMs },
     now: deps.now,
     // Only a sandbox plugin's printed demo link may live 15 minutes: nothing real is behind it.
@@ -90,7 +92,7 @@ export function createPluginApp(deps: PluginAppDeps) {
   const ingest = (events: PanelEvent[]) => retryWhileBusy(() => queue.ingestEvents(events), REQUEST_BUSY_RETRY);
   return createApp({
     logger,
-    hooks: { panelSecret, ingest },
+    hooks: { panelSecret: secrets.hook, ingest },
     ...(deps.metrics ? { metrics: { token: config.metrics.token, render: deps.metrics.render } } : {}),
     callbacks: {
       findWebsiteByTokenHash: (hash) => accounts.getWebsiteByTokenHash(hash),
@@ -128,6 +130,7 @@ export function createPluginApp(deps: PluginAppDeps) {
           accounts,
           settings: deps.settings,
           environment: { autoProtect: config.autoProtect, notifyUrl: config.notifyUrl },
+          notifySecret: secrets.notify,
         },
         demo: demoDeps(deps, ingest),
       },

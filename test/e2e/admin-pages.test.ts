@@ -59,7 +59,7 @@ describe('admin pages in a browser', () => {
         const jobId = await fleetWithADeadJob(plugin, sandbox);
         await withBrowser(async (context) => {
           const page = await context.newPage();
-          await page.goto(launchUrl(plugin.url, admin('dana-admin')));
+          await page.goto(launchUrl(plugin, admin('dana-admin')));
           await expect.poll(() => page.locator('h1').textContent()).toBe('Overview');
           const overview = await page.locator('main').innerText();
           expect(overview).toMatch(/4\s+active websites/);
@@ -131,7 +131,7 @@ describe('admin pages in a browser', () => {
         expect(await requestedStatus(sandbox, 'erin-shop.example')).toBe('setup');
         await withBrowser(async (context) => {
           const page = await context.newPage();
-          await page.goto(launchUrl(plugin.url, admin('dana-admin')));
+          await page.goto(launchUrl(plugin, admin('dana-admin')));
           await page.getByRole('link', { name: 'Bulk protect' }).click();
           expect(await page.getByTestId('setup-count').innerText()).toBe('2');
           await screenshots(page, 'admin-bulk-protect');

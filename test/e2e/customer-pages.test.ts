@@ -26,7 +26,7 @@ describe('customer pages in a browser', () => {
         await withBrowser(async (context) => {
           const page = await context.newPage();
           await page.setViewportSize({ width: 1280, height: 900 });
-          await page.goto(launchUrl(plugin.url, customer('carol')));
+          await page.goto(launchUrl(plugin, customer('carol')));
           const row = page.getByRole('row', { name: new RegExp(DOMAIN) });
           await expect.poll(() => row.textContent()).toContain('Not protected');
 

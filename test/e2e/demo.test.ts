@@ -14,7 +14,7 @@ import { admin, launchUrl, screenshots } from '../helpers/pages.js';
 import { TEST_PANEL_SECRET } from '../helpers/plugin.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
-async function withDemoPlugin<T>(fn: (plugin: RunningPlugin) => Promise<T>): Promise<T> {
+async function withDemoPlugin<T>(fn: (plugin: RunningPlugin & { dataDir: string }) => Promise<T>): Promise<T> {
   const dataDir = createTempDir('wpp-demo-');
   const config = loadConfig(
     {
@@ -35,7 +35,7 @@ async function withDemoPlugin<T>(fn: (plugin: RunningPlugin) => Promise<T>): Pro
     workerOptions: { pollMs: 20, backoff: { baseMs: 20, maxMs: 200 } },
   });
   try {
-    return await fn(plugin);
+    return await fn({ ...plugin, dataDir });
   } finally {
     await plugin.close();
     removeTempDir(dataDir);
@@ -64,7 +64,7 @@ describe('the demo panel', () => {
       expect(plugin.sandbox).toBeDefined();
       await withBrowser(async (context) => {
         const page = await context.newPage();
-        await page.goto(launchUrl(plugin.url, admin('demo-admin')));
+        await page.goto(launchUrl(plugin, admin('demo-admin')));
         await page.getByRole('link', { name: 'Demo panel' }).click();
         await expect.poll(() => page.url()).toMatch(/\/admin\/demo$/);
 

@@ -63,6 +63,8 @@ export interface WppProcess {
   exited(timeoutMs: number): Promise<(CliRun & { signal: NodeJS.Signals | null }) | null>;
   /** Resolves once standard output holds `text`; rejects when the process exits first. */
   waitForStdout(text: string): Promise<void>;
+  /** What it has printed so far. */
+  output(): { stdout: string; stderr: string };
 }
 
 /** Starts `wpp ...` like runWpp, without waiting: for tests that signal or kill it mid-run, or need it running. */
@@ -84,6 +86,7 @@ export function spawnWpp(args: string[], options: WppProcessOptions = {}): WppPr
   return {
     pid: child.pid ?? 0,
     kill: (signal) => void child.kill(signal),
+    output: () => ({ stdout, stderr }),
     exited: (timeoutMs) => Promise.race([exit, new Promise<null>((resolve) => setTimeout(() => resolve(null), timeoutMs).unref())]),
     waitForStdout: (text) =>
       new Promise<void>((resolve, reject) => {

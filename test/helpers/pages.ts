@@ -1,21 +1,28 @@
 /**
- * Signing into the plugin's pages in tests: launch URLs signed with the test panel secret,
- * and screenshots of a page at the two widths every page is checked at.
+ * Signing into the plugin's pages in tests: launch URLs signed with the sign-in key of the
+ * plugin under test (in its data folder, as `wpp launch-url` signs them), and screenshots of a
+ * page at the two widths every page is checked at.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { createLaunchToken, type LaunchRequest } from '../../src/core/launch-tokens.js';
-import { TEST_PANEL_SECRET } from './plugin.js';
+import { readSignInKey } from '../../src/secrets.js';
 
-/** A launch URL into `pluginUrl`, as `wpp launch-url` prints it. */
+/** The plugin a launch URL goes to: its address, and the data folder its sign-in key is in. */
+export interface LaunchTarget {
+  url: string;
+  dataDir: string;
+}
+
+/** A launch URL into `plugin`, as `wpp launch-url` prints it; `secret` signs it with another key instead (a forged link). */
 export function launchUrl(
-  pluginUrl: string,
+  plugin: LaunchTarget,
   request: LaunchRequest,
   options: { now?: number; next?: string; secret?: string } = {},
 ): string {
-  const { token } = createLaunchToken(options.secret ?? TEST_PANEL_SECRET, request, { now: options.now ?? Date.now() });
-  return `${pluginUrl}/launch?token=${token}${options.next ? `&next=${encodeURIComponent(options.next)}` : ''}`;
+  const { token } = createLaunchToken(options.secret ?? readSignInKey(plugin.dataDir), request, { now: options.now ?? Date.now() });
+  return `${plugin.url}/launch?token=${token}${options.next ? `&next=${encodeURIComponent(options.next)}` : ''}`;
 }
 
 export const customer = (account: string, domain?: string): LaunchRequest => ({ role: 'customer', account, domain, panel: 'test' });

@@ -2,11 +2,19 @@ import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startPlugin, type PluginOptions, type RunningPlugin } from '../../src/main.js';
 import { signBody } from '../../src/core/signature.js';
+import { readCallbackKey, readNotifySecret } from '../../src/secrets.js';
 import { startTestSandbox, type TestSandbox } from './sandbox.js';
 import { createTempDir, removeTempDir } from './temp.js';
 import { waitFor } from './wait.js';
 
+/** The hook secret of plugins under test (WPP_PANEL_SECRET): it signs their panel events, nothing else. */
 export const TEST_PANEL_SECRET = 'test-panel-secret-0123456789abcdef';
+
+/** The notification secret a plugin under test signs with (WPP_NOTIFY_SECRET, else the one generated in its data folder). */
+export const notifySecretOf = (plugin: { config: Pick<Config, 'notifySecret' | 'dataDir'> }) => readNotifySecret(plugin.config).value;
+
+/** The callback key of a plugin under test (in its data folder): its callback URL tokens derive from it. */
+export const callbackKeyOf = (plugin: { dataDir: string }) => readCallbackKey(plugin.dataDir);
 
 export interface TestPlugin extends RunningPlugin {
   config: Config;

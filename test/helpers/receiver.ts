@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { verifySignature } from '../../src/core/signature.js';
 import { startServer } from './server.js';
 
 export interface ReceivedRequest {
@@ -7,6 +8,12 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   answeredWith: number;
+}
+
+/** Whether a request carries X-WPP-Signature of its exact body keyed with `secret`, as a notification receiver checks it. */
+export function signedWith(request: ReceivedRequest, secret: string): boolean {
+  const header = request.headers['x-wpp-signature'];
+  return typeof header === 'string' && verifySignature(Buffer.from(request.body, 'utf8'), header, secret);
 }
 
 /**

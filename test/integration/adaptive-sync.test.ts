@@ -4,8 +4,8 @@
  * runs one tick, as `wpp serve` does every minute.
  */
 import { describe, expect, it } from 'vitest';
-import { startTestPlugin } from '../helpers/plugin.js';
-import { startReceiver } from '../helpers/receiver.js';
+import { notifySecretOf, startTestPlugin, TEST_PANEL_SECRET } from '../helpers/plugin.js';
+import { signedWith, startReceiver } from '../helpers/receiver.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { removeTempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -182,6 +182,11 @@ describe('the adaptive sync', () => {
           const sent = JSON.parse(receiver.received[0]?.body ?? '{}') as { event: string; notice: { domain: string } };
           expect(sent).toMatchObject({ event: 'website.attack_spike', notice: { domain: 'attacked.example', kind: 'attack_spike' } });
           expect(receiver.received).toHaveLength(1);
+          // Signed with the notification secret the receiver holds, not with the hook secret.
+          const [request] = receiver.received;
+          if (!request) throw new Error('no spike notification');
+          expect(signedWith(request, notifySecretOf(plugin))).toBe(true);
+          expect(signedWith(request, TEST_PANEL_SECRET)).toBe(false);
         },
         { WPP_NOTIFY_URL: `${receiver.url}/wpp-events` },
       );

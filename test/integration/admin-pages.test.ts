@@ -34,7 +34,7 @@ afterAll(async () => {
 
 async function signedInAdmin(name = 'alice-admin') {
   const client = createPageClient(plugin.url);
-  const launched = await client.get(launchUrl(plugin.url, admin(name)));
+  const launched = await client.get(launchUrl(plugin, admin(name)));
   expect(launched.status).toBe(303);
   // A page first: its forms carry the session's CSRF token.
   expect((await client.get('/admin')).status).toBe(200);
@@ -52,7 +52,7 @@ const ADMIN_PAGES = ['/admin', '/admin/websites', '/admin/accounts', '/admin/web
 describe('admin pages: who may see them', () => {
   it('answers a customer session, and no session, with 401 on every admin page and form', async () => {
     const client = createPageClient(plugin.url);
-    expect((await client.get(launchUrl(plugin.url, customer('customer4')))).status).toBe(303);
+    expect((await client.get(launchUrl(plugin, customer('customer4')))).status).toBe(303);
     expect((await client.get('/panel')).status).toBe(200);
     for (const path of [...ADMIN_PAGES, '/admin/enforcement.csv']) {
       const answer = await client.get(path);
@@ -318,7 +318,7 @@ describe('admin pages: a website’s forecast and attacks', () => {
         });
 
         const client = createPageClient(own.url);
-        expect((await client.get(launchUrl(own.url, admin(), { now: clock }))).status).toBe(303);
+        expect((await client.get(launchUrl(own, admin(), { now: clock }))).status).toBe(303);
         const answer = await client.get('/admin/websites/dora.example');
         expect(answer.status).toBe(200);
         const text = textOf(answer.body);

@@ -14,7 +14,7 @@ type Plugin = Parameters<Parameters<typeof withPlugin>[0]>[0];
 /** An admin's page client, signed in. */
 async function signIn(plugin: Plugin, name = 'alice-admin') {
   const client = createPageClient(plugin.url);
-  expect((await client.get(launchUrl(plugin.url, admin(name)))).status).toBe(303);
+  expect((await client.get(launchUrl(plugin, admin(name)))).status).toBe(303);
   expect((await client.get('/admin/settings')).status).toBe(200);
   return client;
 }

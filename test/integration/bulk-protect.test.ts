@@ -28,7 +28,7 @@ describe('bulk protect', () => {
         expect(await statusAt('a1.example')).toBe('setup');
 
         const client = createPageClient(plugin.url);
-        await client.get(launchUrl(plugin.url, admin('dana')));
+        await client.get(launchUrl(plugin, admin('dana')));
         const preview = await client.get('/admin/bulk-protect');
         expect(preview.status).toBe(200);
         const text = textOf(preview.body);
@@ -67,7 +67,7 @@ describe('bulk protect', () => {
   it('is for admins only: a customer session gets no preview and runs nothing', async () => {
     await withPlugin(async (plugin) => {
       const client = createPageClient(plugin.url);
-      await client.get(launchUrl(plugin.url, { role: 'customer', account: 'alice', panel: 'test' }));
+      await client.get(launchUrl(plugin, { role: 'customer', account: 'alice', panel: 'test' }));
       expect((await client.get('/admin/bulk-protect')).status).toBe(401);
       expect((await client.post('/admin/bulk-protect')).status).toBe(401);
     });

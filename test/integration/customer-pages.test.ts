@@ -5,16 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createPageClient, textOf } from '../helpers/page-client.js';
-import { customer, launchUrl } from '../helpers/pages.js';
+import { customer, launchUrl, type LaunchTarget } from '../helpers/pages.js';
 import { withPlugin } from '../helpers/plugin.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 type Plugin = Parameters<Parameters<typeof withPlugin>[0]>[0];
 
 /** One customer's session (test/helpers/page-client.ts), answering with the page's html; posts carry the last page's CSRF token unless `token` says otherwise (null: none). */
-async function signIn(pluginUrl: string, account: string, now = Date.now()) {
-  const client = createPageClient(pluginUrl);
-  const launched = await client.get(launchUrl(pluginUrl, customer(account), { now }));
+async function signIn(plugin: LaunchTarget, account: string, now = Date.now()) {
+  const client = createPageClient(plugin.url);
+  const launched = await client.get(launchUrl(plugin, customer(account), { now }));
   expect(launched.status).toBe(303);
   const page = async (path: string) => {
     const answer = await client.get(path);
@@ -66,7 +66,7 @@ describe('customer pages', () => {
         await setUp(plugin);
         const bobKey = plugin.accounts.getAccount('bob')?.providerApiKey as string;
         const bobBefore = plugin.accounts.getWebsite('bob.example');
-        const alice = await signIn(plugin.url, 'alice');
+        const alice = await signIn(plugin, 'alice');
         const list = await alice.page('/panel');
         expect(list.html).toContain('alice.example');
         expect(list.html).not.toContain('bob.example');
@@ -82,7 +82,7 @@ describe('customer pages', () => {
           expect(answer.html).not.toContain(bobKey);
         }
         // Bob's own page does carry his key (so the 404s above are not vacuous).
-        const bob = await signIn(plugin.url, 'bob');
+        const bob = await signIn(plugin, 'bob');
         expect((await bob.page('/panel/domains/bob.example/rules')).html).toContain(encodeURIComponent(bobKey));
         await alice.page('/panel');
         for (const action of ['protect', 'pause', 'resume', 'settings']) {
@@ -104,7 +104,7 @@ describe('customer pages', () => {
     await withPlugin(
       async (plugin, sb) => {
         await setUp(plugin);
-        const alice = await signIn(plugin.url, 'alice');
+        const alice = await signIn(plugin, 'alice');
         await alice.page('/panel/domains/alice.example');
         for (const token of [null, 'not-the-token', '']) {
           for (const action of ['protect', 'settings']) {
@@ -131,7 +131,7 @@ describe('customer pages', () => {
   it('answers bad settings next to the field and sends nothing; good ones only what changed', async () => {
     await withPlugin(async (plugin, sb) => {
       await setUp(plugin);
-      const alice = await signIn(plugin.url, 'alice');
+      const alice = await signIn(plugin, 'alice');
       const page = await alice.page('/panel/domains/alice.example');
       expect(page.status).toBe(200);
       const bad = await alice.post(
@@ -179,7 +179,7 @@ describe('customer pages', () => {
         deny: 125,
         byCategory: expect.objectContaining({ content_scrapers: 150, humans: 12 }),
       });
-      const alice = await signIn(plugin.url, 'alice');
+      const alice = await signIn(plugin, 'alice');
       const { html } = await alice.page('/panel/domains/alice.example?range=7d');
       expect(html).toMatch(
         /<td class="num" data-label="Hits">1,500<\/td>\s*<td class="num" data-label="Permitted">1,375<\/td>\s*<td class="num" data-label="Blocked">125<\/td>/,
@@ -201,7 +201,7 @@ describe('customer pages', () => {
         await plugin.syncStatistics();
         await sb.control('POST', '/_sandbox/websites/alice.example/traffic', { hits: 1500 });
         await plugin.syncStatistics();
-        const alice = await signIn(plugin.url, 'alice', now);
+        const alice = await signIn(plugin, 'alice', now);
         const limitCell = async () => /data-label="Limit reached on">([^<]*)</.exec((await alice.page('/panel')).html)?.[1];
         expect(await limitCell()).toBe('not this period');
         // 150 hits a day: 3,000 are reached after 20 days.
@@ -233,7 +233,7 @@ describe('customer pages', () => {
         expect(plugin.schedule.get('alice.example')?.hitRate).toBeCloseTo(1, 6);
         const limitCell = async () => {
           // A fresh session each time: the clock jumps past a session's life.
-          const alice = await signIn(plugin.url, 'alice', clock);
+          const alice = await signIn(plugin, 'alice', clock);
           return /data-label="Limit reached on">([^<]*)</.exec((await alice.page('/panel')).html)?.[1];
         };
         // 98,200 hits to go at one a second: 27 h 16 min 40 s after 00:30 on the 11th.
@@ -267,13 +267,13 @@ describe('customer pages', () => {
           spikesEnded: [{ domain: 'alice.example', startedAt: now - 26 * 3_600_000, at: now - 25 * 3_600_000 }],
         });
         plugin.schedule.save({ ...page, spikesStarted: [spike(now - 95 * 60_000, 12_500, 40)], spikesEnded: [] });
-        const alice = await signIn(plugin.url, 'alice', now);
+        const alice = await signIn(plugin, 'alice', now);
         const { html } = await alice.page('/panel/domains/alice.example');
         expect(textOf(html)).toContain(
           'Attack in progress since 20 Nov, 08:55 UTC: about 12,500 blocked hits in the last hour (normally 40).',
         );
         expect(textOf(html)).toContain('19 Nov, 08:30 UTC to 19 Nov, 09:30 UTC: about 900 blocked hits an hour (normally 12).');
-        const bob = await signIn(plugin.url, 'bob', now);
+        const bob = await signIn(plugin, 'bob', now);
         expect((await bob.page('/panel/domains/bob.example')).html).not.toContain('Attack');
       },
       { now: () => now },
@@ -284,7 +284,7 @@ describe('customer pages', () => {
     await withPlugin(
       async (plugin) => {
         await setUp(plugin);
-        const alice = await signIn(plugin.url, 'alice');
+        const alice = await signIn(plugin, 'alice');
         const page = await alice.page('/panel/domains/alice.example/rules');
         expect(page.status).toBe(200);
         expect(page.html).toContain('If the editor does not appear below, open it in a new window.');

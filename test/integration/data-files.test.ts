@@ -35,6 +35,8 @@ const mode = (path: string) => (statSync(path).mode & 0o777).toString(8).padStar
 const modes = (dir: string, names: string[]) => Object.fromEntries(names.map((name) => [name, mode(join(dir, name))]));
 const DB_FILES = ['plugin.sqlite', 'plugin.sqlite-wal', 'plugin.sqlite-shm'];
 const SANDBOX_FILES = ['sandbox.sqlite', 'sandbox.sqlite-wal', 'sandbox.sqlite-shm'];
+/** One secret per purpose (src/secrets.ts): hooks, sign-in links, callback URLs, notifications. */
+const SECRET_FILES = ['panel-secret', 'sign-in-key', 'callback-key', 'notify-secret'];
 const owner = (names: string[], value: string) => Object.fromEntries(names.map((name) => [name, value]));
 
 /** The environment of a one-shot command that never reaches a provider. */
@@ -63,13 +65,13 @@ async function withServeProcess(dataDir: string, fn: () => void): Promise<void> 
 
 // Every test runs `wpp` processes, several of them one after the other: room for a loaded 2-core machine.
 describe('secrets at rest: owner-only whatever the umask', { timeout: 60_000 }, () => {
-  it('wpp serve started with umask 000 keeps its data folders 0700 and the databases, their -wal and -shm and the panel secret 0600', async () => {
+  it('wpp serve started with umask 000 keeps its data folders 0700 and the databases, their -wal and -shm and the secrets 0600', async () => {
     await withTempDir(async (tmp) => {
       const dataDir = join(tmp, 'data');
       await withServeProcess(dataDir, () => {
         expect(mode(dataDir)).toBe('0700');
-        expect(modes(dataDir, [...DB_FILES, 'panel-secret', 'plugin.sqlite.created', 'sandbox'])).toEqual({
-          ...owner([...DB_FILES, 'panel-secret', 'plugin.sqlite.created'], '0600'),
+        expect(modes(dataDir, [...DB_FILES, ...SECRET_FILES, 'plugin.sqlite.created', 'sandbox'])).toEqual({
+          ...owner([...DB_FILES, ...SECRET_FILES, 'plugin.sqlite.created'], '0600'),
           sandbox: '0700',
         });
         expect(modes(join(dataDir, 'sandbox'), SANDBOX_FILES)).toEqual(owner(SANDBOX_FILES, '0600'));
@@ -123,7 +125,7 @@ describe('secrets at rest: owner-only whatever the umask', { timeout: 60_000 }, 
           expect(mode(join(tmp, 'sandbox'))).toBe('0700');
           expect(modes(join(tmp, 'sandbox'), SANDBOX_FILES)).toEqual(owner(SANDBOX_FILES, '0600'));
           expect(mode(join(tmp, 'data'))).toBe('0700');
-          expect(modes(join(tmp, 'data'), [...DB_FILES, 'panel-secret'])).toEqual(owner([...DB_FILES, 'panel-secret'], '0600'));
+          expect(modes(join(tmp, 'data'), [...DB_FILES, ...SECRET_FILES])).toEqual(owner([...DB_FILES, ...SECRET_FILES], '0600'));
         } finally {
           await plugin.close();
           await sandbox.close();

@@ -5,10 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { CALLBACK_REREAD_SPACING_MS } from '../../src/core/job-queue.js';
 import { hitsOverTime, usageReport } from '../../src/core/statistics.js';
-import { signBody } from '../../src/core/signature.js';
 import { runWpp } from '../helpers/cli.js';
-import { startReceiver } from '../helpers/receiver.js';
-import { TEST_PANEL_SECRET, startTestPlugin, testConfig, testEnv, withPlugin } from '../helpers/plugin.js';
+import { signedWith, startReceiver } from '../helpers/receiver.js';
+import { notifySecretOf, TEST_PANEL_SECRET, startTestPlugin, testConfig, testEnv, withPlugin } from '../helpers/plugin.js';
 import { withSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
@@ -463,7 +462,11 @@ describe('notifications', () => {
               .map((a) => `${a.action} ${a.domain}`)
               .sort(),
           ).toEqual(['pause l1.example', 'warning l2.example']);
-          for (const request of delivered) expect(request.headers['x-wpp-signature']).toBe(signBody(request.body, TEST_PANEL_SECRET));
+          // Signed with the notification secret the receiver holds, never with the hook secret.
+          for (const request of delivered) {
+            expect(signedWith(request, notifySecretOf(plugin))).toBe(true);
+            expect(signedWith(request, TEST_PANEL_SECRET)).toBe(false);
+          }
           // The receiver failed once: that notification was retried, not lost.
           expect(receiver.received).toHaveLength(3);
         },

@@ -76,7 +76,7 @@ const HOST_PAUSES = {
   },
   async admin(plugin: Plugin) {
     const page = createPageClient(plugin.url);
-    await page.get(launchUrl(plugin.url, admin('root')));
+    await page.get(launchUrl(plugin, admin('root')));
     await page.get(`/admin/websites/${DOMAIN}`);
     expect((await page.post(`/admin/websites/${DOMAIN}/pause`)).status).toBe(303);
   },
@@ -170,7 +170,7 @@ describe('a host pause undone with the customer’s own provider key', () => {
       async (plugin, sb) => {
         const key = await aliceOnline(plugin, sb);
         const page = createPageClient(plugin.url);
-        await page.get(launchUrl(plugin.url, customer('alice')));
+        await page.get(launchUrl(plugin, customer('alice')));
         await page.get(`/panel/domains/${DOMAIN}`);
         expect((await page.post(`/panel/domains/${DOMAIN}/pause`)).status).toBe(303);
         expect(plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ desiredStatus: 'paused', pausedBy: 'customer' });

@@ -11,8 +11,8 @@ import { runWpp } from '../helpers/cli.js';
 import { createPageClient, textOf } from '../helpers/page-client.js';
 import { admin, launchUrl } from '../helpers/pages.js';
 import { cpanelOutput, generateAccounts, installFakeWhmapi, LISTINGS, listingFileOf } from '../helpers/panel-listings.js';
-import { startTestPlugin, testEnv } from '../helpers/plugin.js';
-import { startReceiver } from '../helpers/receiver.js';
+import { notifySecretOf, startTestPlugin, TEST_PANEL_SECRET, testEnv } from '../helpers/plugin.js';
+import { signedWith, startReceiver } from '../helpers/receiver.js';
 import { createTempDir, removeTempDir, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -158,9 +158,13 @@ describe('the scheduled panel check', () => {
         'the drift notice',
       );
       expect(JSON.parse(notice?.body ?? '{}')).toMatchObject({ event: 'panel.drift', drift: { panel: 'cpanel', total: 2110 } });
+      // Signed with the notification secret the receiver holds, not with the hook secret.
+      if (!notice) throw new Error('no drift notice');
+      expect(signedWith(notice, notifySecretOf(plugin))).toBe(true);
+      expect(signedWith(notice, TEST_PANEL_SECRET)).toBe(false);
 
       const client = createPageClient(plugin.url);
-      expect((await client.get(launchUrl(plugin.url, admin('root')))).status).toBe(303);
+      expect((await client.get(launchUrl(plugin, admin('root')))).status).toBe(303);
       const page = await client.get('/admin/import');
       expect(page.status).toBe(200);
       const text = textOf(page.body);

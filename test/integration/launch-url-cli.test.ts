@@ -1,6 +1,7 @@
 /**
  * `wpp launch-url` as a panel runs it: a real process prints a URL the plugin accepts once,
- * for the role asked; bad input is a usage error naming the problem.
+ * for the role asked, signed with the sign-in key of the data folder (no secret in its
+ * environment); bad input is a usage error naming the problem.
  */
 import { describe, expect, it } from 'vitest';
 import { runWpp } from '../helpers/cli.js';
@@ -16,7 +17,6 @@ describe('wpp launch-url', () => {
       await withPlugin(async (plugin) => {
         const env = {
           WPP_DATA_DIR: plugin.dataDir,
-          WPP_PANEL_SECRET: TEST_PANEL_SECRET,
           WPP_PUBLIC_URL: plugin.url,
           WPP_LOG_LEVEL: 'silent',
         };

@@ -7,15 +7,15 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLaunchToken } from '../../src/core/launch-tokens.js';
-import { admin, customer, launchUrl } from '../helpers/pages.js';
+import { admin, customer, launchUrl, type LaunchTarget } from '../helpers/pages.js';
 import { createPageClient, textOf } from '../helpers/page-client.js';
-import { startTestPlugin, TEST_PANEL_SECRET } from '../helpers/plugin.js';
+import { startTestPlugin } from '../helpers/plugin.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 import { removeTempDir } from '../helpers/temp.js';
 
 /** A plugin whose log lines are kept, with a clock the test moves. */
 async function withPages<T>(
-  fn: (ctx: { url: string; logs: string[]; clock: { now: number } }) => Promise<T>,
+  fn: (ctx: { url: string; site: LaunchTarget; logs: string[]; clock: { now: number } }) => Promise<T>,
   env: Record<string, string> = {},
 ): Promise<T> {
   const logs: string[] = [];
@@ -29,7 +29,7 @@ async function withPages<T>(
   const sandbox = await startTestSandbox();
   const plugin = await startTestPlugin(sandbox, { env, logger: pino({ level: 'info' }, stream), now: () => clock.now });
   try {
-    return await fn({ url: plugin.url, logs, clock });
+    return await fn({ url: plugin.url, site: { url: plugin.url, dataDir: plugin.dataDir }, logs, clock });
   } finally {
     await plugin.close();
     await sandbox.close();
@@ -40,9 +40,9 @@ async function withPages<T>(
 
 describe('launch', () => {
   it('exchanges a token once for a session cookie and sends the browser on without the token', async () => {
-    await withPages(async ({ url, logs, clock }) => {
+    await withPages(async ({ url, site, logs, clock }) => {
       const client = createPageClient(url);
-      const link = launchUrl(url, customer('alice', 'shop.example'), { now: clock.now });
+      const link = launchUrl(site, customer('alice', 'shop.example'), { now: clock.now });
       const first = await client.get(link);
       expect(first.status).toBe(303);
       expect(first.headers.get('location')).toBe('/panel/domains/shop.example');
@@ -64,13 +64,13 @@ describe('launch', () => {
   });
 
   it('refuses expired, tampered, foreign and wrong-role tokens with a page that says why', async () => {
-    await withPages(async ({ url, logs, clock }) => {
+    await withPages(async ({ url, site, logs, clock }) => {
       const client = createPageClient(url);
-      const expired = await client.get(launchUrl(url, customer('alice'), { now: clock.now - 61_000 }));
+      const expired = await client.get(launchUrl(site, customer('alice'), { now: clock.now - 61_000 }));
       expect(expired.status).toBe(401);
       expect(textOf(expired.body)).toContain('This sign-in link has expired');
 
-      const good = launchUrl(url, customer('alice'), { now: clock.now });
+      const good = launchUrl(site, customer('alice'), { now: clock.now });
       const [encoded, signature] = (new URL(good).searchParams.get('token') ?? '').split('.') as [string, string];
       const claims = JSON.parse(Buffer.from(encoded, 'base64url').toString()) as Record<string, unknown>;
       const forged = Buffer.from(JSON.stringify({ ...claims, account: 'mallory' })).toString('base64url');
@@ -78,10 +78,10 @@ describe('launch', () => {
       expect(tampered.status).toBe(401);
       expect(textOf(tampered.body)).toContain('not made by your control panel');
 
-      const foreign = await client.get(launchUrl(url, admin(), { now: clock.now, secret: 'another-panels-secret-0123456789' }));
+      const foreign = await client.get(launchUrl(site, admin(), { now: clock.now, secret: 'another-panels-secret-0123456789' }));
       expect(foreign.status).toBe(401);
 
-      const wrongRole = await client.get(launchUrl(url, customer('alice'), { now: clock.now, next: '/admin/jobs' }));
+      const wrongRole = await client.get(launchUrl(site, customer('alice'), { now: clock.now, next: '/admin/jobs' }));
       expect(wrongRole.status).toBe(403);
       expect(textOf(wrongRole.body)).toContain('does not open these pages');
 
@@ -98,23 +98,23 @@ describe('launch', () => {
   });
 
   it('a token accepted once signs in only its role: a customer session opens no admin page', async () => {
-    await withPages(async ({ url, clock }) => {
+    await withPages(async ({ url, site, clock }) => {
       const client = createPageClient(url);
-      await client.get(launchUrl(url, customer('alice'), { now: clock.now }));
+      await client.get(launchUrl(site, customer('alice'), { now: clock.now }));
       expect((await client.get('/panel')).status).toBe(200);
       const adminPage = await client.get('/admin');
       expect(adminPage.status).toBe(401);
       expect(textOf(adminPage.body)).toContain('You are not signed in here');
       // Only a local page is a target: an address elsewhere is ignored, the role's landing page used.
-      const offsite = await createPageClient(url).get(launchUrl(url, admin(), { now: clock.now, next: '//evil.example/admin' }));
+      const offsite = await createPageClient(url).get(launchUrl(site, admin(), { now: clock.now, next: '//evil.example/admin' }));
       expect(offsite.headers.get('location')).toBe('/admin');
     });
   });
 
   it('over https, names the cookie __Host- (Secure, Path=/, no Domain) and reads only that name', async () => {
     await withPages(
-      async ({ url, clock }) => {
-        const answer = await createPageClient(url).get(launchUrl(url, admin(), { now: clock.now }));
+      async ({ url, site, clock }) => {
+        const answer = await createPageClient(url).get(launchUrl(site, admin(), { now: clock.now }));
         const line = answer.headers.getSetCookie().find((l) => l.startsWith('__Host-wpp_admin=')) ?? '';
         expect(line).toMatch(/; Secure/);
         expect(line).toMatch(/; Path=\//);
@@ -133,9 +133,9 @@ describe('launch', () => {
 describe('sessions', () => {
   it('end after the idle timeout, and at their absolute end however active', async () => {
     await withPages(
-      async ({ url, clock }) => {
+      async ({ url, site, clock }) => {
         const idle = createPageClient(url);
-        await idle.get(launchUrl(url, customer('alice'), { now: clock.now }));
+        await idle.get(launchUrl(site, customer('alice'), { now: clock.now }));
         clock.now += 9 * 60_000;
         expect((await idle.get('/panel')).status).toBe(200);
         clock.now += 9 * 60_000;
@@ -146,7 +146,7 @@ describe('sessions', () => {
         expect(textOf(ended.body)).toContain('without activity');
 
         const busy = createPageClient(url);
-        await busy.get(launchUrl(url, customer('alice'), { now: clock.now }));
+        await busy.get(launchUrl(site, customer('alice'), { now: clock.now }));
         for (let minutes = 9; minutes <= 54; minutes += 9) {
           clock.now += 9 * 60_000;
           expect((await busy.get('/panel')).status).toBe(200);
@@ -161,9 +161,9 @@ describe('sessions', () => {
   });
 
   it('logout ends the session; a form without the CSRF token changes nothing', async () => {
-    await withPages(async ({ url, clock }) => {
+    await withPages(async ({ url, site, clock }) => {
       const client = createPageClient(url);
-      await client.get(launchUrl(url, admin(), { now: clock.now }));
+      await client.get(launchUrl(site, admin(), { now: clock.now }));
       await client.get('/admin');
       const noToken = await client.post('/admin/logout', { _csrf: null });
       expect(noToken.status).toBe(403);
@@ -183,9 +183,9 @@ describe('sessions', () => {
 describe('headers', () => {
   it('send a CSP: scripts and styles from the plugin, frames of the dashboard, framed by WPP_FRAME_ANCESTORS', async () => {
     await withPages(
-      async ({ url, clock }) => {
+      async ({ url, site, clock }) => {
         const client = createPageClient(url);
-        await client.get(launchUrl(url, admin(), { now: clock.now }));
+        await client.get(launchUrl(site, admin(), { now: clock.now }));
         const page = await client.get('/admin');
         const csp = page.headers.get('content-security-policy') ?? '';
         expect(csp).toContain("script-src 'self'");
@@ -202,8 +202,8 @@ describe('headers', () => {
 });
 
 describe('the token format', () => {
-  it('is what the page accepts when signed with the panel secret', () => {
-    const { token } = createLaunchToken(TEST_PANEL_SECRET, admin(), { now: 0 });
+  it('is two base64url parts: the claims and their signature with the sign-in key', () => {
+    const { token } = createLaunchToken('a-sign-in-key-0123456789abcdef', admin(), { now: 0 });
     expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
   });
 });

@@ -14,7 +14,7 @@ import { ownerFromDomainInfo } from '../../src/panel/plesk-owner.js';
 import type { AdapterResult } from '../../src/panel/adapters/result.js';
 import type { PanelEvent } from '../../src/panel/events.js';
 import { signBody } from '../../src/core/signature.js';
-import { TEST_PANEL_SECRET, withPlugin } from '../helpers/plugin.js';
+import { callbackKeyOf, TEST_PANEL_SECRET, withPlugin } from '../helpers/plugin.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -71,7 +71,7 @@ describe('provisioning from panel events', () => {
       expect(website?.settings.rules.humans).toBe('captcha');
       expect(website?.settings.rulesets.wordpress).toBe(true);
       expect(website?.settings.loadbalancer.cache_dynamic_pages).toBe(true);
-      expect(website?.callbackUrl).toBe(`${plugin.url}/callbacks/website/${callbackTokenFor(TEST_PANEL_SECRET, 'alice-shop.example')}`);
+      expect(website?.callbackUrl).toBe(`${plugin.url}/callbacks/website/${callbackTokenFor(callbackKeyOf(plugin), 'alice-shop.example')}`);
 
       const account = plugin.accounts.getAccount('alice');
       const stored = await sb.control<{ api_key: string }>('GET', '/v1.0/user/alice@panel.example');

@@ -71,7 +71,7 @@ describe('page bodies are read only for a known caller', () => {
       ]);
       await plugin.idle();
       const client = createPageClient(plugin.url);
-      await client.get(launchUrl(plugin.url, customer('alice')));
+      await client.get(launchUrl(plugin, customer('alice')));
       const page = await client.get('/panel/domains/shop.example');
       expect(page.status).toBe(200);
       const cookie = `wpp_customer=${client.cookies.get('wpp_customer') ?? ''}`;

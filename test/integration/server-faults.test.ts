@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { runWpp, spawnWpp } from '../helpers/cli.js';
 import { callbackTokenFor } from '../../src/core/identity.js';
-import { startTestPlugin, TEST_PANEL_SECRET, testEnv, withPlugin } from '../helpers/plugin.js';
+import { callbackKeyOf, startTestPlugin, testEnv, withPlugin } from '../helpers/plugin.js';
 import { startTestSandbox, withSandbox } from '../helpers/sandbox.js';
 import { startServer } from '../helpers/server.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
@@ -33,7 +33,7 @@ describe('while another process holds the database write lock', () => {
       const event = { type: 'domain.added', account: 'lock', domain: 'locked.example' };
       expect((await plugin.postEvents({ type: 'domain.added', account: 'lock', domain: 'cb-locked.example' })).status).toBe(202);
       await plugin.idle();
-      const token = callbackTokenFor(TEST_PANEL_SECRET, 'cb-locked.example');
+      const token = callbackTokenFor(callbackKeyOf(plugin), 'cb-locked.example');
       await fetch(`${plugin.url}/healthz`);
       const jobsBefore = plugin.jobs.counts();
       const lock = holdWriteLock(plugin.config.databaseFile);

@@ -16,7 +16,7 @@ import { signBody } from '../../src/core/signature.js';
 import { startPlugin, type RunningPlugin } from '../../src/main.js';
 import { createPagesRouter, type PagesDeps } from '../../src/web/pages/pages.routes.js';
 import { createPageClient } from '../helpers/page-client.js';
-import { admin, customer, launchUrl } from '../helpers/pages.js';
+import { admin, customer, launchUrl, type LaunchTarget } from '../helpers/pages.js';
 import { TEST_PANEL_SECRET } from '../helpers/plugin.js';
 import { routesOf } from '../helpers/routes.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
@@ -101,9 +101,9 @@ function snapshot(dir: string): Record<string, unknown[]> {
 }
 
 /** Signs `role` in afresh: its cookie value and the CSRF token of its own home page. */
-async function signIn(url: string, role: Role) {
-  const client = createPageClient(url);
-  const launched = await client.get(launchUrl(url, role === 'admin' ? admin('root') : customer('alice')));
+async function signIn(plugin: LaunchTarget, role: Role) {
+  const client = createPageClient(plugin.url);
+  const launched = await client.get(launchUrl(plugin, role === 'admin' ? admin('root') : customer('alice')));
   expect(launched.status).toBe(303);
   const home = await client.get(role === 'admin' ? '/admin' : '/panel');
   expect(home.status).toBe(200);
@@ -157,7 +157,7 @@ describe('a session serves only its own role', () => {
       for (const route of AREA_ROUTES) {
         const area: Role = route.path.startsWith('/admin') ? 'admin' : 'customer';
         const other: Role = area === 'admin' ? 'customer' : 'admin';
-        const { cookie, csrf } = await signIn(plugin.url, other);
+        const { cookie, csrf } = await signIn({ url: plugin.url, dataDir }, other);
         const headers: Record<string, string> = { cookie: `wpp_${area}=${cookie}` };
         let body: URLSearchParams | undefined;
         if (route.method === 'POST') {

@@ -38,10 +38,10 @@ describe('a suspended or deleted account’s pages', () => {
       await withPlugin(async (plugin, sb) => {
         await aliceOnline(plugin, sb);
         const page = createPageClient(plugin.url);
-        await page.get(launchUrl(plugin.url, customer('alice')));
+        await page.get(launchUrl(plugin, customer('alice')));
         expect((await page.get('/panel')).status).toBe(200);
         const bob = createPageClient(plugin.url);
-        await bob.get(launchUrl(plugin.url, customer('bob')));
+        await bob.get(launchUrl(plugin, customer('bob')));
 
         await plugin.postEvents([{ type, account: 'alice' }]);
         await plugin.idle();
@@ -60,7 +60,7 @@ describe('a suspended or deleted account’s pages', () => {
       await plugin.idle();
 
       const page = createPageClient(plugin.url);
-      expect((await page.get(launchUrl(plugin.url, customer('alice', DOMAIN)))).status).toBe(303);
+      expect((await page.get(launchUrl(plugin, customer('alice', DOMAIN)))).status).toBe(303);
       for (const path of ['/panel', `/panel/domains/${DOMAIN}`, `/panel/domains/${DOMAIN}/rules`]) {
         const answer = await page.get(path);
         expect(answer.status, path).toBe(403);

@@ -130,7 +130,7 @@ describe('an upgrade from the previous release', () => {
         // The key is still the customer's: the rules editor frame carries it, and the repository reads it back.
         expect(upgraded.accounts.getAccount('alice')?.providerApiKey).toBe(aliceKey);
         const client = createPageClient(upgraded.url);
-        expect((await client.get(launchUrl(upgraded.url, customer('alice')))).status).toBe(303);
+        expect((await client.get(launchUrl(upgraded, customer('alice')))).status).toBe(303);
         expect((await client.get('/panel/domains/alice.example/rules')).body).toContain(encodeURIComponent(aliceKey));
         // And new work still provisions with it.
         expect((await upgraded.postEvents([{ type: 'domain.added', account: 'alice', domain: 'shop.alice.example' }])).status).toBe(202);

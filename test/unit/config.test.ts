@@ -49,6 +49,22 @@ describe('loadConfig', () => {
       expect(message).toContain(key);
   });
 
+  it('takes WPP_NOTIFY_SECRET only when it is long enough and not the panel secret, and never repeats it in an error', () => {
+    expect(loadConfig({ WPP_NOTIFY_SECRET: 'receiver-secret-0123456789' }, machine).notifySecret).toBe('receiver-secret-0123456789');
+    expect(loadConfig({}, machine).notifySecret).toBeUndefined();
+    expect(() => loadConfig({ WPP_NOTIFY_SECRET: 'short' }, machine)).toThrow(/WPP_NOTIFY_SECRET: must be at least 16 characters/);
+    const shared = 'one-secret-for-two-jobs-0123456789';
+    let error: unknown;
+    try {
+      loadConfig({ WPP_PANEL_SECRET: shared, WPP_NOTIFY_SECRET: shared }, machine);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isAppError(error, 'CONFIG_INVALID')).toBe(true);
+    expect(String(error)).toContain('WPP_NOTIFY_SECRET: must differ from WPP_PANEL_SECRET');
+    expect(JSON.stringify(error) + String(error)).not.toContain(shared);
+  });
+
   it('needs the partner key with a provider URL, and never puts the key in an error', () => {
     expect(() => loadConfig({ WPP_PROVIDER_URL: 'https://api.provider.example' }, machine)).toThrow(/WPP_PROVIDER_API_KEY: is required/);
     const config = loadConfig({ WPP_PROVIDER_URL: 'https://api.provider.example/', WPP_PROVIDER_API_KEY: 'k-123' }, machine);

@@ -1,6 +1,7 @@
 /**
  * The admin Settings page: the limits table at every scope, the plans new websites start
- * from, auto-protect and the notification URL, and the history of every such change. The
+ * from, auto-protect, the notification URL and the secret notifications are signed with, and
+ * the history of every such change. The
  * rules are core's (the same as `wpp limits` and `wpp plans set`); each change is recorded
  * with `admin:<name>`. A form with problems comes back (400) with each message next to its
  * field and nothing stored; a stored one redirects (303) to the page with a fixed message.
@@ -15,6 +16,7 @@ import { DEFAULT_PLAN } from '../../core/provisioning.js';
 import type { AccountsRepo } from '../../db/accounts.repo.js';
 import type { SettingsRepo } from '../../db/settings.repo.js';
 import type { StatisticsRepo } from '../../db/statistics.repo.js';
+import type { NotifySecret } from '../../secrets.js';
 import { AppError } from '../../errors.js';
 import { utc } from './admin-format.js';
 import { sessionAdmin } from './session.middleware.js';
@@ -26,6 +28,12 @@ export interface SettingsPagesDeps {
   settings: PluginSettings;
   /** The environment's values (WPP_AUTO_PROTECT, WPP_NOTIFY_URL): what applies without an override. */
   environment: { autoProtect: boolean; notifyUrl: string | undefined };
+  /**
+   * What notifications are signed with. A generated one is shown (admins only: the whole router
+   * is behind the admin guard), for the admin to give to the receiver; WPP_NOTIFY_SECRET is the
+   * administrator's own and is not repeated.
+   */
+  notifySecret: NotifySecret;
 }
 
 /** A form as shown: the values typed, and the problems by field ('' for the form as a whole). */
@@ -111,6 +119,7 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
     current: deps.settings.current(),
     sources: { autoProtect: source('auto_protect'), notifyUrl: source('notify_url') },
     environment: deps.environment,
+    notifySecret: deps.notifySecret.source === 'generated' ? deps.notifySecret : { source: 'environment' },
     changes: deps.audit
       .listChanges({ limit: 50 })
       .map((change) => ({ ...change, when: utc(change.at), lines: changeLines(change.before, change.after) })),
@@ -118,8 +127,12 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
   };
 }
 
+// The page shows a secret: no copy of it may stay in a cache.
 function renderProblems(res: Response, deps: SettingsPagesDeps, forms: Partial<Forms>) {
-  res.status(400).render('admin/settings', settingsPage(deps, forms, undefined));
+  res
+    .status(400)
+    .set('Cache-Control', 'no-store')
+    .render('admin/settings', settingsPage(deps, forms, undefined));
 }
 const saved = (res: Response, what: Saved, anchor: string) => res.redirect(303, `/admin/settings?saved=${what}#${anchor}`);
 
@@ -131,7 +144,7 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
 
   router.get('/settings', (req, res) => {
     const what = typeof req.query.saved === 'string' && req.query.saved in SAVED_MESSAGES ? (req.query.saved as Saved) : undefined;
-    res.render('admin/settings', settingsPage(deps, {}, what));
+    res.set('Cache-Control', 'no-store').render('admin/settings', settingsPage(deps, {}, what));
   });
 
   router.post('/settings/limits', (req, res) => {

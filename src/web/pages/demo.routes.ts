@@ -21,7 +21,8 @@ import { createSandboxControl, type SandboxTarget } from './sandbox-control.js';
 
 export interface DemoPagesDeps {
   sandbox: SandboxTarget;
-  panelSecret: string;
+  /** Signs the customer view's launch token, as `wpp launch-url` would. */
+  signInKey: string;
   now: () => number;
   /** The hooks' own ingest (the job queue's ingestEvents). */
   ingest: (events: PanelEvent[]) => IngestResult[] | Promise<IngestResult[]>;
@@ -164,7 +165,7 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
   router.post('/demo/customer-view', (req, res) => {
     const form = read('customer', req, res);
     if (!form) return;
-    const { token } = createLaunchToken(deps.panelSecret, { role: 'customer', account: form.account, panel: 'demo' }, { now: deps.now() });
+    const { token } = createLaunchToken(deps.signInKey, { role: 'customer', account: form.account, panel: 'demo' }, { now: deps.now() });
     res.redirect(303, `/launch?token=${encodeURIComponent(token)}`);
   });
   return router;
