@@ -23,7 +23,10 @@ export interface TestPlugin extends RunningPlugin {
   /** POSTs a body to /hooks/events, signed with the panel secret unless `signature` is given. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked field by field
   postEvents(body: unknown, signature?: string | null): Promise<{ status: number; body: any }>;
-  /** Waits until no job is running or due (a re-read held back for its window waits for later, not for this). */
+  /**
+   * Waits until no job is running, due or waiting to be retried: only jobs queued for later
+   * (a callback's re-read held back for its window, never attempted) may still wait.
+   */
   idle(timeoutMs?: number): Promise<void>;
 }
 
@@ -82,8 +85,9 @@ export async function startTestPlugin(
     async idle(timeoutMs = 10_000) {
       await waitFor(
         () => {
-          const next = plugin.jobs.nextRunAt();
-          return plugin.jobs.counts().running === 0 && (next === null || next > (options.now ?? Date.now)());
+          if (plugin.jobs.counts().running > 0) return false;
+          const at = (options.now ?? Date.now)();
+          return plugin.jobs.list({ state: 'pending', limit: 10_000 }).every((job) => job.attempts === 0 && job.runAt > at);
         },
         timeoutMs,
         'the job queue to drain',

@@ -9,6 +9,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CALLBACK_REREAD_SPACING_MS } from '../../src/core/job-queue.js';
 import { createLaunchToken } from '../../src/core/launch-tokens.js';
 import { signBody } from '../../src/core/signature.js';
 import { runWpp, spawnWpp } from '../helpers/cli.js';
@@ -173,41 +174,47 @@ describe('callback tokens', () => {
   it(
     "a website provisioned before the upgrade (token from the panel secret) still gets its callbacks; re-registering it stores the new URL's hash",
     async () => {
-      await withPlugin(async (plugin, sb) => {
-        await provision(plugin, 'old.example');
-        // What an earlier release left: the provider holds a callback URL whose token came from
-        // the panel secret, and the plugin stores that token's hash.
-        const oldToken = panelSecretToken('old.example');
-        await plugin.provider.updateWebsite('old.example', { callbackUrl: `${plugin.url}/callbacks/website/${oldToken}` });
-        const website = plugin.accounts.getWebsite('old.example');
-        if (!website) throw new Error('old.example was not provisioned');
-        plugin.accounts.saveWebsite({ ...website, callbackTokenHash: hashOf(oldToken) });
+      // The plugin's clock, moved past a callback re-read's window (CALLBACK_REREAD_SPACING_MS) between the two changes.
+      const clock = { offset: 0 };
+      await withPlugin(
+        async (plugin, sb) => {
+          await provision(plugin, 'old.example');
+          // What an earlier release left: the provider holds a callback URL whose token came from
+          // the panel secret, and the plugin stores that token's hash.
+          const oldToken = panelSecretToken('old.example');
+          await plugin.provider.updateWebsite('old.example', { callbackUrl: `${plugin.url}/callbacks/website/${oldToken}` });
+          const website = plugin.accounts.getWebsite('old.example');
+          if (!website) throw new Error('old.example was not provisioned');
+          plugin.accounts.saveWebsite({ ...website, callbackTokenHash: hashOf(oldToken) });
 
-        // The sandbox's own signed callback on the old URL is taken.
-        await sb.control('POST', '/_sandbox/websites/old.example/dns-verified');
-        await waitFor(
-          () => plugin.accounts.getWebsite('old.example')?.providerStatus === 'online',
-          5000,
-          'the old URL callback to be applied',
-        );
-        expect((await deliveries(sb, 'old.example')).map((c) => [c.url.endsWith(oldToken), c.last_status])).toContainEqual([true, 202]);
+          // The sandbox's own signed callback on the old URL is taken.
+          await sb.control('POST', '/_sandbox/websites/old.example/dns-verified');
+          await waitFor(
+            () => plugin.accounts.getWebsite('old.example')?.providerStatus === 'online',
+            5000,
+            'the old URL callback to be applied',
+          );
+          expect((await deliveries(sb, 'old.example')).map((c) => [c.url.endsWith(oldToken), c.last_status])).toContainEqual([true, 202]);
 
-        // The panel sends the domain again (a replay, an import): the website is registered again.
-        await provision(plugin, 'old.example');
-        const newToken = await tokenAtProvider(sb, 'old.example');
-        expect(newToken).not.toBe(oldToken);
-        expect(plugin.accounts.getWebsite('old.example')?.callbackTokenHash).toBe(hashOf(newToken));
-        await plugin.provider.setWebsiteStatus('old.example', 'paused');
-        await waitFor(
-          () => plugin.accounts.getWebsite('old.example')?.providerStatus === 'paused',
-          5000,
-          'the new URL callback to be applied',
-        );
-        expect((await deliveries(sb, 'old.example')).map((c) => [c.url.endsWith(newToken), c.last_status])).toContainEqual([true, 202]);
-        // The old URL is the provider's no longer: it names nothing.
-        const stale = await fetch(`${plugin.url}/callbacks/website/${oldToken}`, { method: 'POST', body: '{}' });
-        expect(stale.status).toBe(404);
-      });
+          // The panel sends the domain again (a replay, an import): the website is registered again.
+          await provision(plugin, 'old.example');
+          const newToken = await tokenAtProvider(sb, 'old.example');
+          expect(newToken).not.toBe(oldToken);
+          expect(plugin.accounts.getWebsite('old.example')?.callbackTokenHash).toBe(hashOf(newToken));
+          clock.offset += CALLBACK_REREAD_SPACING_MS;
+          await plugin.provider.setWebsiteStatus('old.example', 'paused');
+          await waitFor(
+            () => plugin.accounts.getWebsite('old.example')?.providerStatus === 'paused',
+            5000,
+            'the new URL callback to be applied',
+          );
+          expect((await deliveries(sb, 'old.example')).map((c) => [c.url.endsWith(newToken), c.last_status])).toContainEqual([true, 202]);
+          // The old URL is the provider's no longer: it names nothing.
+          const stale = await fetch(`${plugin.url}/callbacks/website/${oldToken}`, { method: 'POST', body: '{}' });
+          expect(stale.status).toBe(404);
+        },
+        { now: () => Date.now() + clock.offset },
+      );
     },
     PROCESSES,
   );
