@@ -32,7 +32,7 @@ export interface PluginAppDeps {
   secrets: Pick<PluginSecrets, 'hook' | 'signIn' | 'notify'>;
   logger: Logger;
   now: () => number;
-  queue: Pick<JobQueue, 'ingestEvents' | 'refreshAfterCallback' | 'retryJob' | 'retryAllDead'>;
+  queue: Pick<JobQueue, 'ingestEvents' | 'refreshAfterCallback' | 'refreshWebsites' | 'retryJob' | 'retryAllDead'>;
   provider: ProviderClient;
   /** The runtime settings (auto-protect, notification URL). */
   settings: PluginSettings;
@@ -75,6 +75,7 @@ function demoDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): DemoPag
     stats: deps.repos.stats,
     syncStatistics: deps.services.syncStatistics,
     enforceLimits: deps.services.enforceLimits,
+    refreshWebsite: ({ domain, account }) => deps.queue.refreshWebsites([{ domain, account }]),
   };
 }
 

@@ -31,6 +31,12 @@ export interface DemoPagesDeps {
   /** A sync that finds another running answers skipped (like `wpp sync-stats`). */
   syncStatistics: () => Promise<{ skipped: boolean }>;
   enforceLimits: () => Promise<unknown>;
+  /**
+   * Re-reads a website now, as the admin asked it (the job queue's refreshWebsites): the
+   * sandbox's callback for a change the demo just made may fall within the re-read window of
+   * an earlier one, and the newcomer should not wait for it.
+   */
+  refreshWebsite: (website: { domain: string; account: string }) => void;
 }
 
 type DemoForm = 'account' | 'domain' | 'traffic' | 'dns' | 'customer';
@@ -148,6 +154,8 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
     if (!form) return;
     const outcome = await control.verifyDns(form.domain);
     if (!outcome.ok) return refuse(req, res, 'dns', [{ field: 'domain', message: sandboxRefusal(form.domain, outcome) }]);
+    const website = deps.accounts.getWebsite(form.domain);
+    if (website) deps.refreshWebsite(website);
     done(res, 'dns');
   });
 
