@@ -2,6 +2,7 @@
  * `wpp install <panel>` and `wpp uninstall <panel>`: one command puts everything in place
  * (service, hooks, menu entries, pages), one takes it away; the data stays unless --purge.
  */
+import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { Command } from 'commander';
 import { z } from 'zod';
@@ -61,6 +62,8 @@ async function runInstall(panelArg: string, raw: Record<string, unknown>): Promi
     // From the environment only: a key on the command line is visible to every user in ps.
     providerApiKey: process.env.WPP_PROVIDER_API_KEY || undefined,
     publicUrl: options['public-url'],
+    // Used only when the env file is first written; an existing one is the administrator's.
+    metricsToken: randomBytes(32).toString('base64url'),
   });
   const { changes } = await install(plan, engine);
   if (engine.dryRun) {

@@ -138,6 +138,25 @@ describe('wpp install systemd', () => {
     expect(systemctlCalls()).toEqual(['systemctl daemon-reload', 'systemctl enable wpp.service', 'systemctl restart wpp.service']);
   });
 
+  it('generates a WPP_METRICS_TOKEN into a new env file (never printed, kept by a second install)', async () => {
+    expect((await installSystemd()).code).toBe(0);
+    const token = sourced('WPP_METRICS_TOKEN');
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const again = await installSystemd();
+    expect(again.code).toBe(0);
+    expect(again.stdout + again.stderr).not.toContain(token);
+    expect(sourced('WPP_METRICS_TOKEN')).toBe(token);
+    // Each installation its own token.
+    const other = createTempDir('wpp-install-systemd-');
+    try {
+      fakeSystemctl(other);
+      expect((await wpp(['install', 'systemd', '--root', other])).code).toBe(0);
+      expect(readFileSync(join(other, '/etc/wpp/env'), 'utf8')).not.toContain(token);
+    } finally {
+      removeTempDir(other);
+    }
+  });
+
   it('refuses a key sh could not hold in quotes, without printing it, and writes nothing', async () => {
     const run = await installSystemd([], { WPP_PROVIDER_API_KEY: "secret'quote" });
     expect(run.code).not.toBe(0);
