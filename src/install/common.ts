@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Artefact, RegistrationArtefact } from './artefacts.js';
 import { LAYOUT } from './layout.js';
-import type { ToolRunner } from './tools.js';
+import { TOOL_PATH, type ToolRunner } from './tools.js';
 
 /** Where this copy of wpp is: the launcher runs it. */
 export interface InstallSource {
@@ -37,25 +37,67 @@ export function shellQuote(value: string): string {
 
 export const fingerprintOf = (...parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
 
-export function launcherScript(source: InstallSource): string {
+/**
+ * What a panel hands its hook in the environment, by name: Plesk's NEW_ and OLD_ values and the
+ * DirectAdmin names (user.conf's) the adapters read. The launcher passes these, to a hook only.
+ */
+export const HOOK_VARIABLES = {
+  plesk: [
+    'NEW_LOGIN_NAME',
+    'OLD_LOGIN_NAME',
+    'NEW_CONTACT_NAME',
+    'NEW_EMAIL',
+    'NEW_STATUS',
+    'OLD_STATUS',
+    'NEW_DOMAIN_NAME',
+    'OLD_DOMAIN_NAME',
+    'NEW_SUBDOMAIN_NAME',
+    'OLD_SUBDOMAIN_NAME',
+    'NEW_IP_ADDRESS',
+  ],
+  directadmin: ['username', 'email', 'package', 'domain', 'subdomain', 'ip', 'user_creation'],
+} as const;
+
+/**
+ * The launcher: wpp with a clean environment (`env -i`): a fixed PATH, the env file's
+ * settings, and for a panel's hook that event's own values (HOOK_VARIABLES); nothing else of
+ * the caller's. Root runs it from panels whose environment nobody here controls, and
+ * NODE_OPTIONS there would run any file as root, a WPP_DATA_DIR or WPP_KEY_FILE would point
+ * root's writes elsewhere. `envFile` is for tests; an installation always reads LAYOUT.envFile.
+ */
+export function launcherScript(source: InstallSource, options: { envFile?: string } = {}): string {
+  const envFile = options.envFile ?? LAYOUT.envFile;
+  const keep = (names: readonly string[]) => `keep='${names.join(' ')}'`;
   return [
     '#!/bin/sh',
     `# wpp ${source.version}, written by \`wpp install\`: every hook, panel page and the service run wpp through this file.`,
-    `# Settings live in ${LAYOUT.envFile}; edit that file, not this one (an install rewrites this one).`,
-    `if [ -r ${LAYOUT.envFile} ]; then`,
-    '  set -a',
-    `  . ${LAYOUT.envFile}`,
-    '  set +a',
-    'fi',
-    `exec ${shellQuote(source.nodePath)} ${shellQuote(`${source.packageRoot}/bin/wpp.js`)} "$@"`,
+    `# Settings live in ${envFile}; edit that file, not this one (an install rewrites this one).`,
+    "# wpp gets a clean environment: PATH, the settings file and a hook's event values; none of the caller's.",
+    'wpp_args=$#',
+    'case "${1-} ${2-}" in',
+    `  'hook plesk') ${keep(HOOK_VARIABLES.plesk)} ;;`,
+    `  'hook directadmin') ${keep(HOOK_VARIABLES.directadmin)} ;;`,
+    "  *) keep='' ;;",
+    'esac',
+    '# The kept values go after the arguments as NAME=value, then the command, then the arguments are moved last.',
+    'for wpp_name in $keep; do',
+    '  eval "wpp_given=\\${$wpp_name+x} wpp_value=\\${$wpp_name-}"',
+    '  if [ -n "$wpp_given" ]; then set -- "$@" "$wpp_name=$wpp_value"; fi',
+    'done',
+    `set -- "$@" /bin/sh -c 'wpp_env=$1; shift; set -a; if [ -r "$wpp_env" ]; then . "$wpp_env"; fi; set +a; exec "$@"' wpp ${shellQuote(envFile)} ${shellQuote(source.nodePath)} ${shellQuote(`${source.packageRoot}/bin/wpp.js`)}`,
+    'while [ "$wpp_args" -gt 0 ]; do',
+    '  set -- "$@" "$1"',
+    '  shift',
+    '  wpp_args=$((wpp_args - 1))',
+    'done',
+    `exec /usr/bin/env -i PATH=${TOOL_PATH} "$@"`,
     '',
   ].join('\n');
 }
 
 /**
- * One setting, single-quoted: the launcher sources the file with sh and systemd reads it as an
- * EnvironmentFile, and both take a single-quoted value literally, so a key with a space, `$(...)`
- * or `&` (a URL's query) is neither split nor run. A quote or line break cannot be held that way
+ * One setting, single-quoted: the launcher sources the file with sh, which takes a single-quoted
+ * value literally, so a key with a space, `$(...)` or `&` (a URL's query) is neither split nor run. A quote or line break cannot be held that way
  * and is refused; the message names the setting, never its value (it may be the provider key).
  */
 function setting(name: string, value: string | undefined, example: string): string {
@@ -93,7 +135,7 @@ export function systemdUnit(source: InstallSource): string {
     '',
     '[Service]',
     'Type=simple',
-    `EnvironmentFile=${LAYOUT.envFile}`,
+    // No EnvironmentFile: the launcher starts wpp with a clean environment and reads the settings itself.
     `ExecStart=${LAYOUT.launcher} serve`,
     'Restart=always',
     'RestartSec=2',

@@ -7,6 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { launcherScript } from '../../src/install/common.js';
+import { currentInstallSource } from '../../src/install/source.js';
 import { runWpp } from '../helpers/cli.js';
 import { decoyCalls, decoyPath, fakeSystemctl, filesBelow, toolCalls } from '../helpers/fake-tools.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
@@ -63,7 +65,6 @@ describe('wpp install systemd', () => {
       expect.arrayContaining([
         '[Service]',
         'Restart=always',
-        'EnvironmentFile=/etc/wpp/env',
         'ExecStart=/usr/local/lib/wpp/wpp serve',
         'UMask=0077',
         'WantedBy=multi-user.target',
@@ -71,8 +72,10 @@ describe('wpp install systemd', () => {
     );
     const launcher = read('/usr/local/lib/wpp/wpp');
     expect(launcher.startsWith('#!/bin/sh\n')).toBe(true);
-    expect(launcher).toContain('  . /etc/wpp/env\n');
-    expect(launcher).toContain(`exec '${process.execPath}' '${repoRoot}/bin/wpp.js' "$@"\n`);
+    expect(launcher).toBe(launcherScript(currentInstallSource()));
+    expect(launcher).toContain(`wpp '/etc/wpp/env' '${process.execPath}' '${repoRoot}/bin/wpp.js'\n`);
+    expect(launcher).toContain(`exec /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"\n`);
+    expect(unit).not.toContain('EnvironmentFile');
     execFileSync('/bin/sh', ['-n', join(root, '/usr/local/lib/wpp/wpp')]);
 
     const env = read('/etc/wpp/env');
