@@ -8,6 +8,8 @@ import {
   chmodSync,
   closeSync,
   constants,
+  fchownSync,
+  lchownSync,
   copyFileSync,
   existsSync,
   lstatSync,
@@ -21,6 +23,7 @@ import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describeHolder, SERVE_LOCK } from '../core/job-lock.js';
 import { keyFileProblem } from './api-keys.js';
+import { inheritedOwner } from './files.js';
 import { loadMigrations } from './migrate.js';
 import type { Db } from './open.js';
 import { processIsAlive, readLockHolder } from './statistics.repo.js';
@@ -116,9 +119,18 @@ function privateWorkFolder(target: string): string {
   return mkdtempSync(join(dirname(target), `.${basename(target)}.`));
 }
 
-/** Creates `file` empty, 0600, failing if anything (a file, a link) is there already. */
-function createExclusively(file: string): void {
-  closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+/**
+ * Creates `file` empty, 0600, failing if anything (a file, a link) is there already; owned
+ * like the folder `ownerOf` when root makes it in the service's data folder (files.ts).
+ */
+function createExclusively(file: string, ownerOf?: string): void {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    const owner = ownerOf === undefined ? undefined : inheritedOwner(ownerOf);
+    if (owner) fchownSync(fd, owner.uid, owner.gid);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** `wpp backup FILE`: an online copy, written in a private folder, checked, then renamed into place (0600). */
@@ -199,7 +211,7 @@ export async function restoreDatabase(
     keptAs = `${databaseFile}.before-restore-${options.now.toISOString().replace(/[:.]/g, '-')}`;
     const current = new Database(databaseFile, { fileMustExist: true });
     try {
-      createExclusively(keptAs);
+      createExclusively(keptAs, dirname(databaseFile));
       await current.backup(keptAs);
     } finally {
       current.close();
@@ -212,6 +224,8 @@ export async function restoreDatabase(
     const temp = join(work, basename(databaseFile));
     copyFileSync(source, temp, constants.COPYFILE_EXCL);
     chmodSync(temp, 0o600);
+    const owner = inheritedOwner(dirname(databaseFile));
+    if (owner) lchownSync(temp, owner.uid, owner.gid);
     // Its locks name the processes of the moment it was taken (the wpp serve that ran then): none of them holds anything now.
     const copy = new Database(temp);
     try {

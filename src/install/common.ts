@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Artefact, RegistrationArtefact } from './artefacts.js';
 import { LAYOUT } from './layout.js';
+import { serviceUserRegistration } from './service-user.js';
 import { TOOL_PATH, type ToolRunner } from './tools.js';
 
 /** Where this copy of wpp is: the launcher runs it. */
@@ -135,6 +136,9 @@ export function systemdUnit(source: InstallSource): string {
     '',
     '[Service]',
     'Type=simple',
+    // Not root: the pages, callbacks and hooks endpoint face the network; the wpp user owns the data folder.
+    `User=${LAYOUT.serviceUser}`,
+    `Group=${LAYOUT.serviceUser}`,
     // No EnvironmentFile: the launcher starts wpp with a clean environment and reads the settings itself.
     `ExecStart=${LAYOUT.launcher} serve`,
     'Restart=always',
@@ -190,9 +194,12 @@ export function systemdService(unit: string): RegistrationArtefact {
 export function commonArtefacts(source: InstallSource, settings: InstallSettings): Artefact[] {
   const unit = systemdUnit(source);
   return [
-    { kind: 'directory', path: LAYOUT.dataDir, mode: 0o700, data: true },
-    { kind: 'directory', path: LAYOUT.configDir, mode: 0o700, data: true },
-    { kind: 'file', path: LAYOUT.envFile, mode: 0o600, content: envFileContent(settings), keep: true },
+    serviceUserRegistration(),
+    // The service's own; root's hooks and pages use it too, and what they create there takes its owner (db/files.ts).
+    { kind: 'directory', path: LAYOUT.dataDir, mode: 0o700, data: true, owner: 'service' },
+    // Root's, readable by the service: it must not be able to change what root's launcher loads.
+    { kind: 'directory', path: LAYOUT.configDir, mode: 0o750, data: true, group: 'service' },
+    { kind: 'file', path: LAYOUT.envFile, mode: 0o640, content: envFileContent(settings), keep: true, group: 'service' },
     { kind: 'directory', path: LAYOUT.libDir, mode: 0o755 },
     { kind: 'file', path: LAYOUT.launcher, mode: 0o755, content: launcherScript(source) },
     { kind: 'file', path: LAYOUT.systemdUnit, mode: 0o644, content: unit },

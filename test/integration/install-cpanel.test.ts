@@ -26,7 +26,7 @@ const FAKE_TOOLS = [
 
 /** What the files installed: path -> mode. */
 const INSTALLED = {
-  '/etc/wpp/env': 0o600,
+  '/etc/wpp/env': 0o640,
   '/usr/local/lib/wpp/wpp': 0o755,
   '/etc/systemd/system/wpp.service': 0o644,
   [HOOK]: 0o755,
@@ -75,7 +75,7 @@ describe('wpp install cpanel / wpp uninstall cpanel', () => {
       expect(first.code).toBe(0);
       expect(first.stdout).toContain('wpp is installed for cpanel');
 
-      expect(Object.fromEntries(ours(root))).toEqual({ ...INSTALLED, ...PANEL_MADE, '/var/lib/wpp/install/cpanel.json': 0o600 });
+      expect(Object.fromEntries(ours(root))).toEqual({ ...INSTALLED, ...PANEL_MADE, '/etc/wpp/install/cpanel.json': 0o600 });
       for (const path of Object.keys(INSTALLED)) expect(read(root, path), path).not.toContain('\r');
       for (const path of Object.keys(INSTALLED)) expect(read(root, path), path).not.toMatch(/\{\{[A-Z_]+\}\}/);
       expect(read(root, HOOK)).toContain(`exec '/usr/local/lib/wpp/wpp' hook cpanel "$@"`);

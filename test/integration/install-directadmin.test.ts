@@ -66,10 +66,10 @@ describe('wpp install directadmin', () => {
     const expected: Record<string, number> = {
       ...FAKE_TOOLS,
       ...VENDOR_FILES,
-      '/etc/wpp/env': 0o600,
+      '/etc/wpp/env': 0o640,
       '/usr/local/lib/wpp/wpp': 0o755,
       '/etc/systemd/system/wpp.service': 0o644,
-      '/var/lib/wpp/install/directadmin.json': 0o600,
+      '/etc/wpp/install/directadmin.json': 0o600,
       ...Object.fromEntries(Object.entries(PLUGIN_FILES).map(([path, mode]) => [`${PLUGIN}/${path}`, mode])),
       ...Object.fromEntries(DIRECTADMIN_HOOKS.map((hook) => [`${CUSTOM}/${hook}/wpp.sh`, 0o755])),
     };
@@ -156,7 +156,7 @@ describe('wpp uninstall directadmin', () => {
       ['/usr/bin/systemctl', 'disable', '--now', 'wpp.service'],
       ['/usr/bin/systemctl', 'daemon-reload'],
     ]);
-    expect(Object.fromEntries(filesBelow(root))).toEqual({ ...FAKE_TOOLS, ...VENDOR_FILES, '/etc/wpp/env': 0o600 });
+    expect(Object.fromEntries(filesBelow(root))).toEqual({ ...FAKE_TOOLS, ...VENDOR_FILES, '/etc/wpp/env': 0o640 });
     expect(existsSync(join(root, PLUGIN))).toBe(false);
     expect(existsSync(join(root, `${CUSTOM}/user_destroy_post`))).toBe(false);
     // The vendor's folder stays (with its script), and so does DirectAdmin's own.
