@@ -35,13 +35,13 @@ export type InstallRecord = z.infer<typeof installRecordSchema>;
 
 /** The record where it is, else where an install from before the service user left it. */
 export async function readInstallRecord(tools: ToolRunner, panel: string): Promise<InstallRecord | undefined> {
-  return (await readRecordFile(tools, recordPath(panel), panel)) ?? readRecordFile(tools, legacyRecordPath(panel), panel);
+  return (await readRecordFile(tools, recordPath(panel))) ?? readRecordFile(tools, legacyRecordPath(panel));
 }
 
 const legacyRecordPath = (panel: string) => `${LAYOUT.legacyRecordDir}/${panel}.json`;
 
 /** The panel's record, or undefined when it is not installed. A damaged record is an error, never "not installed". */
-async function readRecordFile(tools: ToolRunner, path: string, panel: string): Promise<InstallRecord | undefined> {
+async function readRecordFile(tools: ToolRunner, path: string): Promise<InstallRecord | undefined> {
   const file = tools.at(path);
   let text: string;
   try {
