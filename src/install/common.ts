@@ -161,38 +161,79 @@ async function providerConfigured(tools: ToolRunner): Promise<boolean> {
   return /^\s*WPP_PROVIDER_URL=['"]?[^'"\s]/m.test(text);
 }
 
-const systemctl = (args: string[]) => ({ tool: LAYOUT.systemctl, args });
+/**
+ * On a panel, the scheduled comparison of its accounts (WPP_PANEL_CHECK_HOURS) runs here as
+ * root, since the panel's tools answer root only and `wpp serve` runs as the wpp user. Hourly;
+ * `--if-due` compares only when the hours have passed since the last comparison.
+ */
+export function panelCheckUnits(source: InstallSource, panel: string): { service: string; timer: string } {
+  return {
+    service: [
+      '[Unit]',
+      `Description=wpp ${source.version}: the scheduled comparison of the panel's accounts (as root: the panel's tools answer root only)`,
+      '',
+      '[Service]',
+      'Type=oneshot',
+      `ExecStart=${LAYOUT.launcher} import ${panel} --if-due`,
+      'UMask=0077',
+      'PrivateTmp=yes',
+      '',
+    ].join('\n'),
+    timer: [
+      '[Unit]',
+      'Description=wpp: compare the panel with the plugin when WPP_PANEL_CHECK_HOURS have passed',
+      '',
+      '[Timer]',
+      'OnCalendar=hourly',
+      'RandomizedDelaySec=10min',
+      'Persistent=true',
+      '',
+      '[Install]',
+      'WantedBy=timers.target',
+      '',
+    ].join('\n'),
+  };
+}
 
-export function systemdService(unit: string): RegistrationArtefact {
+const systemctl = (args: string[]) => ({ tool: LAYOUT.systemctl, args });
+const TIMER = 'wpp-panel-check.timer';
+
+export function systemdService(unit: string, panelCheck?: { service: string; timer: string }): RegistrationArtefact {
   return {
     kind: 'registration',
     key: 'systemd service wpp',
-    describe: `systemd service wpp.service (${LAYOUT.systemctl} enable wpp.service)`,
-    fingerprint: fingerprintOf(unit),
+    describe: `systemd service wpp.service (${LAYOUT.systemctl} enable wpp.service${panelCheck ? `, ${TIMER}` : ''})`,
+    fingerprint: panelCheck ? fingerprintOf(unit, panelCheck) : fingerprintOf(unit),
     async register(tools) {
       await tools.check(LAYOUT.systemctl, ['daemon-reload']);
       const start = await providerConfigured(tools);
       // restart, not start: an upgrade's new unit or code must take effect.
       await tools.check(LAYOUT.systemctl, ['enable', 'wpp.service']);
+      if (panelCheck) await tools.check(LAYOUT.systemctl, ['enable', '--now', TIMER]);
       if (start) await tools.check(LAYOUT.systemctl, ['restart', 'wpp.service']);
       return {
         key: this.key,
         describe: this.describe,
         fingerprint: this.fingerprint,
         ids: [],
-        undo: [systemctl(['disable', '--now', 'wpp.service'])],
+        undo: [systemctl(['disable', '--now', 'wpp.service']), ...(panelCheck ? [systemctl(['disable', '--now', TIMER])] : [])],
         afterRemoval: [systemctl(['daemon-reload'])],
       };
     },
     async isInPlace(tools) {
-      return (await tools.run(LAYOUT.systemctl, ['is-enabled', '--quiet', 'wpp.service'])).code === 0;
+      const enabled = async (unitName: string) => (await tools.run(LAYOUT.systemctl, ['is-enabled', '--quiet', unitName])).code === 0;
+      return (await enabled('wpp.service')) && (!panelCheck || (await enabled(TIMER)));
     },
   };
 }
 
+/** Panels whose accounts `wpp import` reads with their own tools, on a schedule. */
+const COMPARED_PANELS = new Set(['cpanel', 'plesk', 'directadmin']);
+
 /** The data folder, the settings, the launcher and the service: part of every panel's installation. */
 export function commonArtefacts(source: InstallSource, settings: InstallSettings): Artefact[] {
   const unit = systemdUnit(source);
+  const panelCheck = COMPARED_PANELS.has(settings.panel) ? panelCheckUnits(source, settings.panel) : undefined;
   return [
     serviceUserRegistration(),
     // The service's own; root's hooks and pages use it too, and what they create there takes its owner (db/files.ts).
@@ -203,7 +244,13 @@ export function commonArtefacts(source: InstallSource, settings: InstallSettings
     { kind: 'directory', path: LAYOUT.libDir, mode: 0o755 },
     { kind: 'file', path: LAYOUT.launcher, mode: 0o755, content: launcherScript(source) },
     { kind: 'file', path: LAYOUT.systemdUnit, mode: 0o644, content: unit },
-    systemdService(unit),
+    ...(panelCheck
+      ? [
+          { kind: 'file', path: LAYOUT.panelCheckService, mode: 0o644, content: panelCheck.service } as const,
+          { kind: 'file', path: LAYOUT.panelCheckTimer, mode: 0o644, content: panelCheck.timer } as const,
+        ]
+      : []),
+    systemdService(unit, panelCheck),
   ];
 }
 

@@ -22,6 +22,9 @@ export const LAYOUT = {
   /** The one command every hook, page and the service run: loads /etc/wpp/env, then runs this package's wpp. */
   launcher: '/usr/local/lib/wpp/wpp',
   systemdUnit: '/etc/systemd/system/wpp.service',
+  /** On a panel: the scheduled comparison of its accounts, as root (`wpp import <panel> --if-due`), hourly. */
+  panelCheckService: '/etc/systemd/system/wpp-panel-check.service',
+  panelCheckTimer: '/etc/systemd/system/wpp-panel-check.timer',
   systemctl: '/usr/bin/systemctl',
 } as const;
 
