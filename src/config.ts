@@ -173,15 +173,24 @@ const envSchema = z.object({
    * dashboard address /{lang}/website/{domain}/edit?api-key={api_key} (the sandbox's too).
    */
   WPP_RULES_EDITOR_URL: z.string().trim().refine(isRulesEditorTemplate, 'must be an http(s) URL template naming {domain}').optional(),
-  /** The panel this server runs, for the scheduled comparison of its accounts (`wpp import`); none: no scheduled comparison. Default none. */
-  WPP_PANEL: z.enum(['cpanel', 'plesk', 'directadmin', 'none']).default('none'),
+  /**
+   * The panel this server runs, for the scheduled comparison of its accounts (`wpp import`);
+   * `systemd` (installed as a service without a panel) and `none`: no scheduled comparison.
+   * `wpp install` sets it; any value but `none` marks an installed plugin (GET /metrics then
+   * requires WPP_METRICS_TOKEN). Default none.
+   */
+  WPP_PANEL: z.enum(['cpanel', 'plesk', 'directadmin', 'systemd', 'none']).default('none'),
   /** Hours between scheduled comparisons of the panel's accounts and domains with the plugin's; 0: none. Default 24. */
   WPP_PANEL_CHECK_HOURS: z.coerce.number().int().min(0).max(24).default(24),
   /** Minutes a page session may stay unused before it ends. Default 30. */
   WPP_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
   /** Hours after sign-in a page session ends, however active. Default 12. */
   WPP_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(168).default(12),
-  /** Bearer token GET /metrics requires. Default: none, and /metrics answers loopback clients only. */
+  /**
+   * Bearer token GET /metrics requires. Default: none; /metrics then answers loopback clients
+   * only, and nobody at all on an installed plugin (WPP_PANEL set), where every customer with a
+   * shell is a loopback client. `wpp install` generates one into /etc/wpp/env.
+   */
   WPP_METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
 });
 
@@ -278,8 +287,11 @@ export interface Config {
   pages: { frameAncestors: string[]; rulesEditorUrl: string | undefined; sessionIdleMs: number; sessionMaxMs: number };
   /** The panel to compare on a schedule (WPP_PANEL; null: none) and how often (null: never). */
   panel: { name: 'cpanel' | 'plesk' | 'directadmin' | null; checkEveryMinutes: number | null };
-  /** GET /metrics: the bearer token it requires; without one, loopback clients only. */
-  metrics: { token: string | undefined };
+  /**
+   * GET /metrics: the bearer token it requires; without one, loopback clients only, unless
+   * `tokenRequired` (an installed plugin: WPP_PANEL set), where nobody is answered without it.
+   */
+  metrics: { token: string | undefined; tokenRequired: boolean };
 }
 
 /** The configuration of a command that never reaches the provider: every setting but `provider`. */
@@ -325,6 +337,8 @@ export function loadConfig(
   }
   const e = result.data;
   const dataDir = resolve(e.WPP_DATA_DIR);
+  // `systemd` is an installation without a panel: nothing to compare on a schedule.
+  const panelName = e.WPP_PANEL === 'none' || e.WPP_PANEL === 'systemd' ? null : e.WPP_PANEL;
   const settings: StandaloneConfig = {
     warnings,
     dataDir,
@@ -363,10 +377,10 @@ export function loadConfig(
       sessionMaxMs: e.WPP_SESSION_MAX_HOURS * 3_600_000,
     },
     panel: {
-      name: e.WPP_PANEL === 'none' ? null : e.WPP_PANEL,
-      checkEveryMinutes: e.WPP_PANEL === 'none' || e.WPP_PANEL_CHECK_HOURS === 0 ? null : e.WPP_PANEL_CHECK_HOURS * 60,
+      name: panelName,
+      checkEveryMinutes: panelName === null || e.WPP_PANEL_CHECK_HOURS === 0 ? null : e.WPP_PANEL_CHECK_HOURS * 60,
     },
-    metrics: { token: e.WPP_METRICS_TOKEN },
+    metrics: { token: e.WPP_METRICS_TOKEN, tokenRequired: e.WPP_PANEL !== 'none' },
   };
   if (scope === 'standalone') return settings;
   return {

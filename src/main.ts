@@ -70,6 +70,12 @@ export interface PluginOptions {
   serverTimeouts?: { headersMs?: number; requestMs?: number };
   /** The root the panel's tools and files are taken under by the scheduled panel check (`wpp import --root`), for tests. Default '/'. */
   panelRoot?: string;
+  /**
+   * Whether this process may run the panel's tools, which answer root only. Default: it runs
+   * as root. An installed serve runs as the wpp user and leaves the scheduled comparison to
+   * `wpp import <panel> --if-due`, run as root by wpp-panel-check.timer.
+   */
+  panelToolsAsRoot?: boolean;
   /** Worker tuning, for tests. */
   workerOptions?: { pollMs?: number; leaseMs?: number; backoff?: { baseMs?: number; maxMs?: number } };
 }
@@ -326,13 +332,20 @@ function wirePanelImport(
     },
   });
   const panelName = options.config.panel.name;
-  const panelCheck = panelName
-    ? async () => {
-        const source = { panel: panelName, ...(options.panelRoot ? { root: options.panelRoot } : {}) };
-        const result = await panelImport.run(source, { source: 'schedule', apply: false, prune: false });
-        return { comparisonId: result.comparisonId, differences: result.comparison.differences.length };
-      }
-    : undefined;
+  const mayRunPanelTools = options.panelToolsAsRoot ?? process.getuid?.() === 0;
+  if (panelName && options.config.panel.checkEveryMinutes !== null && !mayRunPanelTools && options.role === 'serve')
+    parts.logger.info(
+      { panel: panelName },
+      'the scheduled panel comparison is left to wpp-panel-check.timer: the panel tools answer root only',
+    );
+  const panelCheck =
+    panelName && mayRunPanelTools
+      ? async () => {
+          const source = { panel: panelName, ...(options.panelRoot ? { root: options.panelRoot } : {}) };
+          const result = await panelImport.run(source, { source: 'schedule', apply: false, prune: false });
+          return { comparisonId: result.comparisonId, differences: result.comparison.differences.length };
+        }
+      : undefined;
   return { imports, panelImport, panelCheck };
 }
 

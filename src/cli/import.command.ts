@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import { describeCounts, type Comparison, type Difference } from '../core/import-diff.js';
+import { IMPORT_RUN } from '../core/import.js';
 import { PANELS } from '../core/panel-listing.js';
+import type { Config } from '../config.js';
 import { startPlugin } from '../main.js';
 import type { ListingSource } from '../panel/listings/index.js';
 import { configFromEnv, optionValues, UsageError, validateOptions } from './shared.js';
@@ -15,6 +17,7 @@ const optionsSchema = z.object({
   apply: z.boolean().optional(),
   prune: z.boolean().optional(),
   json: z.boolean().optional(),
+  'if-due': z.boolean().optional(),
 });
 
 function sourceOf(panel: string | undefined, options: z.output<typeof optionsSchema>): ListingSource {
@@ -73,11 +76,39 @@ function printComparison(panel: string, comparison: Comparison, result: { compar
   console.log(`comparison ${result.comparisonId} recorded (run ${result.runId})`);
 }
 
+/**
+ * `--if-due`: the scheduled comparison, run as root by wpp-panel-check.timer (the serve, as the
+ * wpp user, may not run the panel tools). Why it does nothing now, or undefined when it is due.
+ */
+function notDue(panel: string, config: Config, lastRun: number | null, now: number): string | undefined {
+  if (config.panel.name !== panel) return `no scheduled comparison of ${panel}: WPP_PANEL is ${config.panel.name ?? 'none'}`;
+  const every = config.panel.checkEveryMinutes;
+  if (every === null) return 'no scheduled comparison: WPP_PANEL_CHECK_HOURS is 0';
+  if (lastRun === null || now - lastRun >= every * 60_000) return undefined;
+  const at = (ms: number) => new Date(ms).toISOString();
+  return `not due: the last comparison ran at ${at(lastRun)}; the next after ${at(lastRun + every * 60_000)} (WPP_PANEL_CHECK_HOURS=${every / 60})`;
+}
+
 async function runImport(panel: string | undefined, values: z.output<typeof optionsSchema>): Promise<number> {
   const source = sourceOf(panel, values);
-  const plugin = await startPlugin({ config: configFromEnv(), role: 'command' });
+  const scheduled = values['if-due'] === true;
+  if (scheduled && (!('panel' in source) || values.apply || values.prune))
+    throw new UsageError('--if-due is the scheduled comparison of a panel: name the panel, without --file, --apply or --prune');
+  const config = configFromEnv();
+  const plugin = await startPlugin({ config, role: 'command' });
   try {
-    const options = { source: 'cli' as const, apply: values.apply === true, prune: values.prune === true };
+    if (scheduled) {
+      const skip = notDue(panel as string, config, plugin.stats.lastSuccessfulRun(IMPORT_RUN), Date.now());
+      if (skip !== undefined) {
+        console.log(skip);
+        return 0;
+      }
+    }
+    const options = {
+      source: scheduled ? ('schedule' as const) : ('cli' as const),
+      apply: values.apply === true,
+      prune: values.prune === true,
+    };
     const result = await plugin.importPanel(source, options, values.json ? undefined : progress());
     const label = 'file' in source ? source.file : source.panel;
     if (values.json) {
@@ -101,6 +132,10 @@ export function importCommand(): Command {
     .option('--apply', 'queue account.created, domain.added, subdomain.added (and suspensions) for what is missing')
     .option('--prune', 'with --apply: also queue domain.removed (pausing them) for domains the panel no longer lists')
     .option('--json', 'print the comparison as JSON')
+    .option(
+      '--if-due',
+      'the scheduled comparison (wpp-panel-check.timer): only when WPP_PANEL names this panel and WPP_PANEL_CHECK_HOURS have passed',
+    )
     .addHelpText('after', '\nWithout --apply nothing changes: the differences are printed and recorded for /admin/import.')
     .action(async (panel: string | undefined, _options: unknown, command: Command) => {
       process.exitCode = await runImport(panel, validateOptions(optionsSchema, optionValues(command)));

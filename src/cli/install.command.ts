@@ -2,6 +2,7 @@
  * `wpp install <panel>` and `wpp uninstall <panel>`: one command puts everything in place
  * (service, hooks, menu entries, pages), one takes it away; the data stays unless --purge.
  */
+import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { Command } from 'commander';
 import { z } from 'zod';
@@ -9,6 +10,7 @@ import { install, uninstall, type EngineOptions } from '../install/engine.js';
 import { INSTALL_TARGETS, INSTALLERS, type InstallTarget } from '../install/panels.js';
 import { LAYOUT } from '../install/layout.js';
 import { currentInstallSource } from '../install/source.js';
+import { checkSourceTrusted, serverTrust } from '../install/source-trust.js';
 import { createToolRunner } from '../install/tools.js';
 import { optionValues, UsageError, validateOptions } from './shared.js';
 
@@ -54,13 +56,18 @@ async function runInstall(panelArg: string, raw: Record<string, unknown>): Promi
   const panel = parsePanel(panelArg);
   const options = validateOptions(installOptions, raw);
   requireRoot('install', panel, options.root);
+  const source = currentInstallSource();
+  // Under --root too: the launcher it stages runs this same Node.js and package as root.
+  checkSourceTrusted(source, serverTrust());
   const engine = engineOptions(options.root, options['dry-run'] === true);
-  const plan = INSTALLERS[panel](currentInstallSource(), {
+  const plan = INSTALLERS[panel](source, {
     panel,
     providerUrl: options['provider-url'],
     // From the environment only: a key on the command line is visible to every user in ps.
     providerApiKey: process.env.WPP_PROVIDER_API_KEY || undefined,
     publicUrl: options['public-url'],
+    // Used only when the env file is first written; an existing one is the administrator's.
+    metricsToken: randomBytes(32).toString('base64url'),
   });
   const { changes } = await install(plan, engine);
   if (engine.dryRun) {

@@ -4,11 +4,26 @@
  * changes nothing until the file has proved to be a sound wpp database this code can run, and
  * keeps the database it replaces.
  */
-import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchownSync,
+  lchownSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describeHolder, SERVE_LOCK } from '../core/job-lock.js';
 import { keyFileProblem } from './api-keys.js';
+import { inheritedOwner } from './files.js';
 import { loadMigrations } from './migrate.js';
 import type { Db } from './open.js';
 import { processIsAlive, readLockHolder } from './statistics.repo.js';
@@ -74,29 +89,76 @@ export function inspectBackup(file: string, migrationsDir: string): DatabaseSumm
   }
 }
 
-/** `wpp backup FILE`: an online copy, written aside, checked, then renamed into place (0600). */
+const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0');
+
+/**
+ * The folder a backup goes into must be this user's (or root's) alone: in a folder others may
+ * write to (a 1777 /tmp, a shared 0775 folder, another user's) they could put a file or a link
+ * where the copy is written, or swap the finished copy, and root's backup would be theirs.
+ */
+function checkTargetFolder(dir: string): void {
+  const info = statSync(dir);
+  const me = process.getuid?.() ?? 0;
+  if (info.uid !== me && info.uid !== 0) {
+    throw new BackupError(
+      `the folder ${dir} belongs to another user (uid ${info.uid}), who could replace the backup: choose a folder only you can write to (for example /root or /var/backups)`,
+    );
+  }
+  if ((info.mode & 0o022) !== 0) {
+    throw new BackupError(
+      `the folder ${dir} is writable by other users (mode ${octal(info.mode)}): another user could put a file or a link where the backup goes; choose a folder only you can write to (for example /root or /var/backups)`,
+    );
+  }
+}
+
+/**
+ * A private folder (mkdtemp: 0700, a name nobody can guess) beside `target`, for a copy made
+ * before it is renamed over `target` (same file system, so the rename is atomic); removed after.
+ */
+function privateWorkFolder(target: string): string {
+  return mkdtempSync(join(dirname(target), `.${basename(target)}.`));
+}
+
+/**
+ * Creates `file` empty, 0600, failing if anything (a file, a link) is there already; owned
+ * like the folder `ownerOf` when root makes it in the service's data folder (files.ts).
+ */
+function createExclusively(file: string, ownerOf?: string): void {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    const owner = ownerOf === undefined ? undefined : inheritedOwner(ownerOf);
+    if (owner) fchownSync(fd, owner.uid, owner.gid);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `wpp backup FILE`: an online copy, written in a private folder, checked, then renamed into place (0600). */
 export async function backupDatabase(
   databaseFile: string,
   target: string,
   options: { force: boolean; migrationsDir: string },
 ): Promise<DatabaseSummary> {
   if (!existsSync(databaseFile)) throw new BackupError(`there is no database to back up at ${databaseFile}`);
-  if (existsSync(target) && !options.force) throw new BackupError(`${target} exists already; give --force to replace it`);
+  // lstat: a link at the target counts as being there (it is replaced, never written through).
+  if (lstatSync(target, { throwIfNoEntry: false }) && !options.force)
+    throw new BackupError(`${target} exists already; give --force to replace it`);
   if (!existsSync(dirname(target))) throw new BackupError(`the folder ${dirname(target)} does not exist`);
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
+  checkTargetFolder(dirname(target));
+  const work = privateWorkFolder(target);
+  const temp = join(work, basename(target));
   const source = new Database(databaseFile, { fileMustExist: true });
   try {
     source.pragma('busy_timeout = 5000');
+    createExclusively(temp);
     await source.backup(temp);
     chmodSync(temp, 0o600);
     const summary = inspectBackup(temp, options.migrationsDir);
     renameSync(temp, target);
     return summary;
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
   } finally {
     source.close();
+    rmSync(work, { recursive: true, force: true });
   }
 }
 
@@ -149,24 +211,33 @@ export async function restoreDatabase(
     keptAs = `${databaseFile}.before-restore-${options.now.toISOString().replace(/[:.]/g, '-')}`;
     const current = new Database(databaseFile, { fileMustExist: true });
     try {
+      createExclusively(keptAs, dirname(databaseFile));
       await current.backup(keptAs);
     } finally {
       current.close();
     }
     chmodSync(keptAs, 0o600);
   }
-  const temp = join(dirname(databaseFile), `.${basename(databaseFile)}.${process.pid}.restore.tmp`);
-  copyFileSync(source, temp);
-  chmodSync(temp, 0o600);
-  // Its locks name the processes of the moment it was taken (the wpp serve that ran then): none of them holds anything now.
-  const copy = new Database(temp);
+  // The copy is made in a private folder of the data folder, exclusively, then renamed over the database.
+  const work = privateWorkFolder(databaseFile);
   try {
-    if (copy.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'locks'").get()) copy.exec('DELETE FROM locks');
-    copy.pragma('journal_mode = DELETE');
+    const temp = join(work, basename(databaseFile));
+    copyFileSync(source, temp, constants.COPYFILE_EXCL);
+    chmodSync(temp, 0o600);
+    const owner = inheritedOwner(dirname(databaseFile));
+    if (owner) lchownSync(temp, owner.uid, owner.gid);
+    // Its locks name the processes of the moment it was taken (the wpp serve that ran then): none of them holds anything now.
+    const copy = new Database(temp);
+    try {
+      if (copy.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'locks'").get()) copy.exec('DELETE FROM locks');
+      copy.pragma('journal_mode = DELETE');
+    } finally {
+      copy.close();
+    }
+    for (const stale of ['-wal', '-shm']) rmSync(`${databaseFile}${stale}`, { force: true });
+    renameSync(temp, databaseFile);
   } finally {
-    copy.close();
+    rmSync(work, { recursive: true, force: true });
   }
-  for (const stale of ['-wal', '-shm']) rmSync(`${databaseFile}${stale}`, { force: true });
-  renameSync(temp, databaseFile);
   return { restored, keptAs };
 }

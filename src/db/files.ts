@@ -6,7 +6,21 @@
  * itself, so a database file created 0600 keeps its companions 0600 too.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fchmodSync, linkSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fchmodSync,
+  fchownSync,
+  lchownSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { dirname } from 'node:path';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -32,9 +46,27 @@ const octal = (mode: number) => (mode & 0o777).toString(8).padStart(4, '0');
 const shellQuote = (path: string) => (/^[\w./+-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`);
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
+/**
+ * The owner root gives what it creates in `folder`: the folder's own, when that is another
+ * user. Installed, the data folder belongs to the wpp user `wpp serve` runs as, while hooks,
+ * panel pages and the administrator's commands run as root on it; a root-owned 0600 file
+ * there (a secret, the key file, the database) would lock the service out. SQLite does the
+ * same for the -wal and -shm files it creates as root. Undefined: keep the creator's.
+ */
+export function inheritedOwner(folder: string): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const info = statSync(folder);
+  return info.uid === 0 ? undefined : { uid: info.uid, gid: info.gid };
+}
+
 /** Creates `dir` (and missing parents) owner-only; an existing folder is left as it is. */
 export function makePrivateDir(dir: string): void {
-  if (mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE }) !== undefined) chmodSync(dir, PRIVATE_DIR_MODE);
+  const first = mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  if (first === undefined) return;
+  chmodSync(dir, PRIVATE_DIR_MODE);
+  const owner = inheritedOwner(dirname(dir));
+  // lchown: the folder's owner may have swapped what was just made for a link; it is never followed.
+  if (owner) lchownSync(dir, owner.uid, owner.gid);
 }
 
 /**
@@ -54,6 +86,8 @@ export function createPrivateFile(file: string, content = ''): boolean {
   try {
     // The umask applies to openSync's mode: set it again so 0600 is exact.
     fchmodSync(fd, PRIVATE_FILE_MODE);
+    const owner = inheritedOwner(dirname(file));
+    if (owner) fchownSync(fd, owner.uid, owner.gid);
     if (content) writeSync(fd, content);
   } finally {
     closeSync(fd);

@@ -80,7 +80,12 @@ export function checkConfiguration(load: () => { config: Config } | { error: unk
   if ('error' in result) return fail(describeError(result.error).replace(/^CONFIG_INVALID: /, ''));
   const { config } = result;
   const summary = `provider ${providerName(config)}, data ${config.dataDir}`;
-  return config.warnings.length > 0 ? warn(`${summary}; ${config.warnings.join('; ')}`) : ok(summary);
+  const warnings = [...config.warnings];
+  if (config.metrics.tokenRequired && config.metrics.token === undefined)
+    warnings.push(
+      'WPP_METRICS_TOKEN is not set: an installed plugin answers GET /metrics to nobody without it; set one (32 random characters) in /etc/wpp/env',
+    );
+  return warnings.length > 0 ? warn(`${summary}; ${warnings.join('; ')}`) : ok(summary);
 }
 
 export async function checkDatabase(config: Config, signal: AbortSignal): Promise<CheckResult> {

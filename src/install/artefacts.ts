@@ -16,6 +16,8 @@ export interface FileArtefact {
    * written only when absent, never overwritten, and left by uninstall unless --purge.
    */
   keep?: boolean;
+  /** Root's file the service user may read: group set to the service user's (the settings, 0640). */
+  group?: 'service';
 }
 
 /** A folder the installer creates. */
@@ -31,6 +33,10 @@ export interface DirectoryArtefact {
    * uninstall removes it only when it is empty.
    */
   shared?: boolean;
+  /** The service user's, with everything in it (an upgrade from root's ownership moves it all). */
+  owner?: 'service';
+  /** Root's, with the service user's group (the settings folder it must enter). */
+  group?: 'service';
 }
 
 /** A call to a panel tool, recorded so uninstall can replay it exactly. */
@@ -51,6 +57,8 @@ export interface RegistrationRecord {
   undo: ToolCall[];
   /** Run by uninstall after the files are gone (systemctl daemon-reload). */
   afterRemoval?: ToolCall[];
+  /** Undone only by an uninstall with --purge (the service user, which owns the kept data). */
+  purgeOnly?: boolean;
 }
 
 /** Something registered with the panel or the system through their tools (hooks, menu entries, a service). */
@@ -61,6 +69,10 @@ export interface RegistrationArtefact {
   /** One line for the terminal, naming the tool: 'cPanel hooks (manage_hooks add script ...)'. */
   describe: string;
   fingerprint: string;
+  /** Made before any file or folder is placed (the service user they are given to). */
+  first?: boolean;
+  /** Undone only by an uninstall with --purge. */
+  purgeOnly?: boolean;
   /** Registers (safely when part of it is already there) and returns what uninstall needs. */
   register(tools: ToolRunner): Promise<RegistrationRecord>;
   /** Whether the recorded registration is still in place: a second install skips it; doctor reports it. */

@@ -6,11 +6,12 @@
  * other installed panel still uses, and keeps the data unless asked to purge it.
  */
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import type { Artefact, FileArtefact, InstallPlan, RegistrationArtefact, RegistrationRecord } from './artefacts.js';
+import { chmod, chown, lchown, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Artefact, DirectoryArtefact, FileArtefact, InstallPlan, RegistrationArtefact, RegistrationRecord } from './artefacts.js';
 import { readAllInstallRecords, readInstallRecord, removeInstallRecord, writeInstallRecord, type InstallRecord } from './install-record.js';
 import { LAYOUT, recordPath } from './layout.js';
+import { lookupServiceUser } from './service-user.js';
 import type { ToolRunner } from './tools.js';
 
 export interface EngineOptions {
@@ -30,10 +31,39 @@ export interface InstallOutcome {
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
 
-async function currentFile(path: string): Promise<{ content: string; mode: number } | undefined> {
+type Ids = { uid: number; gid: number };
+/** The service user's ids once it exists; undefined in a dry run before it is created. */
+type ServiceIds = Ids | undefined;
+
+/** The owner and group an artefact wants, or undefined for "as root creates it" (not checked). */
+function wantedIds(artefact: Pick<DirectoryArtefact, 'owner' | 'group'>, service: ServiceIds): Ids | undefined {
+  if (service === undefined) return undefined;
+  if (artefact.owner === 'service') return service;
+  if (artefact.group === 'service') return { uid: 0, gid: service.gid };
+  return undefined;
+}
+
+const ownedAs = (info: { uid: number; gid: number }, ids: Ids | undefined) => !ids || (info.uid === ids.uid && info.gid === ids.gid);
+
+/**
+ * Gives `dir` and everything in it to `ids`, links included as links (lchown never follows
+ * one): an upgrade's data folder, which root owned before the service user. The old install
+ * records are left to root (the install moves them out, see install-record.ts).
+ */
+async function chownTree(dir: string, ids: Ids, skip: string): Promise<void> {
+  await lchown(dir, ids.uid, ids.gid);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (path === skip) continue;
+    if (entry.isDirectory()) await chownTree(path, ids, skip);
+    else await lchown(path, ids.uid, ids.gid);
+  }
+}
+
+async function currentFile(path: string): Promise<{ content: string; mode: number; uid: number; gid: number } | undefined> {
   try {
     const [content, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-    return { content, mode: info.mode & 0o777 };
+    return { content, mode: info.mode & 0o777, uid: info.uid, gid: info.gid };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -41,38 +71,53 @@ async function currentFile(path: string): Promise<{ content: string; mode: numbe
 }
 
 /** Written beside the target and renamed over it, so a panel never runs half a script. */
-async function writeAtomically(path: string, content: string, mode: number): Promise<void> {
+async function writeAtomically(path: string, content: string, mode: number, ids: Ids | undefined): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o755 });
   const temp = `${path}.wpp-tmp-${process.pid}`;
   await writeFile(temp, content, { mode });
   await chmod(temp, mode);
+  if (ids) await chown(temp, ids.uid, ids.gid);
   await rename(temp, path);
 }
 
-type FileOutcome = 'created' | 'updated' | 'unchanged' | 'kept';
+/** `reowned`: a kept file (the administrator's settings) whose mode or group only was set right. */
+type FileOutcome = 'created' | 'updated' | 'unchanged' | 'kept' | 'reowned';
 
-async function placeFile(file: FileArtefact, options: EngineOptions): Promise<FileOutcome> {
+async function placeFile(file: FileArtefact, options: EngineOptions, service: ServiceIds): Promise<FileOutcome> {
   if (file.content.includes('\r')) throw new Error(`${file.path}: installed files use LF line endings only`);
   const target = options.tools.at(file.path);
   const current = await currentFile(target);
-  if (current && file.keep) return 'kept';
-  if (current && current.content === file.content && current.mode === (file.mode & 0o777)) return 'unchanged';
-  if (!options.dryRun) await writeAtomically(target, file.content, file.mode);
+  const ids = wantedIds(file, service);
+  const mode = file.mode & 0o777;
+  if (current && file.keep) {
+    // The content is the administrator's; its mode and group are the installation's (the service must read it).
+    if (current.mode === mode && ownedAs(current, ids)) return 'kept';
+    if (!options.dryRun) {
+      await chmod(target, mode);
+      if (ids) await chown(target, ids.uid, ids.gid);
+    }
+    return 'reowned';
+  }
+  if (current && current.content === file.content && current.mode === mode && ownedAs(current, ids)) return 'unchanged';
+  if (!options.dryRun) await writeAtomically(target, file.content, file.mode, ids);
   return current ? 'updated' : 'created';
 }
 
 async function placeDirectory(
-  path: string,
-  mode: number,
+  directory: DirectoryArtefact,
   options: EngineOptions,
-  shared = false,
+  service: ServiceIds,
 ): Promise<'created' | 'unchanged' | 'updated'> {
+  const { path, mode, shared = false } = directory;
   const target = options.tools.at(path);
   const info = await stat(target).catch(() => undefined);
-  if (info && (shared || (info.mode & 0o777) === mode)) return 'unchanged';
+  const ids = wantedIds(directory, service);
+  if (info && (shared || (info.mode & 0o777) === mode) && ownedAs(info, ids)) return 'unchanged';
   if (!options.dryRun) {
     await mkdir(target, { recursive: true, mode });
     await chmod(target, mode);
+    if (ids && directory.owner === 'service') await chownTree(target, ids, options.tools.at(LAYOUT.legacyRecordDir));
+    else if (ids) await chown(target, ids.uid, ids.gid);
   }
   return info ? 'updated' : 'created';
 }
@@ -117,13 +162,14 @@ async function placeFilesAndFolders(
   artefacts: Artefact[],
   options: EngineOptions,
   previous: InstallRecord | undefined,
+  service: ServiceIds,
 ): Promise<{ record: Pick<InstallRecord, 'files' | 'directories'>; changes: number }> {
   const words = options.dryRun ? wording.dry : wording.real;
   const record: Pick<InstallRecord, 'files' | 'directories'> = { files: [], directories: [] };
   let changes = 0;
   for (const artefact of artefacts) {
     if (artefact.kind === 'directory') {
-      const outcome = await placeDirectory(artefact.path, artefact.mode, options, artefact.shared);
+      const outcome = await placeDirectory(artefact, options, service);
       options.print(`${outcome === 'unchanged' ? 'unchanged' : words[outcome]}  ${artefact.path}/ (${octal(artefact.mode)})`);
       if (outcome !== 'unchanged') changes++;
       // A shared folder that was there before wpp (another vendor's scripts/custom/<hook>/) is not
@@ -131,13 +177,19 @@ async function placeFilesAndFolders(
       const ours = !artefact.shared || outcome === 'created' || previous?.directories.some((d) => d.path === artefact.path);
       if (ours) record.directories.push({ path: artefact.path, mode: artefact.mode, ...(artefact.data ? { data: true } : {}) });
     } else if (artefact.kind === 'file') {
-      const outcome = await placeFile(artefact, options);
-      const said = outcome === 'kept' ? 'kept' : outcome === 'unchanged' ? 'unchanged' : words[outcome];
-      options.print(`${said}  ${artefact.path} (${octal(artefact.mode)})${outcome === 'kept' ? ': already there, left as it is' : ''}`);
-      if (outcome === 'created' || outcome === 'updated') changes++;
+      const outcome = await placeFile(artefact, options, service);
+      const said = outcome === 'kept' || outcome === 'reowned' ? 'kept' : outcome === 'unchanged' ? 'unchanged' : words[outcome];
+      const why =
+        outcome === 'kept'
+          ? ': already there, left as it is'
+          : outcome === 'reowned'
+            ? `: already there, its settings left as they are; mode and group ${options.dryRun ? 'would be ' : ''}set for the service`
+            : '';
+      options.print(`${said}  ${artefact.path} (${octal(artefact.mode)})${why}`);
+      if (outcome === 'created' || outcome === 'updated' || outcome === 'reowned') changes++;
       // A kept file is the administrator's: what this plan would have written (other --provider-url)
       // says nothing about it, so its record entry stays as it was and a second install rewrites nothing.
-      const keptEntry = outcome === 'kept' ? previous?.files.find((f) => f.path === artefact.path) : undefined;
+      const keptEntry = outcome === 'kept' || outcome === 'reowned' ? previous?.files.find((f) => f.path === artefact.path) : undefined;
       record.files.push({
         path: artefact.path,
         mode: artefact.mode,
@@ -149,17 +201,35 @@ async function placeFilesAndFolders(
   return { record, changes };
 }
 
+/** The service user's ids when the plan gives it anything; undefined before it exists in a dry run. */
+async function serviceIdsFor(plan: InstallPlan, options: EngineOptions): Promise<ServiceIds> {
+  const wants = plan.artefacts.some(
+    (a) => (a.kind === 'directory' && a.owner === 'service') || (a.kind !== 'registration' && a.group === 'service'),
+  );
+  if (!wants) return undefined;
+  const user = await lookupServiceUser(options.tools);
+  if (!user && !options.dryRun) throw new Error(`the system user ${LAYOUT.serviceUser} does not exist after its registration`);
+  return user && { uid: user.uid, gid: user.gid };
+}
+
 /** `wpp install <panel>`: puts the plan in place and writes its record. */
 export async function install(plan: InstallPlan, options: EngineOptions): Promise<InstallOutcome> {
   for (const need of plan.requires ?? []) {
     if (!(await stat(options.tools.at(need.path)).catch(() => undefined))) throw new Error(need.missing);
   }
   const previous = await readInstallRecord(options.tools, plan.panel);
-  const placed = await placeFilesAndFolders(plan.artefacts, options, previous);
-  let changes = placed.changes;
+  let changes = 0;
   const registrations: RegistrationRecord[] = [];
-  for (const artefact of plan.artefacts) {
-    if (artefact.kind !== 'registration') continue;
+  const planned = plan.artefacts.filter((a): a is RegistrationArtefact => a.kind === 'registration');
+  // The service user first (the data folder and the settings are given to it), then the files, then the rest.
+  const ordered = [...planned.filter((r) => r.first), null, ...planned.filter((r) => !r.first)];
+  let placed: Awaited<ReturnType<typeof placeFilesAndFolders>> = { record: { files: [], directories: [] }, changes: 0 };
+  for (const artefact of ordered) {
+    if (artefact === null) {
+      placed = await placeFilesAndFolders(plan.artefacts, options, previous, await serviceIdsFor(plan, options));
+      changes += placed.changes;
+      continue;
+    }
     const { record, changed } = await placeRegistration(
       artefact,
       previous?.registrations.find((r) => r.key === artefact.key),
@@ -222,7 +292,10 @@ export async function uninstall(panel: string, options: UninstallOptions): Promi
   const sharedKeys = new Set(others.flatMap((r) => r.registrations.map((g) => g.key)));
   const sharedPaths = new Set(others.flatMap((r) => [...r.files.map((f) => f.path), ...r.directories.map((d) => d.path)]));
   let changes = 0;
-  const registrations = [...record.registrations].reverse().filter((r) => !sharedKeys.has(r.key));
+  const ours = [...record.registrations].reverse().filter((r) => !sharedKeys.has(r.key));
+  for (const kept of ours.filter((r) => r.purgeOnly && !options.purge))
+    options.print(`kept  ${kept.key}: it owns the data (--purge removes it)`);
+  const registrations = ours.filter((r) => !r.purgeOnly || options.purge);
   for (const registration of registrations) {
     options.print(`${options.dryRun ? 'would unregister' : 'unregistering'}  ${registration.describe}`);
     await runUndo(registration.undo, options);

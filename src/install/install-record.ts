@@ -2,7 +2,7 @@
  * The record of one panel's installation (`/var/lib/wpp/install/<panel>.json`): every file,
  * folder and registration it made, so uninstall removes exactly that and nothing of anyone else's.
  */
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { LAYOUT, recordPath } from './layout.js';
@@ -27,14 +27,22 @@ export const installRecordSchema = z.strictObject({
       ids: z.array(z.string()),
       undo: z.array(toolCall),
       afterRemoval: z.array(toolCall).optional(),
+      purgeOnly: z.boolean().optional(),
     }),
   ),
 });
 export type InstallRecord = z.infer<typeof installRecordSchema>;
 
-/** The panel's record, or undefined when it is not installed. A damaged record is an error, never "not installed". */
+/** The record where it is, else where an install from before the service user left it. */
 export async function readInstallRecord(tools: ToolRunner, panel: string): Promise<InstallRecord | undefined> {
-  const file = tools.at(recordPath(panel));
+  return (await readRecordFile(tools, recordPath(panel))) ?? readRecordFile(tools, legacyRecordPath(panel));
+}
+
+const legacyRecordPath = (panel: string) => `${LAYOUT.legacyRecordDir}/${panel}.json`;
+
+/** The panel's record, or undefined when it is not installed. A damaged record is an error, never "not installed". */
+async function readRecordFile(tools: ToolRunner, path: string): Promise<InstallRecord | undefined> {
+  const file = tools.at(path);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -43,21 +51,19 @@ export async function readInstallRecord(tools: ToolRunner, panel: string): Promi
     throw error;
   }
   const parsed = installRecordSchema.safeParse(JSON.parse(text));
-  if (!parsed.success)
-    throw new Error(`${recordPath(panel)} is not a wpp install record (${parsed.error.issues[0]?.message}); fix or remove it`);
+  if (!parsed.success) throw new Error(`${path} is not a wpp install record (${parsed.error.issues[0]?.message}); fix or remove it`);
   return parsed.data;
 }
 
 /** Every installed panel's record, for uninstall (shared files) and doctor. */
 export async function readAllInstallRecords(tools: ToolRunner): Promise<InstallRecord[]> {
-  let names: string[];
-  try {
-    names = await readdir(tools.at(LAYOUT.recordDir));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  const records = await Promise.all(names.filter((n) => n.endsWith('.json')).map((n) => readInstallRecord(tools, n.slice(0, -5))));
+  const namesIn = (dir: string) =>
+    readdir(tools.at(dir)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return [] as string[];
+      throw error;
+    });
+  const names = new Set([...(await namesIn(LAYOUT.recordDir)), ...(await namesIn(LAYOUT.legacyRecordDir))]);
+  const records = await Promise.all([...names].filter((n) => n.endsWith('.json')).map((n) => readInstallRecord(tools, n.slice(0, -5))));
   return records.filter((r): r is InstallRecord => r !== undefined);
 }
 
@@ -67,8 +73,16 @@ export async function writeInstallRecord(tools: ToolRunner, record: InstallRecor
   const temp = `${file}.tmp-${process.pid}`;
   await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
   await rename(temp, file);
+  await removeLegacyRecord(tools, record.panel);
+}
+
+/** The record an install from before the service user kept in the data folder: gone once it is rewritten. */
+async function removeLegacyRecord(tools: ToolRunner, panel: string): Promise<void> {
+  await rm(tools.at(legacyRecordPath(panel)), { force: true });
+  await rmdir(tools.at(LAYOUT.legacyRecordDir)).catch(() => undefined);
 }
 
 export async function removeInstallRecord(tools: ToolRunner, panel: string): Promise<void> {
   await rm(tools.at(recordPath(panel)), { force: true });
+  await removeLegacyRecord(tools, panel);
 }

@@ -15,7 +15,23 @@ export interface ToolResult {
   stderr: string;
 }
 
+/** The only PATH a panel tool gets: the system's folders, never a user's. */
+export const TOOL_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/**
+ * Everything a panel tool's environment holds: a fixed PATH, the C locale (the output is
+ * parsed), and what the call passes. Not this process's environment: it holds the partner key
+ * and secrets (WPP_*) and may hold what steers the tool's interpreter or the dynamic linker
+ * (NODE_OPTIONS, PERL5OPT, LD_PRELOAD), and these tools run as root.
+ */
+export const toolEnvironment = (extra: Record<string, string> = {}): Record<string, string> => ({
+  PATH: TOOL_PATH,
+  LC_ALL: 'C',
+  ...extra,
+});
+
 export interface ToolRunOptions {
+  /** Added to the tool's minimal environment (toolEnvironment). */
   env?: Record<string, string>;
   /** Written to the tool's standard input. */
   input?: string;
@@ -62,7 +78,7 @@ export function createToolRunner(root = '/'): ToolRunner {
       throw new ToolError('TOOL_MISSING', `${tool} is not there (or not executable)${root === '/' ? '' : ` under ${root}`}`);
     return new Promise((resolve, reject) => {
       const child = spawn(at(tool), args, {
-        env: { ...process.env, ...options.env },
+        env: toolEnvironment(options.env),
         stdio: ['pipe', 'pipe', 'pipe'],
         timeout: options.timeoutMs ?? 120_000,
       });

@@ -1,7 +1,9 @@
 /**
  * GET /metrics: the Prometheus exposition of the plugin's registry (src/metrics.ts). With
  * WPP_METRICS_TOKEN set, only a scraper sending it as a bearer token gets an answer; without
- * it, only a client on this machine talking to the plugin directly, never through a proxy.
+ * it, only a client on this machine talking to the plugin directly, never through a proxy,
+ * and on an installed plugin nobody: on a shared server every customer with a shell is such
+ * a client.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -10,6 +12,8 @@ import { AppError } from '../errors.js';
 export interface MetricsRouteDeps {
   /** WPP_METRICS_TOKEN, when set. */
   token: string | undefined;
+  /** An installed plugin (WPP_PANEL set): without a token, /metrics answers nobody. */
+  tokenRequired: boolean;
   render(): Promise<{ contentType: string; body: string }>;
 }
 
@@ -35,7 +39,7 @@ function sameToken(given: string, expected: string): boolean {
 }
 
 /** The middleware that decides who may read the metrics; exported so the non-loopback refusal is testable. */
-export function metricsAccess(token: string | undefined) {
+export function metricsAccess(token: string | undefined, options: { installed: boolean }) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (token !== undefined) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
@@ -45,6 +49,12 @@ export function metricsAccess(token: string | undefined) {
       }
       next();
       return;
+    }
+    if (options.installed) {
+      throw new AppError(
+        'FORBIDDEN',
+        'GET /metrics needs WPP_METRICS_TOKEN on an installed plugin (every user of this machine is a local client): set WPP_METRICS_TOKEN in /etc/wpp/env, restart wpp, and send it as Authorization: Bearer <token>',
+      );
     }
     if (!isLoopbackAddress(req.socket.remoteAddress) || isForwarded(req.headers)) {
       throw new AppError(
@@ -58,7 +68,7 @@ export function metricsAccess(token: string | undefined) {
 
 export function createMetricsRouter(deps: MetricsRouteDeps): express.Router {
   const router = express.Router();
-  router.get('/metrics', metricsAccess(deps.token), async (_req, res) => {
+  router.get('/metrics', metricsAccess(deps.token, { installed: deps.tokenRequired }), async (_req, res) => {
     const { contentType, body } = await deps.render();
     res.set('Cache-Control', 'no-store').type(contentType).send(body);
   });

@@ -94,7 +94,9 @@ export function createPluginApp(deps: PluginAppDeps) {
   return createApp({
     logger,
     hooks: { panelSecret: secrets.hook, ingest },
-    ...(deps.metrics ? { metrics: { token: config.metrics.token, render: deps.metrics.render } } : {}),
+    ...(deps.metrics
+      ? { metrics: { token: config.metrics.token, tokenRequired: config.metrics.tokenRequired, render: deps.metrics.render } }
+      : {}),
     callbacks: {
       findWebsiteByTokenHash: (hash) => accounts.getWebsiteByTokenHash(hash),
       signingKeyFor: (website) => accounts.getAccount(website.account)?.providerApiKey ?? null,

@@ -189,6 +189,17 @@ describe('wpp doctor', () => {
     });
   }, 60_000);
 
+  it('on an installed plugin (WPP_PANEL set) without WPP_METRICS_TOKEN: warns on the configuration line, saying to set it', async () => {
+    const base = { WPP_PROVIDER_URL: 'http://127.0.0.1:9', WPP_PROVIDER_API_KEY: 'k', WPP_DATA_DIR: '/nonexistent/wpp' };
+    const missing = byName(await doctor({ ...base, WPP_PANEL: 'systemd' })).configuration;
+    expect(missing).toMatchObject({ status: 'warn', detail: expect.stringContaining('WPP_METRICS_TOKEN is not set') });
+    const set = byName(await doctor({ ...base, WPP_PANEL: 'cpanel', WPP_METRICS_TOKEN: 'metrics-token-0123456789abcdef' })).configuration;
+    expect(set?.status).toBe('ok');
+    expect(set?.detail).not.toContain('metrics-token');
+    // Not installed (a development checkout): loopback may read /metrics, nothing to report.
+    expect(byName(await doctor(base)).configuration?.status).toBe('ok');
+  });
+
   it('skips what needs the configuration when it does not load, and says which variable is wrong', async () => {
     const reports = await doctor({ WPP_PORT: 'eighty', WPP_PROVIDER_URL: 'http://127.0.0.1:9', WPP_PROVIDER_API_KEY: 'k' });
     expect(reports[0]).toMatchObject({ name: 'configuration', status: 'fail', detail: expect.stringContaining('WPP_PORT') });

@@ -26,9 +26,11 @@ const FAKE_TOOLS = [
 
 /** What the files installed: path -> mode. */
 const INSTALLED = {
-  '/etc/wpp/env': 0o600,
+  '/etc/wpp/env': 0o640,
   '/usr/local/lib/wpp/wpp': 0o755,
   '/etc/systemd/system/wpp.service': 0o644,
+  '/etc/systemd/system/wpp-panel-check.service': 0o644,
+  '/etc/systemd/system/wpp-panel-check.timer': 0o644,
   [HOOK]: 0o755,
   [UPCP]: 0o755,
   [`${PLUGIN}/install.json`]: 0o644,
@@ -75,7 +77,7 @@ describe('wpp install cpanel / wpp uninstall cpanel', () => {
       expect(first.code).toBe(0);
       expect(first.stdout).toContain('wpp is installed for cpanel');
 
-      expect(Object.fromEntries(ours(root))).toEqual({ ...INSTALLED, ...PANEL_MADE, '/var/lib/wpp/install/cpanel.json': 0o600 });
+      expect(Object.fromEntries(ours(root))).toEqual({ ...INSTALLED, ...PANEL_MADE, '/etc/wpp/install/cpanel.json': 0o600 });
       for (const path of Object.keys(INSTALLED)) expect(read(root, path), path).not.toContain('\r');
       for (const path of Object.keys(INSTALLED)) expect(read(root, path), path).not.toMatch(/\{\{[A-Z_]+\}\}/);
       expect(read(root, HOOK)).toContain(`exec '/usr/local/lib/wpp/wpp' hook cpanel "$@"`);
@@ -96,6 +98,7 @@ describe('wpp install cpanel / wpp uninstall cpanel', () => {
       expect(calls(root)).toEqual([
         '/usr/bin/systemctl daemon-reload',
         '/usr/bin/systemctl enable wpp.service',
+        '/usr/bin/systemctl enable --now wpp-panel-check.timer',
         `/usr/local/cpanel/bin/manage_hooks add script ${HOOK}`,
         '/usr/local/cpanel/bin/manage_hooks list --output JSON',
         `/usr/local/cpanel/bin/manage_hooks add script ${UPCP}`,
@@ -115,6 +118,7 @@ describe('wpp install cpanel / wpp uninstall cpanel', () => {
       expect(second.stdout).toContain('Nothing to change: wpp is installed for cpanel.');
       expect(calls(root).slice(before)).toEqual([
         '/usr/bin/systemctl is-enabled --quiet wpp.service',
+        '/usr/bin/systemctl is-enabled --quiet wpp-panel-check.timer',
         '/usr/local/cpanel/bin/manage_hooks list --output JSON',
         '/usr/local/cpanel/bin/manage_hooks list --output JSON',
         '/usr/local/cpanel/bin/is_registered_with_appconfig whostmgr wpp',
@@ -150,7 +154,11 @@ describe('wpp install cpanel / wpp uninstall cpanel', () => {
       expect(undone).toContain(
         `/usr/local/cpanel/bin/manage_hooks delete script ${HOOK} --manual --category=Whostmgr --event=Accounts::Create --stage=post`,
       );
-      expect(undone.slice(-2)).toEqual(['/usr/bin/systemctl disable --now wpp.service', '/usr/bin/systemctl daemon-reload']);
+      expect(undone.slice(-3)).toEqual([
+        '/usr/bin/systemctl disable --now wpp.service',
+        '/usr/bin/systemctl disable --now wpp-panel-check.timer',
+        '/usr/bin/systemctl daemon-reload',
+      ]);
       expect(registeredHooks(root)).toEqual([]);
       expect([...filesBelow(root, FAKE_CPANEL_FILES).keys()].filter((path) => !FAKE_TOOLS.includes(path))).toEqual(['/etc/wpp/env']);
       expect(decoyCalls(root)).toEqual([]);

@@ -66,10 +66,12 @@ describe('wpp install directadmin', () => {
     const expected: Record<string, number> = {
       ...FAKE_TOOLS,
       ...VENDOR_FILES,
-      '/etc/wpp/env': 0o600,
+      '/etc/wpp/env': 0o640,
       '/usr/local/lib/wpp/wpp': 0o755,
       '/etc/systemd/system/wpp.service': 0o644,
-      '/var/lib/wpp/install/directadmin.json': 0o600,
+      '/etc/systemd/system/wpp-panel-check.service': 0o644,
+      '/etc/systemd/system/wpp-panel-check.timer': 0o644,
+      '/etc/wpp/install/directadmin.json': 0o600,
       ...Object.fromEntries(Object.entries(PLUGIN_FILES).map(([path, mode]) => [`${PLUGIN}/${path}`, mode])),
       ...Object.fromEntries(DIRECTADMIN_HOOKS.map((hook) => [`${CUSTOM}/${hook}/wpp.sh`, 0o755])),
     };
@@ -108,11 +110,15 @@ describe('wpp install directadmin', () => {
     expect(modeOf(`${CUSTOM}/domain_create_post`)).toBe(0o700);
     expect(modeOf(`${CUSTOM}/user_destroy_post`)).toBe(0o755);
 
-    // Nothing to call for DirectAdmin: only the service.
+    // Nothing to call for DirectAdmin: only the service and, as root, the scheduled comparison of its users.
     expect(toolCalls(root)).toEqual([
       ['/usr/bin/systemctl', 'daemon-reload'],
       ['/usr/bin/systemctl', 'enable', 'wpp.service'],
+      ['/usr/bin/systemctl', 'enable', '--now', 'wpp-panel-check.timer'],
     ]);
+    expect(read('/etc/systemd/system/wpp-panel-check.service')).toContain('ExecStart=/usr/local/lib/wpp/wpp import directadmin --if-due\n');
+    expect(read('/etc/systemd/system/wpp-panel-check.service')).not.toMatch(/^User=/m);
+    expect(read('/etc/systemd/system/wpp-panel-check.timer')).toContain('OnCalendar=hourly\n');
     expect(decoyCalls(root)).toEqual([]);
   });
 
@@ -125,7 +131,10 @@ describe('wpp install directadmin', () => {
     expect(again.stdout).toContain('Nothing to change: wpp is installed for directadmin.');
     expect(again.stdout).not.toMatch(/^(created|updated|registered|recorded) /m);
     expect(new Map([...filesBelow(root)].map(([path, mode]) => [path, `${mode}:${read(path)}`]))).toEqual(before);
-    expect(toolCalls(root).slice(calls)).toEqual([['/usr/bin/systemctl', 'is-enabled', '--quiet', 'wpp.service']]);
+    expect(toolCalls(root).slice(calls)).toEqual([
+      ['/usr/bin/systemctl', 'is-enabled', '--quiet', 'wpp.service'],
+      ['/usr/bin/systemctl', 'is-enabled', '--quiet', 'wpp-panel-check.timer'],
+    ]);
   });
 
   it('--dry-run on a fresh root writes nothing and calls nothing', async () => {
@@ -154,9 +163,10 @@ describe('wpp uninstall directadmin', () => {
     expect(run.code).toBe(0);
     expect(toolCalls(root).slice(calls)).toEqual([
       ['/usr/bin/systemctl', 'disable', '--now', 'wpp.service'],
+      ['/usr/bin/systemctl', 'disable', '--now', 'wpp-panel-check.timer'],
       ['/usr/bin/systemctl', 'daemon-reload'],
     ]);
-    expect(Object.fromEntries(filesBelow(root))).toEqual({ ...FAKE_TOOLS, ...VENDOR_FILES, '/etc/wpp/env': 0o600 });
+    expect(Object.fromEntries(filesBelow(root))).toEqual({ ...FAKE_TOOLS, ...VENDOR_FILES, '/etc/wpp/env': 0o640 });
     expect(existsSync(join(root, PLUGIN))).toBe(false);
     expect(existsSync(join(root, `${CUSTOM}/user_destroy_post`))).toBe(false);
     // The vendor's folder stays (with its script), and so does DirectAdmin's own.

@@ -83,7 +83,7 @@ describe('wpp install plesk', () => {
     );
     expect(pleskHandlers(root)[0]).toEqual(['1', FOREIGN.event, '10', 'root', FOREIGN.command]);
 
-    const record = JSON.parse(read('/var/lib/wpp/install/plesk.json')) as {
+    const record = JSON.parse(read('/etc/wpp/install/plesk.json')) as {
       registrations: { key: string; ids: string[]; undo: { args: string[] }[] }[];
     };
     for (const handler of ourHandlers()) {

@@ -138,4 +138,27 @@ describe('GET /metrics', () => {
       expect(JSON.parse(forwarded.text)).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('set WPP_METRICS_TOKEN') });
     });
   });
+
+  it('on an installed plugin (WPP_PANEL set) without WPP_METRICS_TOKEN: refused even from loopback, saying to set it', async () => {
+    await withPlugin(
+      async (plugin) => {
+        const refused = await scrape(plugin);
+        expect(refused.status).toBe(403);
+        expect(JSON.parse(refused.text)).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('set WPP_METRICS_TOKEN') });
+        expect(refused.text).not.toContain('wpp_jobs');
+      },
+      { env: { WPP_PANEL: 'cpanel', WPP_PANEL_CHECK_HOURS: '0' } },
+    );
+  });
+
+  it('on an installed plugin with WPP_METRICS_TOKEN: answers the scraper that sends it', async () => {
+    const token = 'metrics-token-0123456789abcdef';
+    await withPlugin(
+      async (plugin) => {
+        expect((await scrape(plugin)).status).toBe(401);
+        expect((await scrape(plugin, { authorization: `Bearer ${token}` })).status).toBe(200);
+      },
+      { env: { WPP_PANEL: 'systemd', WPP_METRICS_TOKEN: token } },
+    );
+  });
 });

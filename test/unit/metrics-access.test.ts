@@ -28,10 +28,10 @@ const response = () => {
   return { res: { set: (name: string, value: string) => void (set[name] = value) } as unknown as Response, set };
 };
 
-function decide(token: string | undefined, req: Request): 'passed' | unknown {
+function decide(token: string | undefined, req: Request, installed = false): 'passed' | unknown {
   let passed = false;
   try {
-    metricsAccess(token)(req, response().res, () => void (passed = true));
+    metricsAccess(token, { installed })(req, response().res, () => void (passed = true));
   } catch (error) {
     return error;
   }
@@ -62,7 +62,18 @@ describe('metricsAccess', () => {
     expect(decide(token, request('203.0.113.9', { authorization: `Bearer ${token}` }))).toBe('passed');
     expect(decide(token, request('203.0.113.9', { authorization: `bearer ${token}`, 'x-forwarded-for': '198.51.100.1' }))).toBe('passed');
     const { res, set } = response();
-    expect(() => metricsAccess(token)(request('127.0.0.1'), res, () => undefined)).toThrow(/WPP_METRICS_TOKEN/);
+    expect(() => metricsAccess(token, { installed: false })(request('127.0.0.1'), res, () => undefined)).toThrow(/WPP_METRICS_TOKEN/);
     expect(set['WWW-Authenticate']).toMatch(/^Bearer/);
+  });
+
+  it('once installed (every customer of a shared server is local): refuses even loopback without a token, saying to set WPP_METRICS_TOKEN', () => {
+    for (const address of ['127.0.0.1', '::1', '203.0.113.9']) {
+      const refused = decide(undefined, request(address), true);
+      expect(isAppError(refused, 'FORBIDDEN'), address).toBe(true);
+      expect((refused as Error).message).toContain('set WPP_METRICS_TOKEN');
+    }
+    const token = 'metrics-token-0123456789abcdef';
+    expect(decide(token, request('127.0.0.1', { authorization: `Bearer ${token}` }), true)).toBe('passed');
+    expect(isAppError(decide(token, request('127.0.0.1'), true), 'UNAUTHORIZED')).toBe(true);
   });
 });
