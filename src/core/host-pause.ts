@@ -6,6 +6,8 @@
  * longer shows is applied again. A pause the customer made, in the plugin or in the provider's
  * dashboard, is theirs to end: it is not a host pause.
  */
+import type { AccountsRepo } from '../db/accounts.repo.js';
+import type { RecordedRead } from '../db/statistics.repo.js';
 import type { ProviderWebsite } from '../provider/index.js';
 import type { PausedBy, Website } from './types.js';
 
@@ -55,3 +57,24 @@ export const undoneBy = (website: Pick<Website, 'account'>): string => `customer
 
 /** The `reason` of the repause record: which of the host's pauses was undone. */
 export const undoneReason = (pausedBy: PausedBy): string => `${pausedBy}_undone`;
+
+/**
+ * The websites the host holds paused that a statistics read found counting visits. A paused
+ * website's visitors reach it directly, so the provider counts nothing for it: traffic means
+ * it is online again (or was until the pause, when the read spans it). Such a website is
+ * re-read now rather than at the next reconcile pass.
+ */
+export function trafficWhileHeld(accounts: Pick<AccountsRepo, 'pausedAmong'>, reads: readonly RecordedRead[]) {
+  const counted = reads.filter((read) => read.delta.total > 0).map((read) => read.domain);
+  return accounts.pausedAmong(counted, RECONCILED_HOST_PAUSES);
+}
+
+/** Re-reads now the websites of `reads` the host holds paused that counted visits (a customer may have put them online). */
+export function recheckHeld(
+  deps: { accounts: Pick<AccountsRepo, 'pausedAmong'>; recheck?: ((websites: { domain: string; account: string }[]) => void) | undefined },
+  reads: readonly RecordedRead[],
+): void {
+  if (!deps.recheck) return;
+  const held = trafficWhileHeld(deps.accounts, reads);
+  if (held.length > 0) deps.recheck(held);
+}

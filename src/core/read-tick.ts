@@ -13,6 +13,7 @@ import type { ReadScheduleRepo } from '../db/read-schedule.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import { describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
+import { recheckHeld } from './host-pause.js';
 import { acquireJobLock, recordSkipped } from './job-lock.js';
 import { createLimitResolver, type LimitResolver } from './limits.js';
 import { counterDelta } from './quota.js';
@@ -34,7 +35,10 @@ export interface ReadTickDeps {
    */
   enforceAccounts(accounts: string[]): Promise<{ skipped: boolean; paused: number; failed: number }>;
   /** An attack spike newly noticed (for the notification URL). */
-  onSpike?: (notice: SpikeNotice) => void;
+  onSpike?: (
+    notice: SpikeNotice,
+  ) => void; /** Re-reads these websites at the provider now: the host holds them paused, yet a read counted visits (host-pause.ts). */
+  recheck?: (websites: { domain: string; account: string }[]) => void;
 }
 
 export interface ReadTickOptions {
@@ -94,6 +98,7 @@ async function actOnPage({ deps, limits, rules, spikeRules, result }: TickContex
   const { stats, schedule, logger } = deps;
   const at = deps.now();
   const recorded = await retryWhileBusy(() => stats.recordReads(page.reads, at, counterDelta));
+  recheckHeld(deps, recorded);
   if (page.failures.length > 0) {
     const failed = page.failures.map((failure) => failure.domain);
     await retryWhileBusy(() => stats.recordFailures(page.failures, at));

@@ -57,8 +57,8 @@ export interface ServicesDeps {
   signal: AbortSignal;
   /** Lets the plugin's close wait for a sync or pass in progress. */
   track<T>(pass: Promise<T>): Promise<T>;
-  /** The job queue: an admin's re-provision, bulk protect. */
-  queue: Pick<JobQueue, 'ingestEvents' | 'protectWebsites'>;
+  /** The job queue: an admin's re-provision, bulk protect, re-reads of host-paused websites that counted visits. */
+  queue: Pick<JobQueue, 'ingestEvents' | 'protectWebsites' | 'refreshWebsites'>;
   /** What bulk protect reads and changes besides the queue. */
   jobs: Pick<JobsRepo, 'retry'>;
   unprotected: UnprotectedRepo;
@@ -132,7 +132,17 @@ export function createServices(deps: ServicesDeps) {
   const rules: ScheduleRules = rulesFor(sync.maxAgeMinutes ?? 60);
   const onSpike = deps.notifySpike;
   const syncLogger = logger.child({ component: 'sync' });
-  const syncDeps = { stats, accounts, provider, logger: syncLogger, now, schedule: deps.schedule, rules, ...(onSpike ? { onSpike } : {}) };
+  const syncDeps = {
+    stats,
+    accounts,
+    provider,
+    logger: syncLogger,
+    now,
+    schedule: deps.schedule,
+    rules,
+    ...(onSpike ? { onSpike } : {}),
+    recheck: (websites: { domain: string; account: string }[]) => deps.queue.refreshWebsites(websites),
+  };
   const tickDeps = {
     ...syncDeps,
     enforceAccounts: (list: string[]) => enforcement.enforceAccounts(list),

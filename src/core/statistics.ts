@@ -12,6 +12,7 @@ import type { ReadScheduleRepo } from '../db/read-schedule.repo.js';
 import type { LockHolder, StatisticsRepo } from '../db/statistics.repo.js';
 import { describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
+import { recheckHeld } from './host-pause.js';
 import { acquireJobLock, recordSkipped } from './job-lock.js';
 import { createLimitResolver } from './limits.js';
 import { learnFromReads, type SpikeNotice } from './read-learning.js';
@@ -65,7 +66,10 @@ export interface StatisticsDeps {
   /** The adaptive schedule, told what each page taught; absent: the sync only stores the reads. */
   schedule?: ReadScheduleRepo;
   rules?: ScheduleRules;
-  onSpike?: (notice: SpikeNotice) => void;
+  onSpike?: (
+    notice: SpikeNotice,
+  ) => void; /** Re-reads these websites at the provider now: the host holds them paused, yet a read counted visits (host-pause.ts). */
+  recheck?: (websites: { domain: string; account: string }[]) => void;
 }
 
 export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions): Promise<SyncResult> {
@@ -90,6 +94,7 @@ export async function syncStatistics(deps: StatisticsDeps, options: SyncOptions)
   const store = async (page: PageResult) => {
     const at = now();
     const recorded = await retryWhileBusy(() => stats.recordReads(page.reads, at, counterDelta));
+    recheckHeld(deps, recorded);
     // What the adaptive schedule learns from these reads (rates, forecasts): a full sync keeps it current too.
     if (deps.schedule) {
       const learning = { schedule: deps.schedule, stats, limits, rules: deps.rules ?? DEFAULT_RULES };

@@ -135,6 +135,10 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
            ELSE paused_by END
        WHERE domain = @domain`,
     ),
+    heldAmong: db.prepare<{ domains: string; heldPaused: string }, { domain: string; account: string }>(
+      `SELECT domain, account FROM websites WHERE domain IN (SELECT value FROM json_each(@domains))
+         AND state = 'active' AND desired_status = 'paused' AND paused_by IN (SELECT value FROM json_each(@heldPaused))`,
+    ),
     toRecheck: db.prepare<{ checkedBefore: number; limit: number; heldPaused: string }, WebsiteRow>(
       `SELECT * FROM websites WHERE state = 'active'
          AND (provider_status IS NULL OR provider_status NOT IN ('online', 'paused')
@@ -208,6 +212,9 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
      * whose status is not yet settled, and those paused by one of `heldPaused` (a pause the
      * customer's own provider key can undo behind the plugin's back).
      */
+    /** Of `domains`, the active websites paused by one of `heldPaused`. */
+    pausedAmong: (domains: readonly string[], heldPaused: readonly PausedBy[]): { domain: string; account: string }[] =>
+      domains.length === 0 ? [] : s.heldAmong.all({ domains: JSON.stringify(domains), heldPaused: JSON.stringify(heldPaused) }),
     websitesToRecheck: (checkedBefore: number, limit: number, heldPaused: readonly PausedBy[]) =>
       s.toRecheck.all({ checkedBefore, limit, heldPaused: JSON.stringify(heldPaused) }).map(toWebsite),
 

@@ -162,6 +162,26 @@ describe('a host pause undone with the customer’s own provider key', () => {
         { now: clock.now },
       );
     });
+
+    it(`(${kind}) is paused again at the next statistics read that counts visits, without a callback or a reconcile`, async () => {
+      await withPlugin(async (plugin, sb) => {
+        const key = await aliceOnline(plugin, sb);
+        await plugin.syncStatistics();
+        await HOST_PAUSES[kind](plugin, sb);
+        await quiet(plugin, sb);
+        expect(await asCustomer(sb, key, { status: 'online', callbackUrl: '' })).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(repauses(plugin)).toHaveLength(0);
+
+        // Visitors reach the website through the provider again: the next read counts them.
+        await sb.control('POST', `/_sandbox/websites/${DOMAIN}/traffic`, { hits: 25 });
+        await plugin.syncStatistics();
+        await plugin.idle();
+        expect(await atProvider(sb)).toMatchObject({ requested_status: 'paused' });
+        expect(plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ desiredStatus: 'paused', pausedBy: kind, providerStatus: 'paused' });
+        expect(repauses(plugin)).toHaveLength(1);
+      });
+    });
   }
 
   it("leaves a customer's own pause theirs: resumed with their key, it stays online", async () => {
