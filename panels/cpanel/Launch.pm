@@ -2,7 +2,7 @@ package Cpanel::Admin::Modules::WebProtection::Launch;
 
 # wpp's admin module (/var/cpanel/perl/Cpanel/Admin/Modules/WebProtection/Launch.pm), written by
 # `wpp install cpanel`. cPanel runs it as root for a cPanel user's UAPI call (API privilege
-# escalation), so wpp's settings and panel secret stay readable by root only.
+# escalation), so wpp's settings and sign-in key stay out of the customer's reach.
 #
 # It decides for itself who may have a sign-in URL, whatever the UAPI side checked: the account
 # is the one cPanel authenticated, its package must have wpp's feature, the session must be

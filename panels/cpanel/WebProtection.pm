@@ -1,7 +1,7 @@
 package Cpanel::API::WebProtection;
 
 # wpp's UAPI module (/usr/local/cpanel/Cpanel/API/WebProtection.pm), written by `wpp install cpanel`.
-# It runs as the cPanel user, who may not read wpp's settings or its panel secret. The sign-in URL
+# It runs as the cPanel user, who may not read wpp's settings or its sign-in key. The sign-in URL
 # is made by wpp's admin module, which cPanel runs as root for the calling account and which
 # decides for itself whether this session may have one.
 

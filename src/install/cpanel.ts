@@ -3,7 +3,7 @@
  * registers again what an update dropped), the customer's entry in cPanel (Security > Web
  * Protection) and the administrator's in WHM (Plugins > Web Protection).
  *
- * A customer's page never sees the panel secret: the cPanel page calls wpp's UAPI function as
+ * A customer's page never sees the sign-in key: the cPanel page calls wpp's UAPI function as
  * the customer, which asks wpp's admin module, run by cPanel as root for the calling account
  * (API privilege escalation), for that account's sign-in URL. The shipped files are in
  * panels/cpanel/; every tool is called by the path cPanel documents.

@@ -3,8 +3,8 @@
 #
 # Who is asking comes from USERNAME alone, which DirectAdmin sets for the session it has signed
 # in. QUERY_STRING and the request body are never read, so a request cannot name someone else.
-# The page runs as root (plugin.conf *_run_as=root) because the URL is signed with the panel
-# secret in /var/lib/wpp, which no DirectAdmin user can read.
+# The page runs as root (plugin.conf *_run_as=root) because the URL is signed with the sign-in
+# key in /var/lib/wpp, which no DirectAdmin user can read.
 
 WPP_LAUNCHER='{{LAUNCHER}}'
 
