@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { createLaunchToken, type LaunchRequest } from '../src/core/launch-tokens.js';
 import { openPluginDatabase } from '../src/db/plugin-database.js';
+import { readSignInKey } from '../src/secrets.js';
 import { buildDist, peakRssMb, startChild } from './lib/proc.js';
 import { percentile, round1 } from './lib/stats.js';
 import { createTempDir, removeTempDir } from './lib/temp.js';
@@ -30,9 +31,9 @@ const VIEWS_CHILD = new URL('./lib/views-child.mjs', import.meta.url).pathname;
 const PANEL_SECRET = 'bench-panel-secret-0123456789abcdef';
 const HOUR_MS = 3_600_000;
 
-/** Signs in with a launch token; returns the session cookie. */
-async function signIn(url: string, request: LaunchRequest): Promise<string> {
-  const { token } = createLaunchToken(PANEL_SECRET, request, { now: Date.now() });
+/** Signs in with a launch token signed with the plugin's sign-in key (as `wpp launch-url` does); returns the session cookie. */
+async function signIn(url: string, dataDir: string, request: LaunchRequest): Promise<string> {
+  const { token } = createLaunchToken(readSignInKey(dataDir), request, { now: Date.now() });
   const answer = await fetch(`${url}/launch?token=${token}`, { redirect: 'manual' });
   const cookie = answer.headers.getSetCookie()[0]?.split(';')[0];
   if (answer.status !== 303 || !cookie) throw new Error(`sign-in failed: ${answer.status}`);
@@ -140,14 +141,14 @@ export async function run(args: string[]) {
         {
           name: 'admin_websites',
           url: `${url}/admin/websites?q=shop&state=online&page=50`,
-          cookie: await signIn(url, { role: 'admin', admin: 'bench', panel: 'bench' }),
+          cookie: await signIn(url, env.WPP_DATA_DIR as string, { role: 'admin', admin: 'bench', panel: 'bench' }),
           // Page 50 of the matches, and a row of it: the search, the filter and the page all applied.
           mustContain: ['page 50 of', 'shop-'],
         },
         {
           name: 'customer_domain_30d',
           url: `${url}/panel/domains/${domain}?range=30d`,
-          cookie: await signIn(url, { role: 'customer', account, panel: 'bench' }),
+          cookie: await signIn(url, env.WPP_DATA_DIR as string, { role: 'customer', account, panel: 'bench' }),
           mustContain: [domain, 'id="hits-data"'],
         },
       ];
