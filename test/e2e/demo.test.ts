@@ -5,42 +5,10 @@
  * on the Settings page and sees enforcement pause the website, then opens the customer's view.
  */
 import type { Page } from 'playwright-core';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startPlugin, type RunningPlugin } from '../../src/main.js';
 import { withBrowser } from '../helpers/browser.js';
 import { admin, launchUrl, screenshots } from '../helpers/pages.js';
-import { TEST_PANEL_SECRET } from '../helpers/plugin.js';
-import { createTempDir, removeTempDir } from '../helpers/temp.js';
-
-async function withDemoPlugin<T>(fn: (plugin: RunningPlugin & { dataDir: string }) => Promise<T>): Promise<T> {
-  const dataDir = createTempDir('wpp-demo-');
-  const config = loadConfig(
-    {
-      WPP_DATA_DIR: dataDir,
-      WPP_PORT: '0',
-      WPP_SANDBOX_PORT: '0',
-      WPP_PANEL_SECRET: TEST_PANEL_SECRET,
-      WPP_ACCOUNT_DOMAIN: 'panel.example',
-      WPP_LOG_LEVEL: 'silent',
-    },
-    { hostname: 'test-host', primaryIp: undefined },
-  );
-  const plugin = await startPlugin({
-    config,
-    role: 'serve',
-    logger: pino({ level: 'silent' }),
-    scheduler: false,
-    workerOptions: { pollMs: 20, backoff: { baseMs: 20, maxMs: 200 } },
-  });
-  try {
-    return await fn({ ...plugin, dataDir });
-  } finally {
-    await plugin.close();
-    removeTempDir(dataDir);
-  }
-}
+import { withDemoPlugin } from '../helpers/plugin.js';
 
 /** The demo table's row of a domain, as text. */
 const rowOf = (page: Page, domain: string) => page.locator('table.list tr', { hasText: domain });

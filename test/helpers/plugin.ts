@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startPlugin, type PluginOptions, type RunningPlugin } from '../../src/main.js';
 import { signBody } from '../../src/core/signature.js';
@@ -110,5 +110,40 @@ export async function withPlugin<T>(
     await sandbox.close();
     removeTempDir(plugin.dataDir);
     removeTempDir(sandbox.dataDir);
+  }
+}
+
+/**
+ * A plugin whose provider is the embedded sandbox, as `npm start` without configuration runs
+ * it (the demo pages exist), on port 0 with its own data folder; always stopped and removed.
+ */
+export async function withDemoPlugin<T>(
+  fn: (plugin: RunningPlugin & { dataDir: string }) => Promise<T>,
+  options: { logger?: Logger } = {},
+): Promise<T> {
+  const dataDir = createTempDir('wpp-demo-');
+  const config = loadConfig(
+    {
+      WPP_DATA_DIR: dataDir,
+      WPP_PORT: '0',
+      WPP_SANDBOX_PORT: '0',
+      WPP_PANEL_SECRET: TEST_PANEL_SECRET,
+      WPP_ACCOUNT_DOMAIN: 'panel.example',
+      WPP_LOG_LEVEL: 'silent',
+    },
+    { hostname: 'test-host', primaryIp: undefined },
+  );
+  const plugin = await startPlugin({
+    config,
+    role: 'serve',
+    logger: options.logger ?? pino({ level: 'silent' }),
+    scheduler: false,
+    workerOptions: { pollMs: 20, backoff: { baseMs: 20, maxMs: 200 } },
+  });
+  try {
+    return await fn({ ...plugin, dataDir });
+  } finally {
+    await plugin.close();
+    removeTempDir(dataDir);
   }
 }

@@ -11,15 +11,13 @@ import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { signBody } from '../../src/core/signature.js';
-import { startPlugin, type RunningPlugin } from '../../src/main.js';
+import type { RunningPlugin } from '../../src/main.js';
 import { createPagesRouter, type PagesDeps } from '../../src/web/pages/pages.routes.js';
 import { createPageClient } from '../helpers/page-client.js';
 import { admin, customer, launchUrl, type LaunchTarget } from '../helpers/pages.js';
-import { TEST_PANEL_SECRET } from '../helpers/plugin.js';
+import { TEST_PANEL_SECRET, withDemoPlugin } from '../helpers/plugin.js';
 import { routesOf } from '../helpers/routes.js';
-import { createTempDir, removeTempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
 type Role = 'customer' | 'admin';
@@ -46,9 +44,8 @@ const FORM_FIELDS = {
   return_to: 'list',
 };
 
-/** A plugin whose provider is the embedded sandbox (as `npm start` runs it: the demo pages exist), with its log kept. */
-async function withDemoPlugin<T>(fn: (plugin: RunningPlugin, ctx: { dataDir: string; logs: string[] }) => Promise<T>): Promise<T> {
-  const dataDir = createTempDir('wpp-roles-');
+/** A demo plugin (the demo pages exist) whose log lines are kept. */
+async function withLoggedDemoPlugin<T>(fn: (plugin: RunningPlugin & { dataDir: string }, logs: string[]) => Promise<T>): Promise<T> {
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -56,29 +53,7 @@ async function withDemoPlugin<T>(fn: (plugin: RunningPlugin, ctx: { dataDir: str
       done();
     },
   });
-  const config = loadConfig(
-    {
-      WPP_DATA_DIR: dataDir,
-      WPP_PORT: '0',
-      WPP_SANDBOX_PORT: '0',
-      WPP_PANEL_SECRET: TEST_PANEL_SECRET,
-      WPP_ACCOUNT_DOMAIN: 'panel.example',
-    },
-    { hostname: 'test-host', primaryIp: undefined },
-  );
-  const plugin = await startPlugin({
-    config,
-    role: 'serve',
-    logger: pino({ level: 'info' }, stream),
-    scheduler: false,
-    workerOptions: { pollMs: 20, backoff: { baseMs: 20, maxMs: 200 } },
-  });
-  try {
-    return await fn(plugin, { dataDir, logs });
-  } finally {
-    await plugin.close();
-    removeTempDir(dataDir);
-  }
+  return withDemoPlugin((plugin) => fn(plugin, logs), { logger: pino({ level: 'info' }, stream) });
 }
 
 /** Every row of every table of every SQLite file under `dir` (the plugin's and the sandbox's), sessions aside. */
@@ -129,13 +104,19 @@ async function provision(plugin: RunningPlugin) {
   });
   expect(answer.status).toBe(202);
   await waitFor(() => plugin.accounts.getWebsite('bob.example')?.providerStatus != null, 10_000, 'bob.example provisioned');
+  // Every callback the sandbox queued delivered, and every job done: only the requests under test can change a row.
+  const sandbox = plugin.sandbox as NonNullable<RunningPlugin['sandbox']>;
   await waitFor(
-    () => {
+    async () => {
+      const answer = await fetch(`${sandbox.url}/_sandbox/callbacks?limit=1000`, {
+        headers: { authorization: `Bearer ${sandbox.partnerKey}` },
+      });
+      const callbacks = (await answer.json()) as { delivered_at: string | null }[];
       const counts = plugin.jobs.counts();
-      return counts.pending === 0 && counts.running === 0;
+      return callbacks.every((c) => c.delivered_at) && counts.pending === 0 && counts.running === 0;
     },
     10_000,
-    'the job queue to drain',
+    'the sandbox to deliver its callbacks and the job queue to drain',
   );
 }
 
@@ -148,7 +129,8 @@ describe('a session serves only its own role', () => {
   });
 
   it('a cookie moved to the other role’s name is refused on every route, ends its session and changes nothing', async () => {
-    await withDemoPlugin(async (plugin, { dataDir, logs }) => {
+    await withLoggedDemoPlugin(async (plugin, logs) => {
+      const { dataDir } = plugin;
       await provision(plugin);
       const before = snapshot(dataDir);
       const refused: string[] = [];
@@ -157,7 +139,7 @@ describe('a session serves only its own role', () => {
       for (const route of AREA_ROUTES) {
         const area: Role = route.path.startsWith('/admin') ? 'admin' : 'customer';
         const other: Role = area === 'admin' ? 'customer' : 'admin';
-        const { cookie, csrf } = await signIn({ url: plugin.url, dataDir }, other);
+        const { cookie, csrf } = await signIn(plugin, other);
         const headers: Record<string, string> = { cookie: `wpp_${area}=${cookie}` };
         let body: URLSearchParams | undefined;
         if (route.method === 'POST') {
