@@ -86,7 +86,7 @@ describe('wpp install directadmin', () => {
       expect.arrayContaining([
         'id=wpp',
         'name=Web protection',
-        'version=0.3.0',
+        'version=0.4.0',
         'active=yes',
         'installed=yes',
         'user_run_as=root',
