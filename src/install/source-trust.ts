@@ -35,11 +35,16 @@ export function sourceTrustProblems(source: Pick<InstallSource, 'nodePath' | 'pa
     }
   };
 
-  /** One path: its owner, and its mode unless it is a link (a link's own mode means nothing). */
-  const checkOne = (path: string, info: Stats) => {
+  /**
+   * One path: its owner, and its mode unless it is a link (a link's own mode means nothing).
+   * A folder above (`above`) may be writable by all when it is root's and sticky (/tmp, 1777):
+   * others may add entries there, but not rename or remove one they do not own.
+   */
+  const checkOne = (path: string, info: Stats, above = false) => {
     if (info.uid !== deps.ownerUid)
       problems.add(`${path} is owned by uid ${info.uid}, not ${deps.ownerUid === 0 ? 'root' : `uid ${deps.ownerUid}`}`);
-    if (!info.isSymbolicLink() && (info.mode & 0o022) !== 0)
+    const stickyFolderAbove = above && info.isDirectory() && (info.mode & 0o1000) !== 0;
+    if (!info.isSymbolicLink() && !stickyFolderAbove && (info.mode & 0o022) !== 0)
       problems.add(`${path} is writable by group or others (mode ${octal(info.mode)})`);
   };
 
@@ -54,7 +59,7 @@ export function sourceTrustProblems(source: Pick<InstallSource, 'nodePath' | 'pa
         checked.add(at);
         const info = stat(at);
         if (info) {
-          checkOne(at, info);
+          checkOne(at, info, at !== path);
           if (info.isSymbolicLink()) followLink(at, depth);
         }
       }

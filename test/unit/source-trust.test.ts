@@ -55,8 +55,16 @@ describe('the install source check', () => {
   it('refuses a folder above the package that group or others may write, naming it', () => {
     chmodSync(join(base, 'opt'), 0o775);
     expect(sourceTrustProblems(source, deps())).toEqual([`${base}/opt is writable by group or others (mode 0775)`]);
+    chmodSync(join(base, 'opt'), 0o777);
+    expect(() => checkSourceTrusted(source, deps())).toThrow(/\/opt is writable by group or others \(mode 0777\)/);
+  });
+
+  it("accepts a folder above that is root's and sticky (a checkout under /tmp): nobody else may rename what is in it", () => {
     chmodSync(join(base, 'opt'), 0o1777);
-    expect(() => checkSourceTrusted(source, deps())).toThrow(/\/opt is writable by group or others \(mode 1777\)/);
+    expect(sourceTrustProblems(source, deps())).toEqual([]);
+    // Not the package's own folder: others could add files to it.
+    chmodSync(join(base, 'opt/wpp'), 0o1777);
+    expect(sourceTrustProblems(source, deps())).toEqual([`${base}/opt/wpp is writable by group or others (mode 1777)`]);
   });
 
   it('refuses a package or node that another user owns (a checkout in a home folder, an nvm node), naming each path', () => {
