@@ -325,11 +325,17 @@ describe('DirectAdmin hook scripts', () => {
     ['domain-destroy-post', [{ type: 'domain.removed', account: 'fred', domain: 'fred-extra.example' }]],
     ['user-destroy-post', [{ type: 'account.deleted', account: 'fred' }]],
     ['user-suspend-post', [{ type: 'account.suspended', account: 'fred' }]],
-    ['user-unsuspend-post', [{ type: 'account.unsuspended', account: 'fred' }]],
+    // DirectAdmin unsuspends with user_activate_post: there is no user_unsuspend_post hook.
+    ['user-activate-post', [{ type: 'account.unsuspended', account: 'fred' }]],
     ['subdomain-create-post', [{ type: 'subdomain.added', account: 'fred', domain: 'fred-site.example', subdomain: 'blog' }]],
     ['subdomain-destroy-post', [{ type: 'subdomain.removed', account: 'fred', domain: 'fred-site.example', subdomain: 'blog' }]],
   ] satisfies [string, Shape[]][])('%s', (name, expected) => {
     expect(shapes(directadmin(name, NOW))).toEqual(expected.map(shape));
+  });
+
+  it('registers user_activate_post for unsuspensions, and no user_unsuspend_post (DirectAdmin has none)', () => {
+    expect(DIRECTADMIN_HOOKS).toContain('user_activate_post');
+    expect(DIRECTADMIN_HOOKS).not.toContain('user_unsuspend_post');
   });
 
   it('leaves a domain created with its user to user_create_post', () => {

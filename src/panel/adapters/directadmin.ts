@@ -14,7 +14,8 @@ export const DIRECTADMIN_HOOKS = [
   'user_create_post',
   'user_destroy_post',
   'user_suspend_post',
-  'user_unsuspend_post',
+  // DirectAdmin's unsuspension hook: it has no user_unsuspend_post.
+  'user_activate_post',
   'domain_create_post',
   'domain_destroy_post',
   'subdomain_create_post',
@@ -81,7 +82,7 @@ const TRANSLATIONS: Record<DirectAdminHook, (env: Env) => SourcedDraft[]> = {
   },
   user_destroy_post: accountOnly('account.deleted'),
   user_suspend_post: accountOnly('account.suspended'),
-  user_unsuspend_post: accountOnly('account.unsuspended'),
+  user_activate_post: accountOnly('account.unsuspended'),
   domain_create_post: domainEvent('domain.added'),
   domain_destroy_post: domainEvent('domain.removed'),
   subdomain_create_post: subdomainEvent('subdomain.added'),
