@@ -100,9 +100,22 @@ type HookCall =
 /** Runs one hook; returns the process exit code. Output is one line, as panels expect. */
 async function runHook(call: HookCall): Promise<number> {
   const { panel } = call;
+  /**
+   * cPanel shows a hook's message to the customer, so success is `1` alone. A failure is `0`
+   * and its reason, except for a payload at `pre` (an install before 0.4.0 registered account
+   * removal there): killacct runs such hooks blocking and stops the termination on a `0`, and a
+   * wpp outage must never do that. Its reason goes to standard error, which cPanel logs.
+   */
+  let cpanelBlocking = false;
   const print =
     panel === 'cpanel'
-      ? (ok: boolean, message: string) => console.log(`${ok ? 1 : 0} ${message}`)
+      ? (ok: boolean, message: string) => {
+          if (ok) console.log('1');
+          else if (cpanelBlocking) {
+            console.log('1');
+            console.error(`wpp hook cpanel: ${message}`);
+          } else console.log(`0 ${message}`);
+        }
       : (ok: boolean, message: string) => (ok ? console.log(message) : console.error(`wpp hook ${panel}: ${message}`));
 
   let result: AdapterResult;
@@ -119,6 +132,7 @@ async function runHook(call: HookCall): Promise<number> {
         print(false, 'stdin is not JSON: cPanel passes the hook payload as one JSON object');
         return 1;
       }
+      cpanelBlocking = (input as { context?: { stage?: unknown } } | null)?.context?.stage === 'pre';
       result = translateCpanelHook(input);
       break;
     }
@@ -137,7 +151,7 @@ async function runHook(call: HookCall): Promise<number> {
   if (!result.ok) {
     const details = result.details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
     print(false, details && !result.error.includes(details) ? `${result.error} (${details})` : result.error);
-    return 1;
+    return cpanelBlocking ? 0 : 1;
   }
   if (result.events.length === 0) {
     print(true, result.note);
@@ -149,7 +163,7 @@ async function runHook(call: HookCall): Promise<number> {
     return 0;
   } catch (error) {
     print(false, `could not queue the event: ${(error as Error).message}`);
-    return 1;
+    return cpanelBlocking ? 0 : 1;
   }
 }
 
@@ -169,7 +183,7 @@ export const hookCommand = () => {
   const hook = new Command('hook').description('what a panel runs on an event: queue it as panel events, without waiting on the provider');
   hook
     .command('cpanel')
-    .description('cPanel Standardized Hook: the payload as JSON on standard input; prints "1 <message>" or "0 <message>"')
+    .description('cPanel Standardized Hook: the payload as JSON on standard input; prints "1" or "0 <reason>"')
     .option('--describe', 'print the hook list to register (manage_hooks), and nothing else')
     .action(async (options: { describe?: boolean }) => {
       process.exitCode = await runHook({ panel: 'cpanel', describe: options.describe === true });

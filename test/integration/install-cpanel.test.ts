@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeCpanelHooks } from '../../src/panel/adapters/cpanel.js';
@@ -164,6 +164,24 @@ describe('wpp install cpanel / wpp uninstall cpanel', () => {
       expect(decoyCalls(root)).toEqual([]);
     });
   }, 180_000);
+
+  it('moves account removal from pre (where installs before 0.4.0 put it, blocking killacct) to post', async () => {
+    await withTempDir(async (root) => {
+      const env = setUp(root);
+      expect((await runWpp(['install', 'cpanel', '--root', root], { env })).code).toBe(0);
+      // The registry as an earlier install left it: Accounts::Remove at pre.
+      const file = join(root, '.cpanel-hooks.json');
+      const db = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, { stage: string; hook: string }[]>>;
+      for (const hook of db.Whostmgr?.['Accounts::Remove'] ?? []) if (hook.hook === HOOK) hook.stage = 'pre';
+      writeFileSync(file, JSON.stringify(db));
+      expect(registeredHooks(root)).toContain(`Whostmgr::Accounts::Remove pre ${HOOK}`);
+
+      const again = await runWpp(['install', 'cpanel', '--root', root], { env });
+      expect(again.code).toBe(0);
+      expect(registeredHooks(root)).toContain(`Whostmgr::Accounts::Remove post ${HOOK}`);
+      expect(registeredHooks(root)).not.toContain(`Whostmgr::Accounts::Remove pre ${HOOK}`);
+    });
+  }, 120_000);
 
   it('--dry-run on a fresh server writes and registers nothing', async () => {
     await withTempDir(async (root) => {

@@ -65,6 +65,8 @@ describe('cPanel Standardized Hooks', () => {
         { type: 'domain.added', account: 'carol', domain: 'carol.example.org', plan: 'reseller_silver', ip: '203.0.113.45' },
       ],
     ],
+    ['accounts-remove-post', [{ type: 'account.deleted', account: 'alice' }]],
+    // Registered at pre by installs before 0.4.0, until the next install moves it.
     ['accounts-remove', [{ type: 'account.deleted', account: 'alice' }]],
     ['accounts-suspendacct', [{ type: 'account.suspended', account: 'alice' }]],
     ['accounts-unsuspendacct', [{ type: 'account.unsuspended', account: 'alice' }]],
@@ -171,12 +173,21 @@ describe('cPanel Standardized Hooks', () => {
     expect(idsOf(translateCpanelHook(park, NOW))).toEqual(idsOf(translateCpanelHook(addon, SAME_MINUTE)));
   });
 
+  it('does nothing for change_package without a user: a package was edited, no account moved', () => {
+    expect(cpanel('accounts-change-package-edited', NOW)).toEqual({
+      ok: true,
+      events: [],
+      note: expect.stringContaining('no account moved'),
+    });
+  });
+
   it('describes every supported hook, never blocking', () => {
     const command = '/usr/local/cpanel/3rdparty/bin/wpp-hook-cpanel';
     const hooks = describeCpanelHooks(command);
     expect(hooks.map((hook) => `${hook.category} ${hook.event} ${hook.stage}`)).toEqual([
       'Whostmgr Accounts::Create post',
-      'Whostmgr Accounts::Remove pre',
+      // Post: killacct runs its hooks blocking, and a pre hook answering 0 would stop a termination.
+      'Whostmgr Accounts::Remove post',
       'Whostmgr Accounts::suspendacct post',
       'Whostmgr Accounts::unsuspendacct post',
       'Whostmgr Accounts::change_package post',

@@ -34,6 +34,8 @@ interface CpanelHook {
   category: 'Whostmgr' | 'Cpanel';
   event: string;
   stage: 'pre' | 'post';
+  /** The stage an earlier version registered it at: still translated there, until the next install moves it. */
+  legacyStage?: 'pre';
   translate: (data: Data) => SourcedDraft[];
 }
 
@@ -168,7 +170,8 @@ const HOOKS: readonly CpanelHook[] = [
       return drafts;
     },
   },
-  { category: 'Whostmgr', event: 'Accounts::Remove', stage: 'pre', translate: accountEvent('account.deleted') },
+  // Post, and only `user` read: killacct runs its hooks blocking (a pre hook's 0 stops the termination), and wpp needs nothing of the account's data.
+  { category: 'Whostmgr', event: 'Accounts::Remove', stage: 'post', legacyStage: 'pre', translate: accountEvent('account.deleted') },
   { category: 'Whostmgr', event: 'Accounts::suspendacct', stage: 'post', translate: accountEvent('account.suspended') },
   { category: 'Whostmgr', event: 'Accounts::unsuspendacct', stage: 'post', translate: accountEvent('account.unsuspended') },
   {
@@ -178,6 +181,8 @@ const HOOKS: readonly CpanelHook[] = [
     translate: (data) => {
       const user = whm(data, 'user');
       const plan = whm(data, 'new_pkg');
+      // Without a user a package was edited (its limits), and no account moved to another one.
+      if (user.value === undefined) return [];
       return [
         { draft: { type: 'plan.changed', account: user.value as string, plan: plan.value }, from: { account: user.from, plan: plan.from } },
       ];
@@ -251,7 +256,8 @@ export function translateCpanelHook(input: unknown, now?: Date): AdapterResult {
   const data = parsed.data.data ?? {};
   const hook = HOOKS.find((candidate) => candidate.category === category && candidate.event === event);
   const stage = parsed.data.context.stage ?? hook?.stage ?? '?';
-  if (!hook || stage !== hook.stage) {
+  // A hook registered at its old stage by an earlier install still arrives there until the next install.
+  if (!hook || (stage !== hook.stage && stage !== hook.legacyStage)) {
     return failure(`unsupported cPanel hook ${category}::${event} (${stage}); supported: ${HOOKS.map(hookName).join(', ')}`, [
       { path: 'context', message: `no translation for ${category} ${event} at stage ${stage}` },
     ]);
@@ -259,13 +265,14 @@ export function translateCpanelHook(input: unknown, now?: Date): AdapterResult {
   const label = `cPanel ${hookName(hook)}`;
   const failed = failedApi2Call(event, data);
   if (failed !== undefined) return nothingToDo(`${label}: ${failed}`);
-  return finishDrafts('cpanel', label, hook.translate(data), now);
+  const drafts = hook.translate(data);
+  if (drafts.length === 0) return nothingToDo(`${label}: a package was edited, no account moved to another one`);
+  return finishDrafts('cpanel', label, drafts, now);
 }
 
 /**
- * The `--describe` answer: every hook above, never blocking. The plugin must not hold up or
- * abort a panel action; Accounts::Remove is a `pre` hook only because afterwards the
- * account's data is gone, not to veto it.
+ * The `--describe` answer: every hook above, never blocking and all at `post`. The plugin must
+ * not hold up or abort a panel action: a wpp outage never stops a termination.
  */
 export function describeCpanelHooks(command: string): CpanelHookRegistration[] {
   return HOOKS.map((hook) => ({
