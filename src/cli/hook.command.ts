@@ -107,6 +107,13 @@ async function runHook(call: HookCall): Promise<number> {
    * wpp outage must never do that. Its reason goes to standard error, which cPanel logs.
    */
   let cpanelBlocking = false;
+  /**
+   * DirectAdmin reports the whole set failed when a post hook exits non-zero, though the
+   * account or domain was made: a post hook wpp cannot take exits 0 and says why on standard
+   * error (DirectAdmin keeps a script's output in its task log).
+   */
+  const directadminPost = call.panel === 'directadmin' && call.name.trim().replace(/\.sh$/, '').endsWith('_post');
+  const failedExit = () => (cpanelBlocking || directadminPost ? 0 : 1);
   const print =
     panel === 'cpanel'
       ? (ok: boolean, message: string) => {
@@ -116,7 +123,10 @@ async function runHook(call: HookCall): Promise<number> {
             console.error(`wpp hook cpanel: ${message}`);
           } else console.log(`0 ${message}`);
         }
-      : (ok: boolean, message: string) => (ok ? console.log(message) : console.error(`wpp hook ${panel}: ${message}`));
+      : (ok: boolean, message: string) =>
+          ok
+            ? console.log(message)
+            : console.error(`wpp hook ${panel}: ${message}${directadminPost ? ' (the panel action itself went on)' : ''}`);
 
   let result: AdapterResult;
   switch (call.panel) {
@@ -151,7 +161,7 @@ async function runHook(call: HookCall): Promise<number> {
   if (!result.ok) {
     const details = result.details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
     print(false, details && !result.error.includes(details) ? `${result.error} (${details})` : result.error);
-    return cpanelBlocking ? 0 : 1;
+    return failedExit();
   }
   if (result.events.length === 0) {
     print(true, result.note);
@@ -163,7 +173,7 @@ async function runHook(call: HookCall): Promise<number> {
     return 0;
   } catch (error) {
     print(false, `could not queue the event: ${(error as Error).message}`);
-    return cpanelBlocking ? 0 : 1;
+    return failedExit();
   }
 }
 

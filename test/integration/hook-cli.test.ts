@@ -111,6 +111,16 @@ describe('wpp hook plesk, directadmin and emit', () => {
     expect(jobRows()).toHaveLength(before);
   });
 
+  it('directadmin: a post hook wpp cannot take exits 0 (DirectAdmin would report the whole set failed), saying why on standard error', async () => {
+    const before = jobRows().length;
+    const { hook, env } = fixture('directadmin/subdomain-create-post-missing-user.json');
+    const run = await wpp(['hook', 'directadmin', hook as string], { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^wpp hook directadmin: .*username/m);
+    expect(run.stderr).toContain('the panel action itself went on');
+    expect(jobRows()).toHaveLength(before);
+  });
+
   it('emit: queues one event; refuses a missing field with a clear message and writes nothing', async () => {
     const ok = await wpp(['hook', 'emit', 'domain.added', '--account', 'bob', '--domain', 'Bob.example', '--ip', '203.0.113.9']);
     expect(ok.code).toBe(0);
