@@ -338,6 +338,8 @@ describe('DirectAdmin hook scripts', () => {
     ['user-suspend-post', [{ type: 'account.suspended', account: 'fred' }]],
     // DirectAdmin unsuspends with user_activate_post: there is no user_unsuspend_post hook.
     ['user-activate-post', [{ type: 'account.unsuspended', account: 'fred' }]],
+    // A user moved to another package: user.conf after the change, with `package`.
+    ['user-modify-post', [{ type: 'plan.changed', account: 'fred', plan: 'silver' }]],
     ['subdomain-create-post', [{ type: 'subdomain.added', account: 'fred', domain: 'fred-site.example', subdomain: 'blog' }]],
     ['subdomain-destroy-post', [{ type: 'subdomain.removed', account: 'fred', domain: 'fred-site.example', subdomain: 'blog' }]],
   ] satisfies [string, Shape[]][])('%s', (name, expected) => {
@@ -347,6 +349,10 @@ describe('DirectAdmin hook scripts', () => {
   it('registers user_activate_post for unsuspensions, and no user_unsuspend_post (DirectAdmin has none)', () => {
     expect(DIRECTADMIN_HOOKS).toContain('user_activate_post');
     expect(DIRECTADMIN_HOOKS).not.toContain('user_unsuspend_post');
+  });
+
+  it('does nothing for user_modify_post without a package (a user changed, no package named)', () => {
+    expect(directadmin('user-modify-post-no-package', NOW)).toEqual({ ok: true, events: [], note: expect.stringContaining('no package') });
   });
 
   it('leaves a domain created with its user to user_create_post', () => {

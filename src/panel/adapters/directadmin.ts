@@ -1,10 +1,9 @@
 /**
  * DirectAdmin hook scripts -> panel events. DirectAdmin runs
  * scripts/custom/<hook>.sh (or <hook>/<name>.sh) with the values in the environment;
- * user_create_post also gets the whole user.conf (username, email, domain, package, ip...).
- *
- * No package-change hook is translated: DirectAdmin documents package_* hooks for editing
- * the packages themselves, and none that certainly fires when a user moves to another one.
+ * user_create_post and user_modify_post also get the whole user.conf (username, email,
+ * domain, package, ip...). A user moved to another package is a user_modify_post naming it
+ * (the package_* hooks are for editing the packages themselves).
  */
 import { failure, finishDrafts, nothingToDo, relativeLabel, text, type AdapterResult, type SourcedDraft } from './result.js';
 
@@ -16,6 +15,7 @@ export const DIRECTADMIN_HOOKS = [
   'user_suspend_post',
   // DirectAdmin's unsuspension hook: it has no user_unsuspend_post.
   'user_activate_post',
+  'user_modify_post',
   'domain_create_post',
   'domain_destroy_post',
   'subdomain_create_post',
@@ -83,6 +83,18 @@ const TRANSLATIONS: Record<DirectAdminHook, (env: Env) => SourcedDraft[]> = {
   user_destroy_post: accountOnly('account.deleted'),
   user_suspend_post: accountOnly('account.suspended'),
   user_activate_post: accountOnly('account.unsuspended'),
+  user_modify_post: (env) => {
+    const account = value(env, 'username');
+    const plan = value(env, 'package');
+    // A user changed without a package named (an e-mail, a limit of its own): no plan to apply.
+    if (plan.value === undefined) return [];
+    return [
+      {
+        draft: { type: 'plan.changed', account: account.value as string, plan: plan.value },
+        from: { account: account.from, plan: plan.from },
+      },
+    ];
+  },
   domain_create_post: domainEvent('domain.added'),
   domain_destroy_post: domainEvent('domain.removed'),
   subdomain_create_post: subdomainEvent('subdomain.added'),
@@ -104,5 +116,7 @@ export function translateDirectAdminHook(hook: string, env: Record<string, strin
   if (name === 'domain_create_post' && text(env.user_creation) === '1') {
     return nothingToDo(`${label}: ignored: the domain was created with its user (user_creation=1), covered by user_create_post`);
   }
-  return finishDrafts('directadmin', label, TRANSLATIONS[name](env), now);
+  const drafts = TRANSLATIONS[name](env);
+  if (drafts.length === 0) return nothingToDo(`${label}: no package named, so no plan to apply`);
+  return finishDrafts('directadmin', label, drafts, now);
 }
