@@ -12,6 +12,13 @@ export default tseslint.config(
     },
   },
   {
+    // The provider client never knows its test double: starting the sandbox is the wiring's choice (src/wiring/provider.ts).
+    files: ['src/provider/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/sandbox/**'], message: 'src/provider must not import the sandbox' }] }],
+    },
+  },
+  {
     // The CLI and benchmarks talk to a terminal on purpose.
     files: ['src/cli.ts', 'src/cli/**', 'bench/**', 'bin/**'],
     rules: { 'no-console': 'off' },

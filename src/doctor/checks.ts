@@ -14,7 +14,7 @@ import { loadMigrations } from '../db/migrate.js';
 import { processIsAlive, readLockHolder } from '../db/statistics.repo.js';
 import { describeError } from '../errors.js';
 import { paths } from '../paths.js';
-import { providerTarget } from '../provider/connect.js';
+import { providerTarget } from '../wiring/provider.js';
 import { createProviderClient, isProviderError, type ProviderClientOptions } from '../provider/index.js';
 import { fail, ok, SkipCheck, warn, type CheckResult, type DoctorCheck } from './doctor.js';
 import { probeDatabase } from './database-probe.js';

@@ -1,9 +1,14 @@
+/**
+ * The composition root's provider: the configured one, or the embedded sandbox, which only the
+ * serving process starts. Starting the sandbox is the wiring's choice: the provider client
+ * itself (src/provider) never knows its test double.
+ */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { readPartnerKey, startSandbox, type RunningSandbox } from '../sandbox/server.js';
-import { createProviderClient, type ProviderClient, type ProviderClientOptions } from './index.js';
+import { createProviderClient, type ProviderClient, type ProviderClientOptions } from '../provider/index.js';
 
 export interface ConnectedProvider {
   provider: ProviderClient;

@@ -1,0 +1,57 @@
+/** `wpp import` on the plugin's parts, and the scheduled panel comparison where this process may run the panel's tools. */
+import type { Logger } from 'pino';
+import { sendDriftNotice } from '../core/import.js';
+import type { JobQueue } from '../core/job-queue.js';
+import type { PluginSettings } from '../core/plugin-settings.js';
+import { createImportRepo } from '../db/import.repo.js';
+import type { Db } from '../db/open.js';
+import type { StatisticsRepo } from '../db/statistics.repo.js';
+import { createPanelImport } from '../panel/listings/index.js';
+import type { ProviderClient } from '../provider/index.js';
+import type { PluginOptions } from './types.js';
+
+/** `wpp import` on this plugin, and the scheduled panel check when WPP_PANEL names a panel. */
+export function wirePanelImport(
+  options: Pick<PluginOptions, 'config' | 'role' | 'panelRoot' | 'panelToolsAsRoot'>,
+  parts: {
+    db: Db;
+    stats: StatisticsRepo;
+    provider: ProviderClient;
+    queue: JobQueue;
+    settings: PluginSettings;
+    notifySecret: string;
+    logger: Logger;
+    now: () => number;
+  },
+) {
+  const { queue, settings, notifySecret } = parts;
+  const imports = createImportRepo(parts.db);
+  const panelImport = createPanelImport({
+    repo: imports,
+    stats: parts.stats,
+    provider: parts.provider,
+    ingestEvents: (events) => queue.ingestEvents(events),
+    logger: parts.logger.child({ component: 'import' }),
+    now: parts.now,
+    notifyDrift: async (notice) => {
+      const url = settings.notifyUrl();
+      if (url !== null) await sendDriftNotice({ url, secret: notifySecret }, notice);
+    },
+  });
+  const panelName = options.config.panel.name;
+  const mayRunPanelTools = options.panelToolsAsRoot ?? process.getuid?.() === 0;
+  if (panelName && options.config.panel.checkEveryMinutes !== null && !mayRunPanelTools && options.role === 'serve')
+    parts.logger.info(
+      { panel: panelName },
+      'the scheduled panel comparison is left to wpp-panel-check.timer: the panel tools answer root only',
+    );
+  const panelCheck =
+    panelName && mayRunPanelTools
+      ? async () => {
+          const source = { panel: panelName, ...(options.panelRoot ? { root: options.panelRoot } : {}) };
+          const result = await panelImport.run(source, { source: 'schedule', apply: false, prune: false });
+          return { comparisonId: result.comparisonId, differences: result.comparison.differences.length };
+        }
+      : undefined;
+  return { imports, panelImport, panelCheck };
+}

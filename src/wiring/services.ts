@@ -1,0 +1,63 @@
+/** The services (core/services.ts) on the plugin's repositories, queue, provider and settings. */
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { createJobQueue } from '../core/job-queue.js';
+import { notifyWhileOn } from '../core/notifications.js';
+import type { createPluginSettings } from '../core/plugin-settings.js';
+import { createServices } from '../core/services.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
+import type { createJobsRepo } from '../db/jobs.repo.js';
+import type { Db } from '../db/open.js';
+import type { ReadScheduleRepo } from '../db/read-schedule.repo.js';
+import type { SessionsRepo } from '../db/sessions.repo.js';
+import type { createSettingsRepo } from '../db/settings.repo.js';
+import type { StatisticsRepo } from '../db/statistics.repo.js';
+import { createUnprotectedRepo } from '../db/unprotected.repo.js';
+import type { Lifecycle } from '../lifecycle.js';
+import type { createMetrics } from '../metrics.js';
+import type { ProviderClient } from '../provider/index.js';
+
+/** The services (provisioning, sync, enforcement, protection) on the plugin's parts. */
+export function wireServices(
+  parts: {
+    db: Db;
+    accounts: AccountsRepo;
+    stats: StatisticsRepo;
+    schedule: ReadScheduleRepo;
+    jobs: ReturnType<typeof createJobsRepo>;
+    audit: ReturnType<typeof createSettingsRepo>;
+    sessions: SessionsRepo;
+    provider: ProviderClient;
+    logger: Logger;
+    now: () => number;
+    queue: ReturnType<typeof createJobQueue>;
+    life: Lifecycle;
+    metrics: ReturnType<typeof createMetrics>;
+    settings: ReturnType<typeof createPluginSettings>;
+    callbackKey: string;
+  },
+  where: { accountDomain: string; server: Config['server']; publicUrl: string; sync: Config['sync'] },
+) {
+  const { accounts, stats, schedule, provider, logger, now, queue, jobs, audit, life, metrics, settings, callbackKey } = parts;
+  return createServices({
+    accounts,
+    stats,
+    provider,
+    logger,
+    now,
+    settings: { accountDomain: where.accountDomain, server: where.server, publicUrl: where.publicUrl, callbackKey },
+    autoProtect: settings.autoProtect,
+    sync: where.sync,
+    schedule,
+    notify: notifyWhileOn(settings.notifyUrl, queue.notify),
+    notifySpike: notifyWhileOn(settings.notifyUrl, queue.notifySpike),
+    signal: life.signal,
+    track: life.track,
+    queue,
+    jobs,
+    unprotected: createUnprotectedRepo(parts.db),
+    audit,
+    observer: metrics.services,
+    endCustomerSessions: (account) => void parts.sessions.deleteSessionsOf('customer', account),
+  });
+}
