@@ -1,4 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -19,8 +21,26 @@ export interface WppProcessOptions {
   gid?: number;
 }
 
+/**
+ * A process of another user loads wpp from this checkout, so every folder above it must let
+ * others through (x for others). `mktemp -d` makes 0700 folders: a clone inside one fails such
+ * a test with a message that says so, not with "Cannot find package 'tsx'".
+ */
+function assertCheckoutReachableByOthers(uid: number): void {
+  for (let at = root.replace(/\/$/, ''); ; at = dirname(at)) {
+    const { mode, uid: owner } = statSync(at);
+    if (owner !== uid && (mode & 0o001) === 0) {
+      throw new Error(
+        `this test runs wpp as uid ${uid}, who cannot reach the checkout: ${at} has mode ${(mode & 0o777).toString(8)}; clone into a folder others may traverse (chmod o+x ${at})`,
+      );
+    }
+    if (dirname(at) === at) return;
+  }
+}
+
 /** The `wpp ...` child process from the sources, with only PATH and `env` in its environment. */
 function spawnChild(args: string[], options: WppProcessOptions): ChildProcessWithoutNullStreams {
+  if (options.uid !== undefined) assertCheckoutReachableByOthers(options.uid);
   const caps = options.dropCapabilities?.map((cap) => `-${cap}`).join(',');
   const node = [
     ...(caps ? ['setpriv', `--inh-caps=${caps}`, `--bounding-set=${caps}`] : []),
