@@ -135,7 +135,23 @@ async function wire(
   );
   wakeWorker = worker.wake;
   const repos = { accounts, stats, schedule, audit, sessions, adminViews: createAdminViewsRepo(db), imports };
-  httpServer?.serve(createPluginApp({ config, secrets, logger, now, queue, provider, settings, repos, services, sandbox, metrics }));
+  httpServer?.serve(
+    createPluginApp({
+      config,
+      secrets,
+      logger,
+      now,
+      queue,
+      provider,
+      settings,
+      repos,
+      services,
+      sandbox,
+      metrics,
+      pagesUrl: config.publicUrl ?? url,
+      ...(options.directadmin ? { directadmin: options.directadmin } : {}),
+    }),
+  );
 
   // Only the server announces itself; a one-shot command need not, on every run.
   logger[role.serves ? 'info' : 'debug']({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : connected.url }, 'plugin started');

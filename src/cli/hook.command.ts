@@ -11,7 +11,8 @@ import { createJobsRepo } from '../db/jobs.repo.js';
 import type { Db } from '../db/open.js';
 import { openPluginDatabase } from '../db/plugin-database.js';
 import { describeCpanelHooks, translateCpanelHook } from '../panel/adapters/cpanel.js';
-import { DIRECTADMIN_HOOKS, translateDirectAdminHook } from '../panel/adapters/directadmin.js';
+import { DIRECTADMIN_HOOKS } from '../panel/adapters/directadmin.js';
+import { translateDirectAdminHookWithFiles } from '../panel/directadmin-files.js';
 import { EMIT_OPTIONS, translateEmit } from '../panel/adapters/emit.js';
 import { PLESK_EVENTS } from '../panel/adapters/plesk.js';
 import type { AdapterResult } from '../panel/adapters/result.js';
@@ -151,7 +152,8 @@ async function runHook(call: HookCall): Promise<number> {
       result = await translatePleskHook(call.name, process.env, { tools: createToolRunner('/'), websiteAccount: websiteAccountIn });
       break;
     case 'directadmin':
-      result = translateDirectAdminHook(call.name, process.env);
+      // A restore and a renamed domain also read the user's files, where DirectAdmin keeps them ('/': a hook runs as root).
+      result = await translateDirectAdminHookWithFiles(call.name, process.env, createToolRunner('/'));
       break;
     case 'emit':
       result = translateEmit(call.args);

@@ -6,6 +6,7 @@ import { importCommand } from './import.command.js';
 import { installCommand, uninstallCommand } from './install.command.js';
 import { jobsCommand } from './jobs.command.js';
 import { launchUrlCommand } from './launch-url.command.js';
+import { directadminLaunchCommand } from './directadmin-launch.command.js';
 import { plansCommand } from './plans.command.js';
 import { sandboxCommand } from './sandbox.command.js';
 import { serveCommand } from './serve.command.js';
@@ -31,6 +32,7 @@ export function createProgram(): Command {
     limitsCommand(),
     plansCommand(),
     launchUrlCommand(),
+    directadminLaunchCommand(),
     importCommand(),
     resumeCommand(),
     installCommand(),

@@ -56,7 +56,8 @@ export const HOOK_VARIABLES = {
     'OLD_SUBDOMAIN_NAME',
     'NEW_IP_ADDRESS',
   ],
-  directadmin: ['username', 'email', 'package', 'domain', 'subdomain', 'ip', 'user_creation'],
+  // `newdomain`: domain_change_post's new name (`domain` is the old one there).
+  directadmin: ['username', 'email', 'package', 'domain', 'newdomain', 'subdomain', 'ip', 'user_creation'],
 } as const;
 
 /**

@@ -82,7 +82,7 @@ export function directadminPlan(source: InstallSource, settings: InstallSettings
     artefacts,
     nextSteps: [
       ...commonNextSteps,
-      'DirectAdmin shows "Web protection" in the user and admin menus (Evolution and the legacy skins); it needs DirectAdmin 1.689 or later, which runs plugin pages as root when plugin.conf asks.',
+      'DirectAdmin shows "Web protection" in the user and admin menus (Evolution and the legacy skins). The pages run as the signed-in user and sign in through the wpp service, which asks DirectAdmin (127.0.0.1:2222) whose session it is: the service must be running.',
     ],
   };
 }

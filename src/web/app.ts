@@ -5,6 +5,7 @@ import { createCallbacksRouter, type CallbackRouteDeps } from './callbacks.route
 import { createHooksRouter, type HooksRouteDeps } from './hooks.routes.js';
 import type { ClientProblem } from './listen.js';
 import { createMetricsRouter, type MetricsRouteDeps } from './metrics.routes.js';
+import { createPanelLaunchRouter, type PanelLaunchDeps } from './panel-launch.routes.js';
 import { paths } from '../paths.js';
 import { createAssetsRouter } from './pages/assets.routes.js';
 import { isCsrfError } from './pages/csrf.js';
@@ -20,6 +21,8 @@ export interface AppDeps {
   pages?: PagesDeps & { security: SecurityOptions };
   /** GET /metrics; without it the plugin has none. */
   metrics?: MetricsRouteDeps;
+  /** POST /panel-launch/directadmin, on a DirectAdmin server only (WPP_PANEL=directadmin): its pages' sign-in. */
+  panelLaunch?: PanelLaunchDeps;
 }
 
 /** Another process holds the database's write lock: nothing was written; the caller tries again. */
@@ -85,6 +88,7 @@ export function createApp(deps: AppDeps): express.Express {
   if (deps.metrics) app.use(createMetricsRouter(deps.metrics));
   app.use(createHooksRouter(deps.hooks));
   app.use(createCallbacksRouter(deps.callbacks));
+  if (deps.panelLaunch) app.use(createPanelLaunchRouter(deps.panelLaunch));
   if (deps.pages) {
     // The pages' headers (CSP and the rest) for what follows: the machine-to-machine routes above, timed per request, need none.
     app.use(securityHeaders(deps.pages.security));

@@ -25,6 +25,8 @@ import type { SessionsRepo } from '../db/sessions.repo.js';
 import type { PanelEvent } from '../panel/events.js';
 import type { PluginSecrets } from '../secrets.js';
 import { createApp } from './app.js';
+import { createDirectAdminSessionVerifier, type DirectAdminApiOptions } from '../panel/directadmin-session.js';
+import { listenerIsDirectAdmins } from '../panel/directadmin-listener.js';
 
 export interface PluginAppDeps {
   config: Config;
@@ -55,6 +57,10 @@ export interface PluginAppDeps {
   sandbox: { url: string; partnerKey: string } | undefined;
   /** GET /metrics and what the pages count into it. */
   metrics?: Pick<Metrics, 'render' | 'pages'>;
+  /** The pages' address as the browser reaches it (WPP_PUBLIC_URL, else the address the server is bound to). */
+  pagesUrl: string;
+  /** Where DirectAdmin's API is and how its listener is checked; default its real one (tests give a fake DirectAdmin). */
+  directadmin?: DirectAdminApiOptions;
 }
 
 /** The rules editor's URL template: WPP_RULES_EDITOR_URL, else the provider's (or the embedded sandbox's) dashboard. */
@@ -91,9 +97,21 @@ export function createPluginApp(deps: PluginAppDeps) {
     ...(deps.sandbox ? { maxTokenLifeMs: DEMO_LAUNCH_TOKEN_MAX_AGE_MS } : {}),
   });
   const ingest = (events: PanelEvent[]) => retryWhileBusy(() => queue.ingestEvents(events), REQUEST_BUSY_RETRY);
+  // Only where DirectAdmin is the panel: elsewhere nothing on its port is DirectAdmin, and nobody is signed in that way.
+  const panelLaunch =
+    config.panel.name === 'directadmin'
+      ? {
+          verifyDirectAdminSession: createDirectAdminSessionVerifier(deps.directadmin ?? { listenerIsDirectAdmins }),
+          signInKey: secrets.signIn,
+          pagesUrl: deps.pagesUrl,
+          now: deps.now,
+          logger: logger.child({ component: 'directadmin-sign-in' }),
+        }
+      : undefined;
   return createApp({
     logger,
     hooks: { panelSecret: secrets.hook, ingest },
+    ...(panelLaunch ? { panelLaunch } : {}),
     ...(deps.metrics
       ? { metrics: { token: config.metrics.token, tokenRequired: config.metrics.tokenRequired, render: deps.metrics.render } }
       : {}),

@@ -2,6 +2,7 @@
  * What the composition root (src/main.ts) is asked for and what it gives back: the roles a
  * process plays, its options, and the running plugin its callers (the CLI, tests, benches) use.
  */
+import type { DirectAdminApiOptions } from '../panel/directadmin-session.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { EnforceResult } from '../core/enforcement.js';
@@ -57,6 +58,8 @@ export interface PluginOptions {
    * `wpp import <panel> --if-due`, run as root by wpp-panel-check.timer.
    */
   panelToolsAsRoot?: boolean;
+  /** DirectAdmin's API for the pages' sign-in (default: its real address, its listener checked in /proc), for tests. */
+  directadmin?: DirectAdminApiOptions;
   /** Worker tuning, for tests. */
   workerOptions?: { pollMs?: number; leaseMs?: number; backoff?: { baseMs?: number; maxMs?: number } };
 }

@@ -111,6 +111,18 @@ describe('wpp hook plesk, directadmin and emit', () => {
     expect(jobRows()).toHaveLength(before);
   });
 
+  it('directadmin: a renamed domain queues the new name protected, then the old one removed', async () => {
+    const { hook, env } = fixture('directadmin/domain-change-post.json');
+    const run = await wpp(['hook', 'directadmin', hook as string], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toMatch(/^domain\.added queued \(job \d+\); domain\.removed queued \(job \d+\)$/);
+    const events = jobRows()
+      .filter((job) => job.account === 'bob')
+      .sort((a, b) => a.id - b.id)
+      .map((job) => job.payload as { type: string; domain: string });
+    expect(events.map(({ type, domain }) => `${type} ${domain}`)).toEqual(['domain.added bob-new.example', 'domain.removed bob.example']);
+  });
+
   it('directadmin: a post hook wpp cannot take exits 0 (DirectAdmin would report the whole set failed), saying why on standard error', async () => {
     const before = jobRows().length;
     const { hook, env } = fixture('directadmin/subdomain-create-post-missing-user.json');

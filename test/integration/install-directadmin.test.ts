@@ -89,12 +89,12 @@ describe('wpp install directadmin', () => {
         'version=0.4.0',
         'active=yes',
         'installed=yes',
-        'user_run_as=root',
-        'admin_run_as=root',
         'menu_user=images/user_menu.json',
         'menu_admin=images/admin_menu.json',
       ]),
     );
+    // Recent DirectAdmin refuses a plugin that asks to run as root ("must not be uid=0"): the pages run as the signed-in user.
+    expect(conf.filter((line) => /_run_as=/.test(line))).toEqual([]);
     const menu = (level: string) => JSON.parse(read(`${PLUGIN}/images/${level}_menu.json`)) as { entries: { href: string }[] }[];
     expect(menu('user')[0]?.entries.map((e) => e.href)).toEqual(['/CMD_PLUGINS/wpp/index.raw']);
     expect(menu('admin')[0]?.entries.map((e) => e.href)).toEqual(['/CMD_PLUGINS_ADMIN/wpp/index.raw']);
@@ -202,10 +202,12 @@ describe('the installed pages and scripts, run with a fake launcher', () => {
       launcher,
       [
         '#!/bin/sh',
-        `printf '%s|' "$@" >> '${launcherLog}'; printf 'username=%s\\n' "\${username-}" >> '${launcherLog}'`,
-        'case "$*" in *" fail"*) echo "wpp: no" >&2; exit 1 ;; *" inject"*) printf "https://x/\\r\\nSet-Cookie: a=b\\n"; exit 0 ;; esac',
-        'for last in "$@"; do :; done',
-        'echo "https://panel.example:8443/launch?token=for-$last"',
+        // What the page hands over on standard input, one value a line, logged with the arguments.
+        'input=$(tr "\\n" "," )',
+        `printf '%s|' "$@" >> '${launcherLog}'; printf 'stdin=%s|username=%s\\n' "$input" "\${username-}" >> '${launcherLog}'`,
+        'case "$input" in *",fail,"*) echo "wpp: no" >&2; exit 1 ;; *",inject,"*) printf "https://x/\\r\\nSet-Cookie: a=b\\n"; exit 0 ;; esac',
+        'user=$(printf %s "$input" | cut -d, -f3)',
+        'echo "https://panel.example:8443/launch?token=for-$user"',
         '',
       ].join('\n'),
       { mode: 0o755 },
@@ -227,36 +229,51 @@ describe('the installed pages and scripts, run with a fake launcher', () => {
     return { code: result.status, status, headers, body };
   };
 
-  it("a signed-in user is redirected to the launch URL the launcher printed for that user's account", () => {
-    const answer = page('user', { USERNAME: 'alice' });
+  const SESSION = { SESSION_ID: 'sess0id0123456789', SESSION_KEY: 'sess0key0123456789' };
+
+  it("hands a signed-in user's session to the launcher on standard input (never as an argument) and redirects to the URL it printed", () => {
+    const answer = page('user', { USERNAME: 'alice', ...SESSION, SESSION_SELECTED_DOMAIN: 'alice.example' });
     expect(answer.code).toBe(0);
     expect(answer.status).toBe('HTTP/1.1 302 Found');
     expect(answer.headers).toContain('Location: https://panel.example:8443/launch?token=for-alice');
     expect(answer.headers).toContain('Cache-Control: no-store');
-    expect(launcherCalls()).toEqual(['launch-url|--panel|directadmin|--account|alice|username=']);
+    expect(launcherCalls()).toEqual([
+      'directadmin-launch|--account|stdin=sess0id0123456789,sess0key0123456789,alice,alice.example,|username=',
+    ]);
+  });
+
+  it('runs as the DirectAdmin user, not root: plugin.conf no longer asks for root', () => {
+    const answer = page('user', { USERNAME: 'alice', ...SESSION }, { uid: 65534, gid: 65534 });
+    expect(answer.status).toBe('HTTP/1.1 302 Found');
+    expect(answer.headers).toContain('Location: https://panel.example:8443/launch?token=for-alice');
   });
 
   it('a query string naming another user changes nothing', () => {
-    const answer = page('user', { USERNAME: 'alice', QUERY_STRING: 'USERNAME=bob&account=bob&username=bob', username: 'bob' });
+    const answer = page('user', { USERNAME: 'alice', ...SESSION, QUERY_STRING: 'USERNAME=bob&account=bob&username=bob', username: 'bob' });
     expect(answer.headers).toContain('Location: https://panel.example:8443/launch?token=for-alice');
-    expect(launcherCalls()).toEqual(['launch-url|--panel|directadmin|--account|alice|username=bob']);
+    expect(launcherCalls()).toEqual(['directadmin-launch|--account|stdin=sess0id0123456789,sess0key0123456789,alice,,|username=bob']);
   });
 
-  it('an admin is redirected to an admin launch URL', () => {
-    const answer = page('admin', { USERNAME: 'admin' });
+  it("an admin's page asks for the admin pages", () => {
+    const answer = page('admin', { USERNAME: 'admin', ...SESSION });
     expect(answer.status).toBe('HTTP/1.1 302 Found');
     expect(answer.headers).toContain('Location: https://panel.example:8443/launch?token=for-admin');
-    expect(launcherCalls()).toEqual(['launch-url|--panel|directadmin|--admin|admin|username=']);
+    expect(launcherCalls()).toEqual(['directadmin-launch|--admin|stdin=sess0id0123456789,sess0key0123456789,admin,,|username=']);
   });
 
-  it('without USERNAME, or with one DirectAdmin would never set, the answer is an error and no redirect', () => {
+  it('without a user or a session DirectAdmin would set, the answer is an error and no redirect', () => {
     for (const env of <Record<string, string>[]>[
       {},
-      { USERNAME: '' },
-      { USERNAME: 'alice --admin x' },
-      { USERNAME: '-alice' },
-      { USERNAME: 'Alice$(id)' },
-      { QUERY_STRING: 'USERNAME=bob' },
+      { ...SESSION },
+      { USERNAME: '', ...SESSION },
+      { USERNAME: 'alice --admin x', ...SESSION },
+      { USERNAME: '-alice', ...SESSION },
+      { USERNAME: 'Alice$(id)', ...SESSION },
+      { QUERY_STRING: 'USERNAME=bob', ...SESSION },
+      { USERNAME: 'alice' },
+      { USERNAME: 'alice', SESSION_ID: 'sess0id0123456789' },
+      { USERNAME: 'alice', SESSION_ID: 'a\nb', SESSION_KEY: 'sess0key0123456789' },
+      { USERNAME: 'alice', SESSION_ID: 'sess0id0123456789', SESSION_KEY: 'k$(id)' },
     ]) {
       const answer = page('user', env);
       expect(answer.status, JSON.stringify(env)).toBe('HTTP/1.1 403 Forbidden');
@@ -267,17 +284,10 @@ describe('the installed pages and scripts, run with a fake launcher', () => {
 
   it('a launcher that fails or prints more than a URL gives an error, never a header of its making', () => {
     for (const USERNAME of ['fail', 'inject']) {
-      const answer = page('user', { USERNAME });
+      const answer = page('user', { USERNAME, ...SESSION });
       expect(answer.status).toBe('HTTP/1.1 503 Service Unavailable');
       expect(answer.headers.some((h) => /^(Location|Set-Cookie)/.test(h))).toBe(false);
     }
-  });
-
-  it('refuses to run as anyone but root (DirectAdmin without user_run_as=root), without calling the launcher', () => {
-    const answer = page('user', { USERNAME: 'alice' }, { uid: 65534, gid: 65534 });
-    expect(answer.status).toBe('HTTP/1.1 503 Service Unavailable');
-    expect(answer.body).toContain('does not run as root');
-    expect(launcherCalls()).toEqual([]);
   });
 
   it("the default entry links to the redirecting page; the hook scripts and the plugin manager's scripts run the launcher", () => {
@@ -289,9 +299,9 @@ describe('the installed pages and scripts, run with a fake launcher', () => {
     spawnSync(join(copy, 'wpp/scripts/uninstall.sh'), [], { encoding: 'utf8' });
     spawnSync(join(copy, 'wpp/scripts/install.sh'), [], { encoding: 'utf8' });
     expect(launcherCalls()).toEqual([
-      'hook|directadmin|user_create_post|username=alice',
-      'uninstall|directadmin|username=',
-      'install|directadmin|username=',
+      'hook|directadmin|user_create_post|stdin=|username=alice',
+      'uninstall|directadmin|stdin=|username=',
+      'install|directadmin|stdin=|username=',
     ]);
   });
 });

@@ -79,6 +79,14 @@ describe('the launcher', () => {
     expect(da.env).toMatchObject({ username: 'fred', domain: 'fred.example', package: 'gold plan' });
     expect(da.env.WPP_PROVIDER_API_KEY).toBe('key from the env file');
 
+    // A domain renamed: the new name is `newdomain` (DirectAdmin's domain_change_post).
+    const renamed = run(['hook', 'directadmin', 'domain_change_post'], {
+      username: 'bob',
+      domain: 'bob.example',
+      newdomain: 'bob-new.example',
+    });
+    expect(renamed.env).toMatchObject({ username: 'bob', domain: 'bob.example', newdomain: 'bob-new.example' });
+
     // Not a hook: the same names are not passed.
     expect(run(['launch-url', '--admin', 'root'], { NEW_LOGIN_NAME: 'jdoe', username: 'fred' }).env).not.toHaveProperty('username');
   });

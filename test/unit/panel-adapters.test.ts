@@ -342,8 +342,26 @@ describe('DirectAdmin hook scripts', () => {
     ['user-modify-post', [{ type: 'plan.changed', account: 'fred', plan: 'silver' }]],
     ['subdomain-create-post', [{ type: 'subdomain.added', account: 'fred', domain: 'fred-site.example', subdomain: 'blog' }]],
     ['subdomain-destroy-post', [{ type: 'subdomain.removed', account: 'fred', domain: 'fred-site.example', subdomain: 'blog' }]],
+    // A domain renamed (`domain` old, `newdomain` new): the new name protected, then the old one removed.
+    [
+      'domain-change-post',
+      [
+        { type: 'domain.added', account: 'bob', domain: 'bob-new.example', ip: '192.0.2.30' },
+        { type: 'domain.removed', account: 'bob', domain: 'bob.example' },
+      ],
+    ],
   ] satisfies [string, Shape[]][])('%s', (name, expected) => {
     expect(shapes(directadmin(name, NOW))).toEqual(expected.map(shape));
+  });
+
+  it('refuses a domain change without the new name, queuing neither half of it', () => {
+    const { error, paths } = errorOf(directadmin('domain-change-post-missing-newdomain', NOW));
+    expect(error).toBe('DirectAdmin domain_change_post: domain.added needs a domain: newdomain is missing');
+    expect(paths).toEqual(['newdomain']);
+  });
+
+  it('registers domain_change_post and user_restore_post', () => {
+    expect(DIRECTADMIN_HOOKS).toEqual(expect.arrayContaining(['domain_change_post', 'user_restore_post']));
   });
 
   it('registers user_activate_post for unsuspensions, and no user_unsuspend_post (DirectAdmin has none)', () => {

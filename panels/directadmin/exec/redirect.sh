@@ -1,10 +1,12 @@
 # wpp {{VERSION}}: sourced by user/index.raw and admin/index.raw. A .raw page writes its own
 # HTTP response; this one is a redirect to a one-time sign-in URL for the signed-in user only.
 #
-# Who is asking comes from USERNAME alone, which DirectAdmin sets for the session it has signed
-# in. QUERY_STRING and the request body are never read, so a request cannot name someone else.
-# The page runs as root (plugin.conf *_run_as=root) because the URL is signed with the sign-in
-# key in /var/lib/wpp, which no DirectAdmin user can read.
+# The page runs as the signed-in DirectAdmin user, not root: recent DirectAdmin refuses plugin
+# pages that ask to run as uid 0. It cannot sign anyone in (the sign-in key is the wpp service's).
+# It hands the session DirectAdmin gave it (SESSION_ID, SESSION_KEY) to the service, on standard
+# input, never as arguments; the service asks DirectAdmin's own API whose session it is and makes
+# a launch URL for that user only. USERNAME is sent along and must match DirectAdmin's answer.
+# QUERY_STRING and the request body are never read, so a request cannot name someone else.
 
 WPP_LAUNCHER='{{LAUNCHER}}'
 
@@ -23,10 +25,16 @@ wpp_redirect() {
     '') wpp_answer '403 Forbidden' 'DirectAdmin did not say who is signed in. Open this page from the DirectAdmin menu.' ;;
     [!a-z0-9]* | *[!a-z0-9._-]*) wpp_answer '403 Forbidden' 'This is not a DirectAdmin user name.' ;;
   esac
-  if [ "$(/usr/bin/id -u)" != 0 ]; then
-    wpp_answer '503 Service Unavailable' 'Web protection is not set up completely on this server (its page does not run as root). Please tell your host.'
-  fi
-  wpp_url=$("$WPP_LAUNCHER" launch-url --panel directadmin "$1" "$wpp_who" 2>/dev/null) ||
+  # DirectAdmin's session values are letters and digits; anything else is not DirectAdmin's.
+  for wpp_value in "${SESSION_ID:-}" "${SESSION_KEY:-}"; do
+    case "$wpp_value" in
+      '' | *[!A-Za-z0-9]*) wpp_answer '403 Forbidden' 'DirectAdmin did not hand this page a session. Open it from the DirectAdmin menu.' ;;
+    esac
+  done
+  wpp_domain="${SESSION_SELECTED_DOMAIN:-}"
+  case "$wpp_domain" in *[!A-Za-z0-9.-]*) wpp_domain='' ;; esac
+  # printf is the shell's own: the session never appears in a process's arguments.
+  wpp_url=$(printf '%s\n%s\n%s\n%s\n' "$SESSION_ID" "$SESSION_KEY" "$wpp_who" "$wpp_domain" | "$WPP_LAUNCHER" directadmin-launch "$1" 2>/dev/null) ||
     wpp_answer '503 Service Unavailable' 'Web protection is not available right now. Please try again in a minute.'
   # Only a URL goes into the Location header: no line break, space or quote can end it early.
   case "$wpp_url" in

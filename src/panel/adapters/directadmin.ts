@@ -4,6 +4,11 @@
  * user_create_post and user_modify_post also get the whole user.conf (username, email,
  * domain, package, ip...). A user moved to another package is a user_modify_post naming it
  * (the package_* hooks are for editing the packages themselves).
+ *
+ * Two hooks say less than wpp needs, and get what the user's files say besides (read by
+ * ../directadmin-files.ts, since adapters do no I/O): user_restore_post names only the user,
+ * and a restore replays no domain hook; domain_change_post names the old and the new domain,
+ * not the subdomains DirectAdmin moved along.
  */
 import { failure, finishDrafts, nothingToDo, relativeLabel, text, type AdapterResult, type SourcedDraft } from './result.js';
 
@@ -20,7 +25,20 @@ export const DIRECTADMIN_HOOKS = [
   'domain_destroy_post',
   'subdomain_create_post',
   'subdomain_destroy_post',
+  // A domain renamed: `domain` is the old name, `newdomain` the new one.
+  'domain_change_post',
+  // A user restored from a backup (or moved in from another server): its domains come from its files.
+  'user_restore_post',
 ] as const satisfies readonly string[];
+
+/** What a user's files say (user.conf, domains.list, domains/<domain>.subdomains), for the hooks whose environment does not. */
+export interface DirectAdminUserFiles {
+  email: string | undefined;
+  plan: string | undefined;
+  suspended: boolean;
+  ip: string | undefined;
+  domains: { domain: string; subdomains: string[] }[];
+}
 
 type DirectAdminHook = (typeof DIRECTADMIN_HOOKS)[number];
 
@@ -59,7 +77,46 @@ function subdomainEvent(type: 'subdomain.added' | 'subdomain.removed') {
   };
 }
 
-const TRANSLATIONS: Record<DirectAdminHook, (env: Env) => SourcedDraft[]> = {
+/** Where a value read from the user's files came from, for messages. */
+const FILES = "the user's files";
+
+function domainChange(env: Env, files: DirectAdminUserFiles | undefined): SourcedDraft[] {
+  const account = value(env, 'username');
+  const old = value(env, 'domain');
+  const renamed = value(env, 'newdomain');
+  const ip = value(env, 'ip');
+  const name = account.value as string;
+  // DirectAdmin renames domains/<old>.subdomains with the domain: the new name keeps them.
+  const moved = files?.domains.find((entry) => entry.domain.toLowerCase() === renamed.value?.toLowerCase())?.subdomains ?? [];
+  return [
+    {
+      draft: { type: 'domain.added', account: name, domain: renamed.value, ip: ip.value },
+      from: { account: account.from, domain: renamed.from, ip: ip.from },
+    },
+    ...moved.map((label): SourcedDraft => ({
+      draft: { type: 'subdomain.added', account: name, domain: renamed.value, subdomain: label },
+      from: { account: account.from, domain: renamed.from, subdomain: FILES },
+    })),
+    { draft: { type: 'domain.removed', account: name, domain: old.value }, from: { account: account.from, domain: old.from } },
+  ];
+}
+
+/** A restored user as its files have it: the account, each domain with its subdomains, and its suspension. */
+function restoredUser(env: Env, files: DirectAdminUserFiles): SourcedDraft[] {
+  const account = value(env, 'username');
+  const name = account.value as string;
+  const from = { account: account.from, email: FILES, plan: FILES, domain: FILES, subdomain: FILES, ip: FILES };
+  return [
+    { draft: { type: 'account.created', account: name, email: files.email, plan: files.plan }, from },
+    ...files.domains.flatMap(({ domain, subdomains }): SourcedDraft[] => [
+      { draft: { type: 'domain.added', account: name, domain, plan: files.plan, ip: files.ip }, from },
+      ...subdomains.map((subdomain): SourcedDraft => ({ draft: { type: 'subdomain.added', account: name, domain, subdomain }, from })),
+    ]),
+    ...(files.suspended ? [{ draft: { type: 'account.suspended', account: name }, from } satisfies SourcedDraft] : []),
+  ];
+}
+
+const TRANSLATIONS: Record<Exclude<DirectAdminHook, 'domain_change_post' | 'user_restore_post'>, (env: Env) => SourcedDraft[]> = {
   user_create_post: (env) => {
     const account = value(env, 'username');
     const email = value(env, 'email');
@@ -103,7 +160,16 @@ const TRANSLATIONS: Record<DirectAdminHook, (env: Env) => SourcedDraft[]> = {
 
 const isDirectAdminHook = (hook: string): hook is DirectAdminHook => (DIRECTADMIN_HOOKS as readonly string[]).includes(hook);
 
-export function translateDirectAdminHook(hook: string, env: Record<string, string | undefined>, now?: Date): AdapterResult {
+/**
+ * `files`: the user's files, for domain_change_post (optional: without them the subdomains are
+ * the plan's) and user_restore_post (required: the environment names only the user).
+ */
+export function translateDirectAdminHook(
+  hook: string,
+  env: Record<string, string | undefined>,
+  now?: Date,
+  files?: DirectAdminUserFiles,
+): AdapterResult {
   // Callers may pass the script's file name.
   const name = hook.trim().replace(/\.sh$/, '');
   if (!isDirectAdminHook(name)) {
@@ -116,7 +182,13 @@ export function translateDirectAdminHook(hook: string, env: Record<string, strin
   if (name === 'domain_create_post' && text(env.user_creation) === '1') {
     return nothingToDo(`${label}: ignored: the domain was created with its user (user_creation=1), covered by user_create_post`);
   }
-  const drafts = TRANSLATIONS[name](env);
+  let drafts: SourcedDraft[];
+  if (name === 'domain_change_post') drafts = domainChange(env, files);
+  else if (name === 'user_restore_post') {
+    if (files === undefined)
+      return failure(`${label}: the user's files were not read: nothing to restore from`, [{ path: 'username', message: 'no user files' }]);
+    drafts = restoredUser(env, files);
+  } else drafts = TRANSLATIONS[name](env);
   if (drafts.length === 0) return nothingToDo(`${label}: no package named, so no plan to apply`);
   return finishDrafts('directadmin', label, drafts, now);
 }

@@ -55,6 +55,9 @@ async function readUser(dir: string, user: string): Promise<PanelListingInput['a
   };
 }
 
+/** One user as its files have it; null when it has no user.conf (no such user). */
+export const readDirectAdminUser = (tools: ToolRunner, user: string) => readUser(tools.at(DIRECTADMIN_USERS), user);
+
 export async function readDirectAdminListing(tools: ToolRunner): Promise<PanelListingInput> {
   const dir = tools.at(DIRECTADMIN_USERS);
   const users = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {

@@ -1,0 +1,60 @@
+/**
+ * `wpp directadmin-launch --account|--admin`: what the DirectAdmin pages run, as the signed-in
+ * DirectAdmin user (never root: recent DirectAdmin refuses to run plugin pages as uid 0). It
+ * cannot sign anyone in itself (the sign-in key is the service's); it hands the session to the
+ * running plugin, which asks DirectAdmin whose it is, and prints the launch URL it gets back.
+ *
+ * The session comes on standard input, one value a line (session id, session key, user,
+ * selected domain), never as arguments, which every local user can read in `ps`.
+ */
+import { Command } from 'commander';
+import { z } from 'zod';
+import { standaloneConfigFromEnv, UsageError } from './shared.js';
+
+/** Standard input, at most 4 KB: four short lines are all a page sends. */
+async function readStandardInput(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += (chunk as Buffer).toString('utf8');
+    if (text.length > 4096) throw new UsageError('standard input holds more than a DirectAdmin session');
+  }
+  return text;
+}
+
+const answerSchema = z.object({ url: z.string().regex(/^https?:\/\/[A-Za-z0-9:/?#&=._~%+-]+$/) });
+const refusalSchema = z.object({ message: z.string() });
+
+async function run(role: 'customer' | 'admin'): Promise<void> {
+  const [sessionId = '', sessionKey = '', username = '', domain = ''] = (await readStandardInput()).split('\n');
+  // A user's page answers as DirectAdmin sets the values: the service checks them all (400 for any it does not take).
+  const body = JSON.stringify({ role, sessionId, sessionKey, username, ...(domain.trim() === '' ? {} : { domain: domain.trim() }) });
+  // WPP_HOOK_URL: the plugin's own address on this server (the page cannot read /etc/wpp/env: the default, 127.0.0.1:8080).
+  const { hook } = standaloneConfigFromEnv();
+  const response = await fetch(`${hook.url}/panel-launch/directadmin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    redirect: 'error',
+    signal: AbortSignal.timeout(15_000),
+  });
+  const answer: unknown = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const refusal = refusalSchema.safeParse(answer);
+    throw new UsageError(
+      `the plugin refused the DirectAdmin sign-in (${response.status}): ${refusal.success ? refusal.data.message : 'no message'}`,
+    );
+  }
+  const parsed = answerSchema.safeParse(answer);
+  if (!parsed.success) throw new Error('the plugin answered without a launch URL');
+  console.log(parsed.data.url);
+}
+
+export const directadminLaunchCommand = () =>
+  new Command('directadmin-launch')
+    .description("DirectAdmin's pages: hand the signed-in session (standard input) to the plugin and print the launch URL it issues")
+    .option('--account', "the user's own pages (DirectAdmin's user level)")
+    .option('--admin', "the admin pages (DirectAdmin's admin level; DirectAdmin must say the session is an admin's)")
+    .action(async (options: { account?: boolean; admin?: boolean }) => {
+      if (options.account === options.admin) throw new UsageError('give either --account or --admin');
+      await run(options.admin ? 'admin' : 'customer');
+    });

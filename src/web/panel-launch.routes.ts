@@ -1,0 +1,80 @@
+/**
+ * POST /panel-launch/directadmin: a DirectAdmin page (running as the signed-in DirectAdmin
+ * user, never root) hands over the session DirectAdmin gave it; DirectAdmin is asked whose it
+ * is (panel/directadmin-session.ts), and only then is a launch URL made, for exactly that
+ * user and the role its level allows (core/panel-sign-in.ts). This process holds the sign-in
+ * key; the page never sees it. Neither the session nor DirectAdmin's answer is ever logged.
+ */
+import express from 'express';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { AppError } from '../errors.js';
+import { createLaunchToken, LAUNCH_TOKEN_MAX_AGE_MS } from '../core/launch-tokens.js';
+import { panelSignIn } from '../core/panel-sign-in.js';
+import type { DirectAdminSessionVerifier } from '../panel/directadmin-session.js';
+import { normalized } from '../panel/events.js';
+import { normalizeDomain } from '../provider/spec.js';
+
+export interface PanelLaunchDeps {
+  verifyDirectAdminSession: DirectAdminSessionVerifier;
+  signInKey: string;
+  /** The pages' address as the browser reaches it. */
+  pagesUrl: string;
+  now: () => number;
+  logger: Logger;
+}
+
+/** DirectAdmin's session id and key are letters and digits (39 of them on 1.709). */
+const sessionValue = z.string().regex(/^[A-Za-z0-9]{8,128}$/, 'is not a DirectAdmin session value');
+
+const requestSchema = z.strictObject({
+  role: z.enum(['customer', 'admin']),
+  sessionId: sessionValue,
+  sessionKey: sessionValue,
+  username: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'is not a DirectAdmin user name'),
+  domain: normalized(normalizeDomain, 'domain name').optional(),
+});
+
+export function createPanelLaunchRouter(deps: PanelLaunchDeps): express.Router {
+  const router = express.Router();
+  router.post('/panel-launch/directadmin', express.json({ limit: '4kb' }), (req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    const parsed = requestSchema.safeParse(req.body);
+    if (!parsed.success) {
+      const details = parsed.error.issues.map((issue) => ({ path: issue.path.join('.') || '(body)', message: issue.message }));
+      throw new AppError('BAD_REQUEST', 'Send the DirectAdmin session (sessionId, sessionKey), the user and the role', details);
+    }
+    const { sessionId, sessionKey, ...claim } = parsed.data;
+    deps
+      .verifyDirectAdminSession({ sessionId, sessionKey })
+      .then((answer) => {
+        if (!answer.ok) {
+          deps.logger.warn(
+            { reason: answer.reason, claimed: claim.username, role: claim.role, why: answer.message },
+            'DirectAdmin sign-in refused',
+          );
+          throw answer.reason === 'refused'
+            ? new AppError('UNAUTHORIZED', 'DirectAdmin does not know this session: sign in to DirectAdmin again.')
+            : new AppError('UNAVAILABLE', 'DirectAdmin could not confirm who is signed in; try again in a minute.', [], {
+                retryAfterSeconds: 5,
+              });
+        }
+        const decided = panelSignIn('directadmin', claim, { username: answer.user.username, level: answer.user.usertype });
+        if (!decided.ok) {
+          deps.logger.warn(
+            { claimed: claim.username, user: answer.user.username, level: answer.user.usertype, role: claim.role },
+            'DirectAdmin sign-in refused',
+          );
+          throw new AppError('FORBIDDEN', decided.message);
+        }
+        const { token, claims } = createLaunchToken(deps.signInKey, decided.request, {
+          now: deps.now(),
+          maxAgeMs: LAUNCH_TOKEN_MAX_AGE_MS,
+        });
+        deps.logger.info({ user: answer.user.username, role: claims.role }, 'DirectAdmin sign-in: launch URL issued');
+        res.json({ url: `${deps.pagesUrl}/launch?token=${token}`, expiresAt: claims.expiresAt });
+      })
+      .catch(next);
+  });
+  return router;
+}
