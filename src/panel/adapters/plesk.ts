@@ -42,7 +42,7 @@ export const PLESK_EVENTS = [
   'domain_status_update',
 ] as const satisfies readonly string[];
 
-type PleskEvent = (typeof PLESK_EVENTS)[number];
+export type PleskEvent = (typeof PLESK_EVENTS)[number];
 
 function value(env: Env, name: string): { value: string | undefined; from: string } {
   return { value: text(env[name]), from: name };
