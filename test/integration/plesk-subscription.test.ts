@@ -114,7 +114,8 @@ describe('Plesk: a new domain whose owner Plesk cannot name yet', () => {
     expect(queued.created).toBe(true);
 
     // Plesk still cannot say: the job waits, with the reason for the admin, and nothing is lost.
-    await waitFor(() => (plugin.jobs.get(queued.jobId)?.attempts ?? 0) >= 1, 10_000, 'a first attempt');
+    // A claim counts the attempt before the run fails: wait for the failure itself.
+    await waitFor(() => Boolean(plugin.jobs.get(queued.jobId)?.lastError), 10_000, 'a first failed attempt');
     const waiting = plugin.jobs.get(queued.jobId);
     expect(waiting).toMatchObject({ kind: 'panel.owner', domain: 'doe-new.example' });
     expect(waiting?.state).not.toBe('done');
