@@ -9,7 +9,10 @@ import { deliverEvents, queueOwnerLookup } from '../../src/cli/hook.command.js';
 import { createToolRunner } from '../../src/install/tools.js';
 import { PLESK_TOOL, translatePleskHook, type PleskOwnerSources } from '../../src/panel/plesk-owner.js';
 import { fakeTool, toolCalls } from '../helpers/fake-tools.js';
-import { startTestPlugin } from '../helpers/plugin.js';
+import { createPageClient, textOf } from '../helpers/page-client.js';
+import { admin, launchUrl } from '../helpers/pages.js';
+import { runWpp } from '../helpers/cli.js';
+import { startTestPlugin, testEnv } from '../helpers/plugin.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -48,6 +51,17 @@ async function hook(name: string) {
   await deliverEvents(plugin.config, result.events);
   await plugin.idle();
   return result;
+}
+
+/** A page client signed in as an administrator of `on` (its forms carry the session's CSRF token). */
+function signedInAdmin(on: Awaited<ReturnType<typeof startTestPlugin>>) {
+  const client = createPageClient(on.url);
+  return {
+    async get(path: string) {
+      if ((await client.get(launchUrl(on, admin('plesk-admin')))).status !== 303) throw new Error('the admin launch failed');
+      return client.get(path);
+    },
+  };
 }
 
 const requested = async (domain: string) =>
@@ -120,6 +134,13 @@ describe('Plesk: a new domain whose owner Plesk cannot name yet', () => {
     expect(waiting).toMatchObject({ kind: 'panel.owner', domain: 'doe-new.example' });
     expect(waiting?.state).not.toBe('done');
     expect(waiting?.lastError).toContain('Unable to find domain doe-new.example');
+    // The admin sees it waiting, in words, with why.
+    const page = await signedInAdmin(plugin).get('/admin/jobs?kind=panel.owner');
+    expect(page.status).toBe(200);
+    const shown = textOf(page.body);
+    expect(shown).toContain("waiting for the panel to name the domain's owner");
+    expect(shown).toContain('doe-new.example');
+    expect(shown).toContain('Unable to find domain doe-new.example');
 
     fakePlesk('domain-info-jdoe.txt');
     await waitFor(() => plugin.jobs.get(queued.jobId)?.state === 'done', 10_000, 'the owner lookup to succeed');
@@ -128,4 +149,41 @@ describe('Plesk: a new domain whose owner Plesk cannot name yet', () => {
     expect(await requested('doe-new.example')).toBe('online');
     expect(toolCalls(root)).toContainEqual([PLESK_TOOL, 'bin', 'domain', '--info', 'doe-new.example']);
   });
+});
+
+describe('Plesk: a kept event on an installed server, whose serve may not run Plesk (root only)', () => {
+  it("waits, saying so, until the root timer's wpp import plesk asks Plesk and queues it", async () => {
+    const installed = await startTestPlugin(sandbox, { panelToolsAsRoot: false, env: { WPP_SERVER_IP: '198.51.100.7' } });
+    try {
+      fakePlesk('domain-info-jdoe.txt');
+      const lookup = {
+        panel: 'plesk' as const,
+        event: 'site_create',
+        domain: 'doe-kept.example',
+        env: { NEW_DOMAIN_NAME: 'doe-kept.example' },
+        occurredAt: new Date().toISOString(),
+      };
+      const queued = queueOwnerLookup(installed.config, lookup);
+      await waitFor(() => Boolean(installed.jobs.get(queued.jobId)?.lastError), 10_000, 'the worker to try');
+      expect(installed.jobs.get(queued.jobId)?.lastError).toContain(
+        "waiting for the plesk panel check: this process may not run the panel's tools (root only)",
+      );
+      expect(installed.jobs.get(queued.jobId)?.state).toBe('pending');
+
+      // wpp-panel-check.timer's command, as root: asks Plesk, queues the event, settles the job.
+      const run = await runWpp(['import', 'plesk', '--root', root, '--if-due'], {
+        env: testEnv(installed.dataDir, sandbox, { WPP_SERVER_IP: '198.51.100.7' }),
+      });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('1 kept Plesk event queued: Plesk named the owner');
+      expect(installed.jobs.get(queued.jobId)?.state).toBe('done');
+      await installed.idle();
+      expect(installed.accounts.getWebsite('doe-kept.example')).toMatchObject({ account: 'jdoe', state: 'active' });
+      expect(await requested('doe-kept.example')).toBe('online');
+    } finally {
+      await installed.close();
+      removeTempDir(installed.dataDir);
+    }
+  }, 30_000);
 });
