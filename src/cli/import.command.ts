@@ -109,10 +109,11 @@ async function runImport(panel: string | undefined, values: z.output<typeof opti
         resolve: (lookup) =>
           resolveOwnerLookup(lookup, { tools, ingest: (events) => ingestEvents(plugin.jobs, events, config.worker.maxAttempts) }),
       });
-      if (kept.resolved > 0)
-        console.log(`${kept.resolved} kept Plesk event${kept.resolved === 1 ? '' : 's'} queued: Plesk named the owner`);
+      // Standard error under --json: standard output is the comparison's JSON alone.
+      const say = values.json ? console.error : console.log;
+      if (kept.resolved > 0) say(`${kept.resolved} kept Plesk event${kept.resolved === 1 ? '' : 's'} queued: Plesk named the owner`);
       for (const waiting of kept.waiting)
-        console.log(`kept Plesk event (job ${waiting.job}) still waits for the owner of ${waiting.domain}: ${waiting.error}`);
+        say(`kept Plesk event (job ${waiting.job}) still waits for the owner of ${waiting.domain}: ${waiting.error}`);
     }
     if (scheduled) {
       const skip = notDue(panel as string, config, plugin.stats.lastSuccessfulRun(IMPORT_RUN), Date.now());
