@@ -100,7 +100,7 @@ async function wire(
     { accountDomain, server, publicUrl: config.publicUrl ?? url, sync: config.sync },
   );
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
-  const { imports, panelImport, panelCheck } = wirePanelImport(options, {
+  const { imports, panelImport, panelCheck, resolveOwner } = wirePanelImport(options, {
     db,
     stats,
     provider,
@@ -124,6 +124,7 @@ async function wire(
       now,
       life,
       panelCheck,
+      resolveOwner,
     },
     // Registration belongs to the long-running server; other roles need not queue it.
     {

@@ -7,6 +7,7 @@
 import { Command } from 'commander';
 import { ensurePanelSecret, type Config } from '../config.js';
 import { ingestEvents, type IngestResult } from '../core/ingest.js';
+import { queueJob, type OwnerLookup } from '../core/job-kinds.js';
 import { createJobsRepo } from '../db/jobs.repo.js';
 import type { Db } from '../db/open.js';
 import { openPluginDatabase } from '../db/plugin-database.js';
@@ -70,6 +71,29 @@ export async function deliverEvents(
     return postEvents(config, events);
   } finally {
     db?.close();
+  }
+}
+
+/**
+ * Keeps a Plesk event whose owner Plesk could not name yet as a `panel.owner` job, which the
+ * worker (as root) or the root timer tries again until Plesk names the owner. The same event
+ * kept twice in one minute (a handler run twice) is one job.
+ */
+export function queueOwnerLookup(config: Config, lookup: OwnerLookup): { jobId: number; created: boolean } {
+  const db = openPluginDatabase(config);
+  try {
+    const minute = Math.floor(Date.parse(lookup.occurredAt) / 60_000);
+    const { job, created } = queueJob(createJobsRepo(db), {
+      kind: 'panel.owner',
+      dedupeKey: `owner:${lookup.panel}:${lookup.event}:${lookup.domain.toLowerCase()}:${minute}`,
+      account: null,
+      domain: lookup.domain.toLowerCase(),
+      payload: lookup,
+      maxAttempts: config.worker.maxAttempts,
+    });
+    return { jobId: job.id, created };
+  } finally {
+    db.close();
   }
 }
 
@@ -147,10 +171,22 @@ async function runHook(call: HookCall): Promise<number> {
       result = translateCpanelHook(input);
       break;
     }
-    case 'plesk':
+    case 'plesk': {
       // The real /usr/sbin/plesk: no setting moves it, since a handler runs as root with an environment Plesk builds.
-      result = await translatePleskHook(call.name, process.env, { tools: createToolRunner('/'), websiteAccount: websiteAccountIn });
+      const plesk = await translatePleskHook(call.name, process.env, { tools: createToolRunner('/'), websiteAccount: websiteAccountIn });
+      if (plesk.pending) {
+        try {
+          const kept = queueOwnerLookup(configFromEnv(), plesk.pending);
+          print(true, `${plesk.note} (job ${kept.jobId}${kept.created ? '' : ', already kept'})`);
+          return 0;
+        } catch (error) {
+          print(false, `could not keep the event: ${(error as Error).message}`);
+          return failedExit();
+        }
+      }
+      result = plesk;
       break;
+    }
     case 'directadmin':
       // A restore and a renamed domain also read the user's files, where DirectAdmin keeps them ('/': a hook runs as root).
       result = await translateDirectAdminHookWithFiles(call.name, process.env, createToolRunner('/'));

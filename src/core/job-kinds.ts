@@ -13,6 +13,20 @@ import { AppError } from '../errors.js';
 import { panelEventSchema } from '../panel/events.js';
 import { enforcementNoticeSchema, spikeNoticeSchema } from './notifications.js';
 
+/**
+ * A panel event that names no owner, kept as the hook got it until the panel names the owner.
+ * `env`: only the event's domain variables; `occurredAt` keeps the event's id the one the hook
+ * would have made, so a lookup run twice queues the event once.
+ */
+export const ownerLookupSchema = z.strictObject({
+  panel: z.literal('plesk'),
+  event: z.string().regex(/^[a-z_]{1,64}$/),
+  domain: z.string().min(1).max(255),
+  env: z.record(z.string().regex(/^(NEW|OLD)_(DOMAIN|SUBDOMAIN)_NAME$/), z.string().max(255)),
+  occurredAt: z.iso.datetime({ offset: true }),
+});
+export type OwnerLookup = z.output<typeof ownerLookupSchema>;
+
 export const JOB_KINDS = {
   /** A panel event (account created, domain added, ...) to carry out at the provider. */
   'panel.event': panelEventSchema,
@@ -26,7 +40,20 @@ export const JOB_KINDS = {
   'spike.notify': spikeNoticeSchema,
   /** Protect a website left in `setup` (bulk protect), for the admin named. */
   'website.protect': z.object({ domain: z.string().min(1), admin: z.string().min(1) }),
+  /** A panel event kept until the panel names the domain's owner (a Plesk domain_create whose owner lookup failed). */
+  'panel.owner': ownerLookupSchema,
 } as const;
+
+/** What the jobs page says each kind is doing, for an admin who does not know the kinds. */
+export const JOB_KIND_LABELS: Record<keyof typeof JOB_KINDS, string> = {
+  'panel.event': 'panel event',
+  'website.refresh': 'read a website from the provider',
+  'server.register': 'register this server with the provider',
+  'notification.send': 'send an enforcement notice',
+  'spike.notify': 'send an attack spike notice',
+  'website.protect': 'protect a website (bulk protect)',
+  'panel.owner': "waiting for the panel to name the domain's owner",
+};
 
 export type JobKind = keyof typeof JOB_KINDS;
 /** The payload a job of kind K is queued with (zod input: defaults may be left out). */
@@ -94,5 +121,6 @@ export function jobHandlers(handlers: JobHandlers): Record<JobKind, (job: Job) =
     'notification.send': bind('notification.send'),
     'spike.notify': bind('spike.notify'),
     'website.protect': bind('website.protect'),
+    'panel.owner': bind('panel.owner'),
   };
 }

@@ -40,6 +40,13 @@ export interface ProvisioningDeps {
 /** The plan every website falls back to when its account names none, or an unknown one. */
 export const DEFAULT_PLAN = 'default';
 
+/**
+ * The fact that a website is suspended on its own (a Plesk subscription), apart from its account:
+ * both pause it as 'suspension', and the account's reactivation must not end the website's own.
+ * Set to the time while it holds, emptied when it ends.
+ */
+const WEBSITE_SUSPENDED = (domain: string) => `website_suspended:${domain}`;
+
 export function createProvisioning({
   accounts,
   provider,
@@ -218,6 +225,19 @@ export function createProvisioning({
     accounts.saveWebsite({ ...website, subdomains });
   }
 
+  /** Pauses a website for a suspension (its account's, or its own): only what nobody paused; the customer's and the admin's own pauses survive it. */
+  async function suspendWebsite(website: Website): Promise<void> {
+    if (website.state === 'active' && website.desiredStatus !== 'paused' && website.pausedBy === null) {
+      await applyStatus(website, 'paused', 'suspension');
+    } else if (website.state === 'active' && website.pausedBy === 'enforcement') {
+      // Still paused, but now because of the suspension too; the suspension is the stronger reason.
+      accounts.saveWebsite({ ...website, pausedBy: 'suspension' });
+    }
+  }
+
+  /** Whether the panel suspended this website on its own (domain.suspended), apart from its account. */
+  const suspendedOnItsOwn = (domain: string) => Boolean(accounts.getFact(WEBSITE_SUSPENDED(domain)));
+
   async function forEachWebsite(account: string, fn: (website: Website) => Promise<void>): Promise<void> {
     for (const website of accounts.websitesOf(account)) await fn(website);
   }
@@ -244,23 +264,34 @@ export function createProvisioning({
           endCustomerSessions?.(event.account);
           if (!accounts.getAccount(event.account)) return;
           accounts.setAccountState(event.account, 'suspended');
-          await forEachWebsite(event.account, async (website) => {
-            // Only what nobody paused: the customer's and the admin's own pauses survive the suspension.
-            if (website.state === 'active' && website.desiredStatus !== 'paused' && website.pausedBy === null) {
-              await applyStatus(website, 'paused', 'suspension');
-            } else if (website.state === 'active' && website.pausedBy === 'enforcement') {
-              // Still paused, but now because of the suspension too; the suspension is the stronger reason.
-              accounts.saveWebsite({ ...website, pausedBy: 'suspension' });
-            }
-          });
+          await forEachWebsite(event.account, suspendWebsite);
           return;
         }
         case 'account.unsuspended': {
           if (!accounts.getAccount(event.account)) return;
           accounts.setAccountState(event.account, 'active');
           await forEachWebsite(event.account, async (website) => {
-            if (website.state === 'active' && website.pausedBy === 'suspension') await applyStatus(website, 'online', null);
+            // A website suspended on its own (its Plesk subscription) stays paused until that suspension ends.
+            if (website.state === 'active' && website.pausedBy === 'suspension' && !suspendedOnItsOwn(website.domain))
+              await applyStatus(website, 'online', null);
           });
+          return;
+        }
+        case 'domain.suspended': {
+          const website = managedWebsite(event);
+          if (!website) return;
+          // Recorded first: an account reactivation meanwhile must not resume this website.
+          accounts.setFact(WEBSITE_SUSPENDED(website.domain), new Date(now()).toISOString());
+          await suspendWebsite(website);
+          return;
+        }
+        case 'domain.unsuspended': {
+          const website = managedWebsite(event);
+          if (!website) return;
+          accounts.setFact(WEBSITE_SUSPENDED(website.domain), '');
+          // Still paused while the whole account is suspended: its reactivation resumes it.
+          if (website.pausedBy === 'suspension' && accounts.getAccount(website.account)?.state === 'active')
+            await applyStatus(website, 'online', null);
           return;
         }
         case 'account.deleted': {

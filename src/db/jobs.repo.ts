@@ -214,6 +214,9 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
   const completeStatement = db.prepare(`
     UPDATE jobs SET state = 'done', lease_until = NULL, last_error = NULL, finished_at = @now, updated_at = @now
     WHERE id = @id AND state = 'running' AND locked_by = @workerId`);
+  const settleStatement = db.prepare(`
+    UPDATE jobs SET state = 'done', lease_until = NULL, locked_by = NULL, last_error = NULL, finished_at = @now, updated_at = @now
+    WHERE id = @id AND state IN ('pending', 'dead')`);
   const failStatement = db.prepare(`
     UPDATE jobs SET
       state = CASE WHEN @permanent OR attempts >= max_attempts THEN 'dead' ELSE 'pending' END,
@@ -311,6 +314,15 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
     /** Marks the job done, only while `workerId` still holds it (a reclaimed job's old worker loses). */
     complete(id: number, workerId: string): boolean {
       return completeStatement.run({ id, workerId, now: now() }).changes === 1;
+    },
+
+    /**
+     * Marks done a job no worker holds (pending or dead) whose work another process did: the
+     * root timer that may run the panel's tools does what the serve's worker may not. False
+     * when a worker holds it now or it is done already.
+     */
+    settle(id: number): boolean {
+      return settleStatement.run({ id, now: now() }).changes === 1;
     },
 
     /**

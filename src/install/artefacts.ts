@@ -86,6 +86,8 @@ export interface InstallPlan {
   panel: string;
   /** Paths that must be there before anything is written (the panel itself), with what to say when one is not. */
   requires?: { path: string; missing: string }[];
+  /** Checks, before anything is written, that the panel can take what the plan registers; throws what to do when it cannot. */
+  preflight?: (tools: ToolRunner) => Promise<void>;
   artefacts: Artefact[];
   /** Printed after a successful install: what the administrator does next. */
   nextSteps: string[];

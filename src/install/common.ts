@@ -41,6 +41,7 @@ export const fingerprintOf = (...parts: unknown[]) => createHash('sha256').updat
 /**
  * What a panel hands its hook in the environment, by name: Plesk's NEW_ and OLD_ values and the
  * DirectAdmin names (user.conf's) the adapters read. The launcher passes these, to a hook only.
+ * No Plesk domain event carries NEW_IP_ADDRESS (the IP address events do): it is not passed.
  */
 export const HOOK_VARIABLES = {
   plesk: [
@@ -54,7 +55,6 @@ export const HOOK_VARIABLES = {
     'OLD_DOMAIN_NAME',
     'NEW_SUBDOMAIN_NAME',
     'OLD_SUBDOMAIN_NAME',
-    'NEW_IP_ADDRESS',
   ],
   // `newdomain`: domain_change_post's new name (`domain` is the old one there).
   directadmin: ['username', 'email', 'package', 'domain', 'newdomain', 'subdomain', 'ip', 'user_creation'],

@@ -217,6 +217,7 @@ export async function install(plan: InstallPlan, options: EngineOptions): Promis
   for (const need of plan.requires ?? []) {
     if (!(await stat(options.tools.at(need.path)).catch(() => undefined))) throw new Error(need.missing);
   }
+  await plan.preflight?.(options.tools);
   const previous = await readInstallRecord(options.tools, plan.panel);
   let changes = 0;
   const registrations: RegistrationRecord[] = [];

@@ -14,12 +14,13 @@
  * in the install record like any other, and an upgrade rewrites them in place.
  */
 import { readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Artefact, InstallPlan, RegistrationArtefact, ToolCall } from './artefacts.js';
 import { commonArtefacts, commonNextSteps, fingerprintOf, shellQuote, type InstallSettings, type InstallSource } from './common.js';
 import { LAYOUT } from './layout.js';
 import type { ToolRunner } from './tools.js';
-import { PLESK_EVENTS } from '../panel/adapters/plesk.js';
+import { PLESK_EVENTS, type PleskEvent } from '../panel/adapters/plesk.js';
 import { PLESK_TOOL } from '../panel/plesk-owner.js';
 import { paths } from '../paths.js';
 
@@ -30,6 +31,64 @@ export const PLESK_EXTENSION_DIRS = {
   htdocs: `${MODULES}/htdocs/modules/${PLESK_EXTENSION_ID}`,
   sbin: `${MODULES}/sbin/modules/${PLESK_EXTENSION_ID}`,
 } as const;
+
+/** While this file exists Plesk refuses event handlers that run as root (a hardened server). */
+export const ROOT_HANDLER_LOCK = '/usr/local/psa/var/root.event_handler.lock';
+
+/** What wpp does with each event, to say what it could not do on a Plesk that does not offer it. */
+const EVENT_PURPOSE: Record<PleskEvent, string> = {
+  client_create: 'create customers',
+  client_update: 'follow customer suspensions',
+  client_delete: 'remove customers',
+  client_status_update: 'follow customer suspensions',
+  domain_create: 'protect new subscriptions',
+  domain_delete: 'remove subscriptions',
+  site_create: 'protect new domains',
+  site_delete: 'remove domains',
+  subdomain_create: 'add subdomains',
+  subdomain_delete: 'remove subdomains',
+  phys_hosting_create: 'protect new hosting',
+  domain_status_update: 'follow subscription suspensions',
+};
+
+/**
+ * The event names in `plesk bin event_handler --list-events` output. Plesk documents the
+ * command, not its layout, so any word shaped like an event name counts: a name in a table
+ * column or in a sentence is found alike.
+ */
+export function offeredEvents(listing: string): Set<string> {
+  return new Set(listing.match(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g) ?? []);
+}
+
+/**
+ * Before anything is written: a hardened server (ROOT_HANDLER_LOCK) refuses the root handlers
+ * wpp needs, and a Plesk that does not offer an event would refuse its handler half-way.
+ */
+export async function pleskPreflight(tools: ToolRunner): Promise<void> {
+  if (await stat(tools.at(ROOT_HANDLER_LOCK)).catch(() => undefined)) {
+    throw new Error(
+      [
+        `Plesk refuses event handlers that run as root while ${ROOT_HANDLER_LOCK} exists (a hardened server),`,
+        "and wpp's handlers run as root: they write wpp's root-owned database and ask Plesk about domains (plesk bin answers root only).",
+        'To let wpp follow Plesk: remove that file and run wpp install plesk again.',
+        'To keep the file: wpp cannot follow Plesk as it happens on this server; bring changes in with `wpp import plesk --apply`, as root, on a schedule.',
+        'Nothing was installed.',
+      ].join(' '),
+    );
+  }
+  const offered = offeredEvents((await tools.check(PLESK_TOOL, ['bin', 'event_handler', '--list-events'])).stdout);
+  const missing = PLESK_EVENTS.filter((event) => !offered.has(event));
+  if (missing.length > 0) {
+    throw new Error(
+      `${missing
+        .map(
+          (event) =>
+            `this Plesk does not offer the event ${event} (${PLESK_TOOL} bin event_handler --list-events): wpp cannot ${EVENT_PURPOSE[event]} on it`,
+        )
+        .join('; ')}. wpp's handlers were written for Plesk Obsidian 18.0; nothing was installed.`,
+    );
+  }
+}
 
 /** The command a handler runs; it names the event, so the command alone tells our handlers apart. */
 export const pleskHandlerCommand = (event: string) => `${LAYOUT.launcher} hook plesk ${event}`;
@@ -160,6 +219,7 @@ export function extensionArtefacts(source: InstallSource): Artefact[] {
 export function pleskPlan(source: InstallSource, settings: InstallSettings): InstallPlan {
   return {
     panel: 'plesk',
+    preflight: pleskPreflight,
     artefacts: [
       ...commonArtefacts(source, settings),
       ...extensionArtefacts(source),

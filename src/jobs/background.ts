@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { IMPORT_RUN } from '../core/import.js';
-import { jobHandlers } from '../core/job-kinds.js';
+import { jobHandlers, type OwnerLookup } from '../core/job-kinds.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { sendNotification, sendSpikeNotice } from '../core/notifications.js';
 import { isPermanentProvisioningError } from '../core/provisioning.js';
@@ -35,7 +35,12 @@ export interface BackgroundDeps {
   life: Lifecycle;
   /** The scheduled panel comparison (core/import.ts bound to the configured panel), or undefined when none is configured. */
   panelCheck?: (() => Promise<Record<string, unknown>>) | undefined;
+  /** Asks the panel again for the owner of a kept event; undefined where this process may not run the panel's tools (not root). */
+  resolveOwner?: ((lookup: OwnerLookup) => Promise<void>) | undefined;
 }
+
+/** Between two tries of a kept event by a process that cannot ask the panel: the root timer asks hourly. */
+const OWNER_WAIT_MS = 60 * 60_000;
 
 export interface BackgroundOptions {
   /** Run the worker loop; without it, `drain()` still runs due jobs on demand. */
@@ -68,6 +73,16 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
         if (url !== null) await sendSpikeNotice({ url, secret: deps.notifySecret }, notice);
       },
       'website.protect': ({ domain, admin }) => services.bulkProtect.protectQueued(domain, admin),
+      'panel.owner': async (lookup) => {
+        if (deps.resolveOwner) return deps.resolveOwner(lookup);
+        // The panel's tools answer root only: the hourly root timer (`wpp import <panel> --if-due`) asks instead.
+        throw Object.assign(
+          new Error(
+            `waiting for the ${lookup.panel} panel check: this process may not run the panel's tools (root only); wpp-panel-check.timer asks for the owner of ${lookup.domain} hourly`,
+          ),
+          { retryAfterMs: OWNER_WAIT_MS },
+        );
+      },
     }),
     logger: logger.child({ component: 'worker' }),
     concurrency: config.worker.concurrency,

@@ -14,6 +14,9 @@ export const PANEL_EVENT_TYPES = [
   'account.deleted',
   'domain.added',
   'domain.removed',
+  /** One website suspended on its own (a Plesk subscription), not its whole account. */
+  'domain.suspended',
+  'domain.unsuspended',
   'subdomain.added',
   'subdomain.removed',
   'plan.changed',
@@ -28,6 +31,8 @@ const REQUIRED_FIELDS: Record<PanelEventType, readonly ('domain' | 'subdomain' |
   'account.deleted': [],
   'domain.added': ['domain'],
   'domain.removed': ['domain'],
+  'domain.suspended': ['domain'],
+  'domain.unsuspended': ['domain'],
   'subdomain.added': ['domain', 'subdomain'],
   'subdomain.removed': ['domain', 'subdomain'],
   'plan.changed': ['plan'],

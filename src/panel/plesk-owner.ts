@@ -7,8 +7,12 @@
  * administrator's own subscriptions), as public tools that read it show. The login is the
  * account the plugin knows from client_create's NEW_LOGIN_NAME.
  */
-import { failure, nothingToDo, type AdapterResult } from './adapters/result.js';
-import { pleskOwnerQuestion, translatePleskEvent } from './adapters/plesk.js';
+import type { OwnerLookup } from '../core/job-kinds.js';
+import { normalizeDomain } from '../provider/spec.js';
+import { AppError } from '../errors.js';
+import { nothingToDo, type AdapterResult } from './adapters/result.js';
+import { pleskOwnerQuestion, pleskSubscriptionQuestion, translatePleskEvent, type PleskWebsite } from './adapters/plesk.js';
+import type { PanelEvent } from './events.js';
 import type { ToolRunner } from '../install/tools.js';
 
 /** The Plesk command-line entry point, by the path Plesk installs it at. */
@@ -31,6 +35,22 @@ export async function askPleskForOwner(tools: ToolRunner, domain: string): Promi
   return owner;
 }
 
+/**
+ * The other sites of the subscription whose first domain is `domain`, from Plesk's database
+ * (`plesk db`; a site's `webspace_id` is its subscription's first domain, as public handlers
+ * read it). The name is checked as a domain name first: it goes into the query.
+ */
+export async function askPleskForSubscriptionSites(tools: ToolRunner, domain: string): Promise<string[]> {
+  const name = normalizeDomain(domain);
+  if (name === null) throw new Error(`"${domain}" is not a domain name`);
+  const query = `SELECT d.name FROM domains d JOIN domains w ON d.webspace_id = w.id WHERE w.name = '${name}'`;
+  const result = await tools.check(PLESK_TOOL, ['db', '-Ne', query], { timeoutMs: 30_000 });
+  return result.stdout
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+}
+
 export interface PleskOwnerSources {
   /** Runs /usr/sbin/plesk: the real one ('/') in production, a fake one below a test root in tests. */
   tools: ToolRunner;
@@ -38,16 +58,55 @@ export interface PleskOwnerSources {
   websiteAccount(domain: string): string | undefined;
 }
 
+/** What the hook hands on: the translation, or an event kept until Plesk names the owner (`pending`). */
+export type PleskHookResult =
+  (AdapterResult & { pending?: undefined }) | { ok: true; events: PanelEvent[]; note: string; pending: OwnerLookup };
+
+/** The event's domain variables, all a kept event needs to be translated later. */
+const domainVariables = (env: Record<string, string | undefined>) =>
+  Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] => /^(NEW|OLD)_(DOMAIN|SUBDOMAIN)_NAME$/.test(entry[0]) && entry[1] !== undefined,
+    ),
+  );
+
+/** The websites of a subscription the plugin protects: its first domain and the sites Plesk lists under it. */
+async function subscriptionWebsites(domain: string, sources: PleskOwnerSources): Promise<{ websites: PleskWebsite[]; note?: string }> {
+  let sites: string[] = [];
+  let note: string | undefined;
+  try {
+    sites = await askPleskForSubscriptionSites(sources.tools, domain);
+  } catch (error) {
+    // The first domain is still known: act on it, and say the other sites could not be listed.
+    note = `the other sites of the subscription could not be listed (${error instanceof Error ? error.message : String(error)})`;
+  }
+  const websites: PleskWebsite[] = [];
+  for (const name of [domain, ...sites]) {
+    const account = sources.websiteAccount(name);
+    if (account !== undefined && !websites.some((w) => w.domain === name.toLowerCase()))
+      websites.push({ domain: name.toLowerCase(), account });
+  }
+  return note === undefined ? { websites } : { websites, note };
+}
+
 /**
  * What `wpp hook plesk <event>` queues: the adapter's translation, with the owner found first
- * where the event needs one. A removal of a domain the plugin does not protect is nothing to do.
+ * where the event needs one. A removal of a domain the plugin does not protect is nothing to
+ * do. When Plesk cannot name the owner of a new domain, the event is kept (`pending`) for the
+ * worker to ask again: a hook never loses it.
  */
 export async function translatePleskHook(
   event: string,
   env: Record<string, string | undefined>,
   sources: PleskOwnerSources,
-  now?: Date,
-): Promise<AdapterResult> {
+  now: Date = new Date(),
+): Promise<PleskHookResult> {
+  const subscription = pleskSubscriptionQuestion(event, env);
+  if (subscription !== undefined) {
+    const { websites, note } = await subscriptionWebsites(subscription, sources);
+    const result = translatePleskEvent(event, env, now, undefined, websites);
+    return result.ok && note !== undefined ? { ...result, note: `${result.note}; ${note}` } : result;
+  }
   const question = pleskOwnerQuestion(event, env);
   if (question === undefined) return translatePleskEvent(event, env, now);
   if (question.removal) {
@@ -60,9 +119,28 @@ export async function translatePleskHook(
     owner = await askPleskForOwner(sources.tools, question.domain);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return failure(`Plesk ${event}: could not find the owner of ${question.domain}: ${message}`, [
-      { path: 'owner', message: 'plesk bin domain --info did not name the owner' },
-    ]);
+    return {
+      ok: true,
+      events: [],
+      note: `Plesk ${event}: the owner of ${question.domain} is not known yet (${message}): kept, wpp asks Plesk again`,
+      pending: { panel: 'plesk', event, domain: question.domain, env: domainVariables(env), occurredAt: now.toISOString() },
+    };
   }
   return translatePleskEvent(event, env, now, owner);
+}
+
+/**
+ * Runs a kept event (a `panel.owner` job): asks Plesk for the owner again and queues the event
+ * as the hook would have. Throws while Plesk cannot say, so the job is tried again later.
+ */
+export async function resolveOwnerLookup(
+  lookup: OwnerLookup,
+  deps: { tools: ToolRunner; ingest: (events: PanelEvent[]) => unknown },
+): Promise<PanelEvent[]> {
+  const owner = await askPleskForOwner(deps.tools, lookup.domain);
+  const result = translatePleskEvent(lookup.event, lookup.env, new Date(lookup.occurredAt), owner);
+  // A kept event that cannot be translated never will be: say so rather than retry.
+  if (!result.ok) throw new AppError('VALIDATION_FAILED', result.error);
+  if (result.events.length > 0) deps.ingest(result.events);
+  return result.events;
 }

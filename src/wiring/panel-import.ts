@@ -1,12 +1,15 @@
 /** `wpp import` on the plugin's parts, and the scheduled panel comparison where this process may run the panel's tools. */
 import type { Logger } from 'pino';
 import { sendDriftNotice } from '../core/import.js';
+import type { OwnerLookup } from '../core/job-kinds.js';
 import type { JobQueue } from '../core/job-queue.js';
 import type { PluginSettings } from '../core/plugin-settings.js';
 import { createImportRepo } from '../db/import.repo.js';
 import type { Db } from '../db/open.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
+import { createToolRunner } from '../install/tools.js';
 import { createPanelImport } from '../panel/listings/index.js';
+import { resolveOwnerLookup } from '../panel/plesk-owner.js';
 import type { ProviderClient } from '../provider/index.js';
 import type { PluginOptions } from './types.js';
 
@@ -53,5 +56,13 @@ export function wirePanelImport(
           return { comparisonId: result.comparisonId, differences: result.comparison.differences.length };
         }
       : undefined;
-  return { imports, panelImport, panelCheck };
+  // A kept Plesk event asks Plesk again for its owner where this process may run its tools (root).
+  const resolveOwner = mayRunPanelTools
+    ? async (lookup: OwnerLookup) =>
+        void (await resolveOwnerLookup(lookup, {
+          tools: createToolRunner(options.panelRoot ?? '/'),
+          ingest: (events) => queue.ingestEvents(events),
+        }))
+    : undefined;
+  return { imports, panelImport, panelCheck, resolveOwner };
 }

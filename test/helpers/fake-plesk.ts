@@ -4,14 +4,18 @@
  * Plesk (Id, Name, Priority, User, Command lines, as captured from Plesk Obsidian 18.0.78 in
  * public tools); `bin extension --register/--uninstall/--list` keep the registered extensions.
  * What --create prints is not documented; this prints a line with the id, which the installer
- * does not rely on (it reads the id from --list).
+ * does not rely on (it reads the id from --list). `event_handler --list-events` prints the
+ * recorded list of test/fixtures/panels/plesk/event-handler-list-events.txt (one event per
+ * line, its name then its description), or, with `events`, those names in that format.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fakeTool } from './fake-tools.js';
 
 /** Files the fake keeps below the root: ignore them in filesBelow. */
-export const FAKE_PLESK_STATE = ['/.plesk-handlers', '/.plesk-next-id', '/.plesk-extensions'];
+export const FAKE_PLESK_STATE = ['/.plesk-handlers', '/.plesk-next-id', '/.plesk-extensions', '/.plesk-events'];
+
+const EVENT_LIST = new URL('../fixtures/panels/plesk/event-handler-list-events.txt', import.meta.url);
 
 export interface ForeignHandler {
   id: number;
@@ -19,7 +23,11 @@ export interface ForeignHandler {
   command: string;
 }
 
-export function fakePlesk(root: string, foreign: ForeignHandler[] = []): void {
+export function fakePlesk(root: string, foreign: ForeignHandler[] = [], options: { events?: readonly string[] } = {}): void {
+  const events = options.events
+    ? options.events.map((event) => `${event.padEnd(32)} ${event.replaceAll('_', ' ')}\n`).join('')
+    : readFileSync(EVENT_LIST, 'utf8');
+  writeFileSync(join(root, '.plesk-events'), events);
   writeFileSync(join(root, '.plesk-handlers'), foreign.map((h) => `${h.id}\t${h.event}\t10\troot\t${h.command}\n`).join(''));
   writeFileSync(join(root, '.plesk-next-id'), `${Math.max(0, ...foreign.map((h) => h.id)) + 1}\n`);
   writeFileSync(join(root, '.plesk-extensions'), '');
@@ -48,6 +56,7 @@ case "$2 $3" in
         "$id" "$event" "$priority" "$user" "$command"
     done < "$handlers"
     ;;
+  "event_handler --list-events") cat "$FAKE_ROOT/.plesk-events" ;;
   "event_handler --delete")
     grep -q "^$4$tab" "$handlers" || { echo "Unable to find event handler with id $4" >&2; exit 1; }
     grep -v "^$4$tab" "$handlers" > "$handlers.new" || true

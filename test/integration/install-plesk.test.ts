@@ -3,9 +3,9 @@
  * against a stateful fake /usr/sbin/plesk and a fake systemctl in a temporary root, decoys of
  * both first on PATH (no tool is looked up on PATH).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PLESK_EVENTS } from '../../src/panel/adapters/plesk.js';
 import { runWpp } from '../helpers/cli.js';
 import { FAKE_PLESK_STATE, fakePlesk, pleskHandlers } from '../helpers/fake-plesk.js';
@@ -19,6 +19,8 @@ const HTDOCS = '/usr/local/psa/admin/htdocs/modules/wpp';
 const SBIN = '/usr/local/psa/admin/sbin/modules/wpp';
 const FOREIGN = { id: 1, event: 'domain_create', command: '/usr/local/bin/other-vendor-dns.sh' };
 const FAKE_TOOLS = [PLESK, '/usr/bin/systemctl'];
+/** The event_handler calls that only read: the handlers, and the events Plesk offers. */
+const READS = ['--list', '--list-events'];
 
 let root: string;
 let path: string;
@@ -100,7 +102,7 @@ describe('wpp install plesk', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Nothing to change: wpp is installed for plesk\./);
     const since = toolCalls(root).slice(before);
-    expect(since.filter((call) => call[2] === 'event_handler' && call[3] !== '--list')).toEqual([]);
+    expect(since.filter((call) => call[2] === 'event_handler' && !READS.includes(call[3] ?? ''))).toEqual([]);
     expect(since.filter((call) => call[2] === 'extension' && call[3] !== '--list')).toEqual([]);
     expect(ourHandlers()).toHaveLength(PLESK_EVENTS.length);
   }, 60_000);
@@ -118,7 +120,7 @@ describe('wpp install plesk', () => {
     expect((await wpp(['install', 'plesk', '--root', root])).code).toBe(0);
     const since = toolCalls(root)
       .slice(before)
-      .filter((call) => call[2] === 'event_handler' && call[3] !== '--list');
+      .filter((call) => call[2] === 'event_handler' && !READS.includes(call[3] ?? ''));
     expect(since.map((call) => call.at(-1))).toEqual(['site_create']);
     expect(
       ourHandlers()
@@ -156,7 +158,44 @@ describe('wpp install plesk --dry-run', () => {
     expect(run.stdout).toMatch(/would register {2}Plesk event handler client_create/);
     expect(run.stdout).toMatch(/Dry run: nothing was changed/);
     expect([...filesBelow(root, FAKE_PLESK_STATE).keys()].sort()).toEqual([...FAKE_TOOLS].sort());
-    expect(toolCalls(root)).toEqual([]);
+    // Only a look at the events Plesk offers: nothing registered.
+    expect(toolCalls(root)).toEqual([[PLESK, 'bin', 'event_handler', '--list-events']]);
     expect(pleskHandlers(root)).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('wpp install plesk on a server that cannot take its handlers', () => {
+  beforeEach(setUp);
+  afterEach(() => removeTempDir(root));
+
+  /** Nothing of wpp's below the root, no handler, no extension: the refusal came first. */
+  function expectNothingDone() {
+    expect([...filesBelow(root, FAKE_PLESK_STATE).keys()].filter((file) => !file.startsWith('/usr/local/psa/var/')).sort()).toEqual(
+      [...FAKE_TOOLS].sort(),
+    );
+    expect(pleskHandlers(root)).toEqual([['1', FOREIGN.event, '10', 'root', FOREIGN.command]]);
+    expect(toolCalls(root).filter((call) => call[2] === 'extension' || call[3] === '--create')).toEqual([]);
+  }
+
+  it('refuses, before writing anything, when Plesk does not offer an event wpp handles, and names it', async () => {
+    fakePlesk(root, [FOREIGN], { events: PLESK_EVENTS.filter((event) => event !== 'domain_status_update') });
+    const run = await wpp(['install', 'plesk', '--root', root]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(
+      `this Plesk does not offer the event domain_status_update (${PLESK} bin event_handler --list-events): wpp cannot follow subscription suspensions on it`,
+    );
+    expect(toolCalls(root)).toContainEqual([PLESK, 'bin', 'event_handler', '--list-events']);
+    expectNothingDone();
+  }, 60_000);
+
+  it('refuses on a hardened server (root.event_handler.lock) and says what to do', async () => {
+    mkdirSync(join(root, '/usr/local/psa/var'), { recursive: true });
+    writeFileSync(join(root, '/usr/local/psa/var/root.event_handler.lock'), '');
+    const run = await wpp(['install', 'plesk', '--root', root]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('Plesk refuses event handlers that run as root while /usr/local/psa/var/root.event_handler.lock exists');
+    expect(run.stderr).toContain('remove that file and run wpp install plesk again');
+    expect(run.stderr).toContain('wpp import plesk --apply');
+    expectNothingDone();
   }, 60_000);
 });

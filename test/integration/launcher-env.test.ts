@@ -110,9 +110,11 @@ describe('HOOK_VARIABLES', () => {
   const now = new Date('2025-01-01T00:00:00Z');
 
   it('hold every value the Plesk and DirectAdmin adapters read: each fixture translates the same through the launcher', () => {
+    // A subscription's status change acts on the websites the hook found: give it one, so its status is read.
+    const websites = [{ domain: 'doe-shop.example', account: 'jdoe' }];
     for (const { event, env } of fixtures('plesk') as { event: string; env: Record<string, string> }[])
-      expect(translatePleskEvent(event, only(env, HOOK_VARIABLES.plesk), now, 'jdoe'), event).toEqual(
-        translatePleskEvent(event, env, now, 'jdoe'),
+      expect(translatePleskEvent(event, only(env, HOOK_VARIABLES.plesk), now, 'jdoe', websites), event).toEqual(
+        translatePleskEvent(event, env, now, 'jdoe', websites),
       );
     for (const { hook, env } of fixtures('directadmin') as { hook: string; env: Record<string, string> }[])
       expect(translateDirectAdminHook(hook, only(env, HOOK_VARIABLES.directadmin), now), hook).toEqual(

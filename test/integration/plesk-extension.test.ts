@@ -54,6 +54,8 @@ interface PleskSession {
   subscriptions?: Subscription[];
   /** hasCorePermission() throws, as a pm_ call may. */
   permissionsFail?: boolean;
+  /** The customer an administrator or reseller is signed in as ("Log in as Customer"): pm_Session::isImpersonated(). */
+  impersonated?: PleskSession;
 }
 
 const MANAGE_WEBSITES = 'webSitesAndDomainsManagement';
@@ -108,6 +110,29 @@ describe('the Plesk extension page', () => {
     expect(page.headers.location).toBeUndefined();
     expect(page.headers['x-stub-sbin']).toBeUndefined();
     expect(page.body).toContain("Web protection is managed by your provider's administrators");
+  }, 60_000);
+
+  it("opens the customer's pages for an administrator or a reseller signed in as that customer (Log in as Customer)", async () => {
+    for (const who of [
+      { login: 'admin', type: 'admin' },
+      { login: 'res1', type: 'reseller' },
+    ] as const) {
+      const page = await openPage({ ...who, impersonated: ALICE }, answers);
+      expect(page.errors, who.type).toBe('');
+      expect(page.status, who.type).toBe(302);
+      expect(page.headers.location, who.type).toEqual([ALICE_URL]);
+      expect(page.headers['x-stub-sbin'], who.type).toEqual(['launch-url --account alice']);
+    }
+  }, 120_000);
+
+  it('refuses a customer signed in as by an administrator when the customer has no subscription, and makes no URL', async () => {
+    const page = await openPage(
+      { login: 'admin', type: 'admin', impersonated: { login: 'bob', type: 'client', subscriptions: [] } },
+      answers,
+    );
+    expect(page.status).toBe(403);
+    expect(page.headers['x-stub-sbin']).toBeUndefined();
+    expect(page.body).toContain('This account has no hosting subscription');
   }, 60_000);
 
   it("gives an additional user who may manage websites on every subscription the customer's pages", async () => {

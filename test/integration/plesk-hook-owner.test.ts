@@ -81,19 +81,29 @@ describe('wpp hook plesk: the owner from plesk bin domain --info', () => {
     expect(toolCalls(root).at(-1)).toEqual([PLESK_TOOL, 'bin', 'domain', '--info', 'doe-shop.example']);
   });
 
-  it('fails with a clear message and queues nothing when plesk cannot say', async () => {
+  it('keeps the event, queueing no panel event, when plesk cannot say (the worker asks again)', async () => {
     fakePlesk();
     const before = jobs().length;
+    const at = new Date('2025-06-02T09:15:20Z');
     const result = await translatePleskHook(
       'site_create',
-      { NEW_DOMAIN_NAME: 'lost.example' },
+      { NEW_DOMAIN_NAME: 'lost.example', NEW_IP_ADDRESS: '203.0.113.9', NEW_SYSTEM_USER: 'lost_ftp' },
       { tools: createToolRunner(root), websiteAccount: noWebsites },
+      at,
     );
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
-    expect(result.error).toBe(
-      `Plesk site_create: could not find the owner of lost.example: ${PLESK_TOOL} bin exited 1: Unable to find domain lost.example`,
-    );
+    expect(result).toEqual({
+      ok: true,
+      events: [],
+      note: `Plesk site_create: the owner of lost.example is not known yet (${PLESK_TOOL} bin exited 1: Unable to find domain lost.example): kept, wpp asks Plesk again`,
+      // Only the event's domain variables are kept.
+      pending: {
+        panel: 'plesk',
+        event: 'site_create',
+        domain: 'lost.example',
+        env: { NEW_DOMAIN_NAME: 'lost.example' },
+        occurredAt: at.toISOString(),
+      },
+    });
     expect(jobs()).toHaveLength(before);
   });
 
@@ -118,15 +128,33 @@ describe('wpp hook plesk: the owner from plesk bin domain --info', () => {
     expect(toolCalls(root)).toHaveLength(calls);
   });
 
-  it.skipIf(existsSync(PLESK_TOOL))('the real hook: exits non-zero and queues nothing when /usr/sbin/plesk is not there', async () => {
-    const before = jobs().length;
-    const run = await runWpp(['hook', 'plesk', 'domain_create'], { env: { ...baseEnv(), NEW_DOMAIN_NAME: 'doe-shop.example' } });
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toBe(
-      `wpp hook plesk: Plesk domain_create: could not find the owner of doe-shop.example: ${PLESK_TOOL} is not there (or not executable) (owner: plesk bin domain --info did not name the owner)`,
-    );
-    expect(jobs()).toHaveLength(before);
-  });
+  it.skipIf(existsSync(PLESK_TOOL))(
+    'the real hook: keeps the event as a panel.owner job, exit 0, when /usr/sbin/plesk is not there',
+    async () => {
+      const run = await runWpp(['hook', 'plesk', 'domain_create'], { env: { ...baseEnv(), NEW_DOMAIN_NAME: 'doe-shop.example' } });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout.trim()).toMatch(
+        new RegExp(
+          `^Plesk domain_create: the owner of doe-shop\\.example is not known yet \\(${PLESK_TOOL} is not there \\(or not executable\\)\\): kept, wpp asks Plesk again \\(job \\d+\\)$`,
+        ),
+      );
+      const db = openPluginDatabase(config());
+      try {
+        const kept = createJobsRepo(db)
+          .list()
+          .filter((job) => job.kind === 'panel.owner');
+        expect(kept).toHaveLength(1);
+        expect(kept[0]).toMatchObject({
+          state: 'pending',
+          domain: 'doe-shop.example',
+          payload: { event: 'domain_create', domain: 'doe-shop.example' },
+        });
+      } finally {
+        db.close();
+      }
+    },
+  );
 
   it('the real hook: a removal of a domain the plugin does not protect is nothing to do', async () => {
     const run = await runWpp(['hook', 'plesk', 'domain_delete'], { env: { ...baseEnv(), OLD_DOMAIN_NAME: 'unknown.example' } });

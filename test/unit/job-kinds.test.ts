@@ -29,6 +29,7 @@ const handlers = (overrides: Partial<JobHandlers> = {}): JobHandlers => ({
   'notification.send': noop,
   'spike.notify': noop,
   'website.protect': noop,
+  'panel.owner': noop,
   ...overrides,
 });
 

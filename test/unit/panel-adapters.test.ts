@@ -218,14 +218,50 @@ describe('Plesk Event Manager', () => {
     ['client-delete', undefined, [{ type: 'account.deleted', account: 'jdoe' }]],
     ['client-update-suspend', undefined, [{ type: 'account.suspended', account: 'jdoe' }]],
     ['client-update-unsuspend', undefined, [{ type: 'account.unsuspended', account: 'jdoe' }]],
-    ['domain-create', 'jdoe', [{ type: 'domain.added', account: 'jdoe', domain: 'doe-shop.example', ip: '198.51.100.7' }]],
+    ['domain-create', 'jdoe', [{ type: 'domain.added', account: 'jdoe', domain: 'doe-shop.example' }]],
     ['site-create', 'jdoe', [{ type: 'domain.added', account: 'jdoe', domain: 'doe-blog.example' }]],
-    ['phys-hosting-create', 'jdoe', [{ type: 'domain.added', account: 'jdoe', domain: 'doe-shop.example', ip: '198.51.100.7' }]],
+    ['phys-hosting-create', 'jdoe', [{ type: 'domain.added', account: 'jdoe', domain: 'doe-shop.example' }]],
+    ['client-status-update-suspend', undefined, [{ type: 'account.suspended', account: 'jdoe' }]],
     ['domain-delete', 'jdoe', [{ type: 'domain.removed', account: 'jdoe', domain: 'doe-shop.example' }]],
     ['subdomain-create', 'jdoe', [{ type: 'subdomain.added', account: 'jdoe', domain: 'doe-shop.example', subdomain: 'shop' }]],
     ['subdomain-delete', 'jdoe', [{ type: 'subdomain.removed', account: 'jdoe', domain: 'doe-shop.example', subdomain: 'shop' }]],
   ] satisfies [string, string | undefined, Shape[]][])('%s (owner %s)', (name, owner, expected) => {
     expect(shapes(plesk(name, NOW, owner))).toEqual(expected.map(shape));
+  });
+
+  it('takes no origin IP from a domain event: NEW_IP_ADDRESS belongs to the IP address events', () => {
+    expect(shapes(plesk('domain-create-ip-leaked', NOW, 'jdoe'))).toEqual([
+      shape({ type: 'domain.added', account: 'jdoe', domain: 'doe-shop.example' }),
+    ]);
+  });
+
+  /** The websites of the subscription the plugin protects, as the hook finds them (its database, and Plesk for the sites). */
+  const SUBSCRIPTION = [
+    { domain: 'doe-shop.example', account: 'jdoe' },
+    { domain: 'doe-blog.example', account: 'jdoe' },
+  ];
+  const statusUpdate = (name: string, websites = SUBSCRIPTION) => {
+    const { event, env } = fixture(`plesk/${name}.json`) as { event: string; env: Env };
+    return translatePleskEvent(event, env, NOW, undefined, websites);
+  };
+
+  it('suspends each website of a suspended subscription, and only those (domain_status_update, 0 -> 16)', () => {
+    expect(shapes(statusUpdate('domain-status-update-suspend'))).toEqual([
+      shape({ type: 'domain.suspended', account: 'jdoe', domain: 'doe-shop.example' }),
+      shape({ type: 'domain.suspended', account: 'jdoe', domain: 'doe-blog.example' }),
+    ]);
+  });
+
+  it('reactivates them when the status goes back to 0, whatever bits it held (272 = expired + by the administrator)', () => {
+    expect(shapes(statusUpdate('domain-status-update-unsuspend'))).toEqual([
+      shape({ type: 'domain.unsuspended', account: 'jdoe', domain: 'doe-shop.example' }),
+      shape({ type: 'domain.unsuspended', account: 'jdoe', domain: 'doe-blog.example' }),
+    ]);
+  });
+
+  it('leaves a subscription alone while Plesk holds it for a backup or restore (status 4), and one wpp does not protect', () => {
+    expect(statusUpdate('domain-status-update-backup')).toMatchObject({ ok: true, events: [] });
+    expect(statusUpdate('domain-status-update-suspend', [])).toMatchObject({ ok: true, events: [] });
   });
 
   it('never takes an owner from event variables Plesk does not document, nor the system user', () => {

@@ -1,7 +1,7 @@
 /** The admins' jobs page: the queue by state and kind with each job's last error, and retries of dead jobs (like `wpp jobs retry`). */
 import express from 'express';
 import { z } from 'zod';
-import { JOB_KINDS } from '../../core/job-kinds.js';
+import { JOB_KIND_LABELS, JOB_KINDS } from '../../core/job-kinds.js';
 import { JOB_STATES } from '../../db/jobs.repo.js';
 import { AppError } from '../../errors.js';
 import type { AdminPagesDeps } from './admin.routes.js';
@@ -44,6 +44,8 @@ export function createAdminJobsRouter(deps: AdminPagesDeps): express.Router {
       deadJobs: deps.views.jobs({ state: 'dead', pageSize: 1 }).total,
       states: JOB_STATES,
       kinds: JOB_KIND_NAMES,
+      // What each kind is doing, in words: a kept Plesk event says it waits for the owner.
+      kindLabels: JOB_KIND_LABELS,
       pager: pagerLinks('/admin/jobs', filters, result.page, result.pages),
       flash: query.retried === undefined ? undefined : { kind: 'ok', message: retriedMessage(query.retried, query.job) },
     });

@@ -8,6 +8,9 @@
  * login this controller read from the session. Then the browser is redirected there.
  *
  * Who gets what:
+ * - an administrator or a reseller signed in as one of their customers ("Log in as Customer",
+ *   pm_Session::isImpersonated()): that customer's pages, as the customer would see them;
+ *   Plesk lets them act for that customer, so no role of theirs is checked;
  * - the administrator: the admin pages;
  * - a reseller: a page saying the provider's administrators manage Web Protection (wpp has no
  *   reseller role yet, and a reseller is not one of wpp's accounts);
@@ -26,7 +29,9 @@ class IndexController extends pm_Controller_Action
     public function indexAction()
     {
         $client = pm_Session::getClient();
-        if ($client->isAdmin()) {
+        if (($client->isAdmin() || $client->isReseller()) && pm_Session::isImpersonated()) {
+            $this->openForImpersonated();
+        } elseif ($client->isAdmin()) {
             $this->launch(['--admin', $client->getLogin()]);
         } elseif ($client->isReseller()) {
             $this->refuse(
@@ -37,6 +42,25 @@ class IndexController extends pm_Controller_Action
             $this->refuse('Web Protection is not available to you', 'Only customers and the administrator can open Web Protection.');
         } else {
             $this->openForCustomer($client);
+        }
+    }
+
+    /** The customer an administrator or reseller is signed in as: that customer's pages, if the account has websites. */
+    private function openForImpersonated()
+    {
+        try {
+            $customer = pm_Client::getByClientId(pm_Session::getImpersonatedClientId());
+            $subscriptions = $customer->isClient() ? pm_Domain::getDomainsByClient($customer, true) : [];
+        } catch (Exception $e) {
+            $this->unavailable();
+            return;
+        }
+        if (!$customer->isClient()) {
+            $this->refuse('Web Protection is not available to you', 'Only customers and the administrator can open Web Protection.');
+        } elseif (count($subscriptions) === 0) {
+            $this->refuse('Web Protection is not available to you', 'This account has no hosting subscription, so it has no websites to protect.');
+        } else {
+            $this->launch(['--account', $customer->getLogin()]);
         }
     }
 
