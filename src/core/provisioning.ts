@@ -218,6 +218,43 @@ export function createProvisioning({
     accounts.saveWebsite({ ...website, subdomains });
   }
 
+  /**
+   * A website the panel handed to another of its accounts (cPanel's Convert Addon Domain to
+   * Account). The provider website stays the same record, only its user changes (a PUT with
+   * `user_id`): its settings, rules, subdomains and statistics go with it. A website the plugin
+   * does not have yet is protected as a new one.
+   */
+  async function domainMoved(event: PanelEvent & { domain: string }): Promise<void> {
+    const website = accounts.getWebsite(event.domain);
+    if (!website) return domainAdded(event);
+    let account = accounts.getAccount(event.account);
+    if (!account?.providerApiKey) account = await ensureAccount(event.account, { email: event.email, plan: event.plan }, false);
+    // Paused because it left its old account: it is back in use. Every other pause stays whose it was.
+    const leftOld = website.state !== 'active' || website.pausedBy === 'domain_removed' || website.pausedBy === 'account_deleted';
+    let desiredStatus: DesiredStatus = leftOld ? (autoProtect() ? 'online' : 'setup') : website.desiredStatus;
+    let pausedBy: PausedBy | null = leftOld ? null : website.pausedBy;
+    if (account.state !== 'active' && desiredStatus !== 'paused') {
+      desiredStatus = 'paused';
+      pausedBy = account.state === 'suspended' ? 'suspension' : 'account_deleted';
+    }
+    const sameOwner = website.account === event.account && website.state === 'active';
+    if (sameOwner && desiredStatus === website.desiredStatus) return;
+    const answer = await provider.updateWebsite(event.domain, {
+      user_id: account.providerUserId,
+      ...(desiredStatus !== website.desiredStatus ? { status: desiredStatus } : {}),
+    });
+    accounts.saveWebsite({
+      ...website,
+      account: event.account,
+      state: 'active',
+      desiredStatus,
+      pausedBy,
+      providerStatus: answer.status ?? website.providerStatus,
+      providerCheckedAt: now(),
+    });
+    logger.info({ domain: event.domain, from: website.account, to: event.account }, 'website moved to another account, settings kept');
+  }
+
   async function forEachWebsite(account: string, fn: (website: Website) => Promise<void>): Promise<void> {
     for (const website of accounts.websitesOf(account)) await fn(website);
   }
@@ -272,6 +309,22 @@ export function createProvisioning({
           });
           return;
         }
+        case 'account.renamed': {
+          const previous = event.previousAccount as string;
+          // Signed in under the old name: those sessions name an account that no longer exists.
+          endCustomerSessions?.(previous);
+          const outcome = accounts.renameAccount(previous, event.account);
+          if (outcome === 'taken' && accounts.getAccount(previous)) {
+            throw new AppError(
+              'CONFLICT',
+              `Account ${previous} cannot be renamed to ${event.account}: the plugin already has an account of that name`,
+            );
+          }
+          logger.info({ from: previous, to: event.account, outcome }, 'account renamed');
+          return;
+        }
+        case 'domain.moved':
+          return domainMoved(event as PanelEvent & { domain: string });
         case 'plan.changed': {
           const account = accounts.getAccount(event.account);
           if (!account) return;
