@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { AppError } from '../../errors.js';
 import type { ToolRunner } from '../../install/tools.js';
 import type { PanelListingInput } from '../../core/panel-listing.js';
+import type { CpanelDomain } from '../adapters/cpanel.js';
 
 export const WHMAPI1 = '/usr/local/cpanel/bin/whmapi1';
 
@@ -42,6 +43,7 @@ const domainInfoSchema = z.looseObject({
           domain_type: z.enum(['main', 'addon', 'parked', 'sub']),
           user: z.string().min(1),
           parent_domain: z.string().optional(),
+          docroot: z.string().optional(),
           ipv4: z.string().optional(),
         }),
       ),
@@ -101,6 +103,18 @@ export function cpanelListing(listacctsJson: string, domainInfoJson: string): Pa
       domains: websitesOf.get(a.user.toLowerCase()) ?? [],
     })),
   };
+}
+
+/**
+ * One user's domains, for the hooks that need more than their payload (a restore, modifyacct).
+ * get_domain_info takes no user: the server's list is filtered here.
+ */
+export async function cpanelDomainsOf(tools: ToolRunner, user: string): Promise<CpanelDomain[]> {
+  const { stdout } = await tools.check(WHMAPI1, ['--output=json', 'get_domain_info']);
+  const domains = parseWhmapi(domainInfoSchema, stdout, 'get_domain_info').data?.domains ?? [];
+  return domains
+    .filter((d) => d.user.toLowerCase() === user.toLowerCase())
+    .map((d) => ({ domain: d.domain.toLowerCase(), type: d.domain_type, parentDomain: d.parent_domain, docroot: d.docroot }));
 }
 
 export async function readCpanelListing(tools: ToolRunner): Promise<PanelListingInput> {
