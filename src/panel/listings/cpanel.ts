@@ -84,8 +84,13 @@ export function cpanelListing(listacctsJson: string, domainInfoJson: string): Pa
     list.push({ domain: d.domain.toLowerCase(), subdomains: [], ...(d.ipv4 ? { ip: d.ipv4 } : {}) });
     websitesOf.set(d.user.toLowerCase(), list);
   }
+  // An addon is served by the virtual host of the subdomain it is parked on (Cpanel::AddonDomain): cPanel lists that
+  // subdomain with the addon's document root. It is the addon's, not a subdomain to protect.
+  const addonRoots = new Set(
+    domains.filter((d) => d.domain_type === 'addon' && d.docroot).map((d) => `${d.user.toLowerCase()}:${d.docroot}`),
+  );
   for (const d of domains) {
-    if (d.domain_type !== 'sub') continue;
+    if (d.domain_type !== 'sub' || (d.docroot && addonRoots.has(`${d.user.toLowerCase()}:${d.docroot}`))) continue;
     const name = d.domain.toLowerCase();
     // The longest of the account's domains the name ends with: sub.addon.example under addon.example, not example.
     const base = (websitesOf.get(d.user.toLowerCase()) ?? [])
