@@ -85,6 +85,7 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
   const s = {
     account: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account = ?'),
     accountState: db.prepare<[string], { state: AccountState }>('SELECT state FROM accounts WHERE account = ?'),
+    accountOfProviderUser: db.prepare<[string], { account: string }>('SELECT account FROM accounts WHERE provider_user_id = ?'),
     recentAccounts: db.prepare<[number], AccountRow>('SELECT * FROM accounts ORDER BY created_at DESC, account LIMIT ?'),
     upsertAccount: db.prepare(
       `INSERT INTO accounts (account, email, plan, provider_user_id, provider_api_key, state, created_at, updated_at)
@@ -176,6 +177,8 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
       const row = s.account.get(account);
       return row ? toAccount(row) : null;
     },
+    /** The account that has this provider user, or null. */
+    accountOfProviderUser: (providerUserId: string): string | null => s.accountOfProviderUser.get(providerUserId)?.account ?? null,
     /** The account's state alone (no key is opened), or null for an account the plugin does not know. */
     accountState: (account: string): AccountState | null => s.accountState.get(account)?.state ?? null,
     /** The newest accounts first (the demo panel's list). */

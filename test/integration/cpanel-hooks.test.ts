@@ -15,6 +15,7 @@ import { createToolRunner } from '../../src/install/tools.js';
 import { readCpanelHook, type CpanelLocal } from '../../src/panel/adapters/cpanel.js';
 import { cpanelDomainsOf, WHMAPI1 } from '../../src/panel/listings/cpanel.js';
 import type { AdapterResult } from '../../src/panel/adapters/result.js';
+import { finishEvent } from '../../src/panel/events.js';
 import { LISTINGS } from '../helpers/panel-listings.js';
 import { fakeTool, toolCalls } from '../helpers/fake-tools.js';
 import { withPlugin, type TestPlugin } from '../helpers/plugin.js';
@@ -151,6 +152,40 @@ describe('cPanel account changes (Accounts::Modify)', () => {
         expect(site?.subdomain).toEqual(['www', 'shop', 'blog']);
         expect(site?.requested_status).toBe('paused');
         expect(plugin.accounts.getWebsite('alice-shop.example')).toMatchObject({ account: 'alicia', pausedBy: 'suspension' });
+        expect(plugin.jobs.counts().dead).toBe(0);
+      });
+    });
+  }, 60_000);
+
+  it('an event queued under the old name before the rename reaches the renamed account; a later one under that name is a new account', async () => {
+    await withTempDir(async (root) => {
+      await withPlugin(async (plugin, sb) => {
+        await hooks(plugin, root, ['accounts-create']);
+        const renamedAt = new Date();
+        const renamed = await readCpanelHook(fixture('accounts-modify-rename'), panelAt(root), localOf(plugin), renamedAt);
+        // A subdomain cPanel added under the old name a minute before the rename, carried out only after it.
+        const earlier = finishEvent(
+          'cpanel',
+          { type: 'subdomain.added', account: 'alice', domain: 'alice-shop.example', subdomain: 'late' },
+          new Date(renamedAt.getTime() - 60_000),
+        );
+        if (!renamed.ok || !earlier.success) throw new Error('fixtures did not translate');
+        await deliverEvents(plugin.config, renamed.events);
+        await plugin.idle();
+        await deliverEvents(plugin.config, [earlier.data]);
+        await plugin.idle();
+        expect((await website(sb, 'alice-shop.example'))?.subdomain).toEqual(['www', 'late']);
+
+        // cPanel may give the freed name to a new customer: that account is not the renamed one.
+        const reused = finishEvent('cpanel', { type: 'account.created', account: 'alice' }, new Date(renamedAt.getTime() + 60_000));
+        if (!reused.success) throw reused.error;
+        await deliverEvents(plugin.config, [reused.data]);
+        await plugin.idle();
+        // Its own provider user: alice@panel.example stays the renamed account's.
+        expect(plugin.accounts.getAccount('alice')?.providerUserId).toBe('alice+r2@panel.example');
+        expect(plugin.accounts.getAccount('alicia')?.providerUserId).toBe('alice@panel.example');
+        expect(plugin.accounts.websitesOf('alice')).toEqual([]);
+        expect(plugin.accounts.websitesOf('alicia').map((w) => w.domain)).toEqual(['alice-shop.example']);
         expect(plugin.jobs.counts().dead).toBe(0);
       });
     });
