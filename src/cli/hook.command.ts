@@ -11,9 +11,10 @@ import { queueJob, type OwnerLookup } from '../core/job-kinds.js';
 import { createJobsRepo } from '../db/jobs.repo.js';
 import type { Db } from '../db/open.js';
 import { openPluginDatabase } from '../db/plugin-database.js';
-import { describeCpanelHooks, translateCpanelHook } from '../panel/adapters/cpanel.js';
+import { describeCpanelHooks, readCpanelHook } from '../panel/adapters/cpanel.js';
 import { DIRECTADMIN_HOOKS } from '../panel/adapters/directadmin.js';
 import { translateDirectAdminHookWithFiles } from '../panel/directadmin-files.js';
+import { cpanelDomainsOf } from '../panel/listings/cpanel.js';
 import { EMIT_OPTIONS, translateEmit } from '../panel/adapters/emit.js';
 import { PLESK_EVENTS } from '../panel/adapters/plesk.js';
 import type { AdapterResult } from '../panel/adapters/result.js';
@@ -54,11 +55,17 @@ async function postEvents(config: Config, events: PanelEvent[]): Promise<IngestR
   return answer.events.map((e) => ({ eventId: e.id, type: e.type, jobId: e.job, created: e.created }));
 }
 
-/** Writes the events into the jobs table, or posts them when this process cannot open it. */
+/**
+ * Writes the events into the jobs table, or posts them when this process cannot open it.
+ * `mayPost: false` (cPanel: every hook wpp registers runs as root) refuses the post instead:
+ * a process that may not write the database may not read the panel secret either, so the
+ * signed post could never work there, and the message says what to fix.
+ */
 export async function deliverEvents(
   config: Config,
   events: PanelEvent[],
   open: (config: Config) => Db = openPluginDatabase,
+  mayPost = true,
 ): Promise<IngestResult[]> {
   if (events.length === 0) return [];
   let db: Db | undefined;
@@ -67,6 +74,12 @@ export async function deliverEvents(
     return ingestEvents(createJobsRepo(db), events, config.worker.maxAttempts);
   } catch (error) {
     if (!mayNotWrite(error)) throw error;
+    if (!mayPost) {
+      throw new Error(
+        `this process (uid ${process.getuid?.() ?? '?'}) may not write the plugin's database: cPanel runs wpp's hooks as root; is the hook registered with another user? (${(error as Error).message})`,
+        { cause: error },
+      );
+    }
     // Nothing was written (ingest is one transaction): hand the events to the running plugin.
     return postEvents(config, events);
   } finally {
@@ -92,6 +105,25 @@ export function queueOwnerLookup(config: Config, lookup: OwnerLookup): { jobId: 
       maxAttempts: config.worker.maxAttempts,
     });
     return { jobId: job.id, created };
+  } finally {
+    db.close();
+  }
+}
+
+/** The domains of an account's active websites, from the plugin's database (the addon's hidden subdomain, modifyacct). */
+function activeWebsitesOf(account: string): string[] {
+  let db: Db;
+  try {
+    db = openPluginDatabase(configFromEnv());
+  } catch {
+    // Delivering the events will say why the database cannot be opened.
+    return [];
+  }
+  try {
+    return createAccountsRepo(db)
+      .websitesOf(account)
+      .filter((website) => website.state === 'active')
+      .map((website) => website.domain);
   } finally {
     db.close();
   }
@@ -168,7 +200,9 @@ async function runHook(call: HookCall): Promise<number> {
         return 1;
       }
       cpanelBlocking = (input as { context?: { stage?: unknown } } | null)?.context?.stage === 'pre';
-      result = translateCpanelHook(input);
+      // The real whmapi1: a hook runs as root with the environment cPanel gives it, no setting moves the tool.
+      const tools = createToolRunner('/');
+      result = await readCpanelHook(input, { domainsOf: (user) => cpanelDomainsOf(tools, user) }, { websitesOf: activeWebsitesOf });
       break;
     }
     case 'plesk': {
@@ -207,7 +241,7 @@ async function runHook(call: HookCall): Promise<number> {
   }
   try {
     const config = configFromEnv();
-    print(true, describeResults(await deliverEvents(config, result.events)));
+    print(true, describeResults(await deliverEvents(config, result.events, openPluginDatabase, panel !== 'cpanel')));
     return 0;
   } catch (error) {
     print(false, `could not queue the event: ${(error as Error).message}`);
@@ -225,6 +259,7 @@ const EMIT_HELP: Record<EmitOption, [string, string]> = {
   plan: ['<name>', "the account's plan (plan.changed)"],
   ip: ['<address>', "the website's IP address"],
   id: ['<key>', 'idempotency key (derived from the event when absent)'],
+  'previous-account': ['<name>', "the account's name before (account.renamed)"],
 };
 
 export const hookCommand = () => {
@@ -255,9 +290,11 @@ export const hookCommand = () => {
     .description('any other panel: one event, its fields as options')
     .argument('<type>', PANEL_EVENT_TYPES.join(', '));
   for (const name of EMIT_OPTIONS) emit.option(`--${name} ${EMIT_HELP[name][0]}`, EMIT_HELP[name][1]);
-  emit.action(async (type: string, options: Partial<Record<EmitOption, string>>) => {
+  emit.action(async (type: string, options: Record<string, string | undefined>) => {
+    // commander names --previous-account previousAccount.
+    const given = (name: EmitOption) => options[name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase())];
     // The emit adapter reads a command line (its panel input, as JSON is cPanel's): the one commander has checked.
-    const args = [type, ...EMIT_OPTIONS.flatMap((name) => (options[name] === undefined ? [] : [`--${name}`, options[name]]))];
+    const args = [type, ...EMIT_OPTIONS.flatMap((name) => (given(name) === undefined ? [] : [`--${name}`, given(name) as string]))];
     process.exitCode = await runHook({ panel: 'emit', args });
   });
   return hook;

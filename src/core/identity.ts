@@ -23,6 +23,18 @@ export function providerUserIdFor(account: string, accountDomain: string): strin
 }
 
 /**
+ * The provider user id for an account whose name another account had before (a cPanel rename
+ * keeps the renamed account's provider user, and cPanel may give the freed name to a new
+ * customer): `<local>+r<n>@<accountDomain>`. No account name maps to it, since the encoding
+ * above always follows `+` with two hex digits and `r` is none.
+ */
+export function providerUserIdVariant(account: string, accountDomain: string, n: number): string {
+  const [local = '', domain = accountDomain] = providerUserIdFor(account, accountDomain).split('@');
+  const suffix = `+r${n}`;
+  return `${local.slice(0, 64 - suffix.length)}${suffix}@${domain}`;
+}
+
+/**
  * The secret token in a website's callbackUrl, derived from the callback key (secrets.ts) so a
  * retried create sends the same URL without the plugin storing the token; only its hash is
  * stored, and a callback is found by that hash alone. So websites registered by earlier

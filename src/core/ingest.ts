@@ -17,9 +17,11 @@ export interface IngestResult {
 /**
  * Account-wide events order everything of the account; other domain events only their domain.
  * domain.added counts as account-wide: adding one checks the account's domain limit, so two
- * adds of one account must not run side by side, in this process or any other.
+ * adds of one account must not run side by side, in this process or any other. A move
+ * (domain.moved) adds a website to its new account the same way.
  */
-const isAccountLevel = (type: PanelEvent['type']) => type.startsWith('account.') || type === 'plan.changed' || type === 'domain.added';
+const isAccountLevel = (type: PanelEvent['type']) =>
+  type.startsWith('account.') || type === 'plan.changed' || type === 'domain.added' || type === 'domain.moved';
 
 export function ingestEvents(jobs: JobsRepo, events: PanelEvent[], maxAttempts: number): IngestResult[] {
   const results = queueParsedJobs(

@@ -9,7 +9,7 @@ import type { PanelEvent } from '../panel/events.js';
 import { isProviderError, type ProviderClient, type ProviderWebsite } from '../provider/index.js';
 import { AppError } from '../errors.js';
 import { hostPauseOf, unpausedAtProvider, type HostPauseUndone } from './host-pause.js';
-import { callbackTokenFor, hashToken, providerUserIdFor } from './identity.js';
+import { callbackTokenFor, hashToken, providerUserIdFor, providerUserIdVariant } from './identity.js';
 import type { Account, DesiredStatus, PausedBy, Website } from './types.js';
 
 export interface ProvisioningSettings {
@@ -36,6 +36,9 @@ export interface ProvisioningDeps {
   /** Ends the page sessions of a customer whose account was suspended or deleted. */
   endCustomerSessions?: (account: string) => void;
 }
+
+/** The kv fact that records where an account name went, and when (account.renamed). */
+const renameFact = (account: string) => `account_renamed:${account}`;
 
 /** The plan every website falls back to when its account names none, or an unknown one. */
 export const DEFAULT_PLAN = 'default';
@@ -77,7 +80,7 @@ export function createProvisioning({
   ): Promise<Account> {
     const existing = accounts.getAccount(account);
     if (existing?.providerApiKey && !verify) return existing;
-    const providerUserId = existing?.providerUserId ?? providerUserIdFor(account, settings.accountDomain);
+    const providerUserId = existing?.providerUserId ?? freeProviderUserId(account);
     const user = await provider.ensureUser(providerUserId);
     // A created user answers with its key; an existing one is read with it.
     const apiKey = user.api_key ?? (await provider.getUser(providerUserId)).api_key ?? null;
@@ -91,6 +94,13 @@ export function createProvisioning({
     });
     logger.info({ account, providerUserId, created: !existing }, 'provider user ensured');
     return accounts.getAccount(account) as Account;
+  }
+
+  /** A new account's provider user id: its own, unless a renamed account kept that one (then a variant no name maps to). */
+  function freeProviderUserId(account: string): string {
+    let id = providerUserIdFor(account, settings.accountDomain);
+    for (let n = 2; accounts.accountOfProviderUser(id) !== null; n++) id = providerUserIdVariant(account, settings.accountDomain, n);
+    return id;
   }
 
   /** Sends a status and records who paused, keeping the local record and the provider in step. */
@@ -238,12 +248,68 @@ export function createProvisioning({
   /** Whether the panel suspended this website on its own (domain.suspended), apart from its account. */
   const suspendedOnItsOwn = (domain: string) => Boolean(accounts.getFact(WEBSITE_SUSPENDED(domain)));
 
+  /**
+   * A website the panel handed to another of its accounts (cPanel's Convert Addon Domain to
+   * Account). The provider website stays the same record, only its user changes (a PUT with
+   * `user_id`): its settings, rules, subdomains and statistics go with it. A website the plugin
+   * does not have yet is protected as a new one.
+   */
+  async function domainMoved(event: PanelEvent & { domain: string }): Promise<void> {
+    const website = accounts.getWebsite(event.domain);
+    if (!website) return domainAdded(event);
+    let account = accounts.getAccount(event.account);
+    if (!account?.providerApiKey) account = await ensureAccount(event.account, { email: event.email, plan: event.plan }, false);
+    // Paused because it left its old account: it is back in use. Every other pause stays whose it was.
+    const leftOld = website.state !== 'active' || website.pausedBy === 'domain_removed' || website.pausedBy === 'account_deleted';
+    let desiredStatus: DesiredStatus = leftOld ? (autoProtect() ? 'online' : 'setup') : website.desiredStatus;
+    let pausedBy: PausedBy | null = leftOld ? null : website.pausedBy;
+    if (account.state !== 'active' && desiredStatus !== 'paused') {
+      desiredStatus = 'paused';
+      pausedBy = account.state === 'suspended' ? 'suspension' : 'account_deleted';
+    }
+    const sameOwner = website.account === event.account && website.state === 'active';
+    if (sameOwner && desiredStatus === website.desiredStatus) return;
+    const answer = await provider.updateWebsite(event.domain, {
+      user_id: account.providerUserId,
+      ...(desiredStatus !== website.desiredStatus ? { status: desiredStatus } : {}),
+    });
+    accounts.saveWebsite({
+      ...website,
+      account: event.account,
+      state: 'active',
+      desiredStatus,
+      pausedBy,
+      providerStatus: answer.status ?? website.providerStatus,
+      providerCheckedAt: now(),
+    });
+    logger.info({ domain: event.domain, from: website.account, to: event.account }, 'website moved to another account, settings kept');
+  }
+
+  /**
+   * An event that happened under a name before the account was renamed (queued, not yet carried
+   * out, when the rename ran) is about the renamed account. Later events under the old name are
+   * about whoever has that name now (cPanel may give it to a new account).
+   */
+  function underCurrentName(event: PanelEvent): PanelEvent {
+    if (event.type === 'account.renamed') return event;
+    let current = event;
+    for (let hop = 0; hop < 10; hop++) {
+      const fact = accounts.getFact(renameFact(current.account));
+      if (!fact) break;
+      const { to, at } = JSON.parse(fact) as { to: string; at: string };
+      if (Date.parse(event.occurredAt) > Date.parse(at)) break;
+      current = { ...current, account: to };
+    }
+    return current;
+  }
+
   async function forEachWebsite(account: string, fn: (website: Website) => Promise<void>): Promise<void> {
     for (const website of accounts.websitesOf(account)) await fn(website);
   }
 
   return {
-    async handle(event: PanelEvent): Promise<void> {
+    async handle(given: PanelEvent): Promise<void> {
+      const event = underCurrentName(given);
       switch (event.type) {
         case 'account.created':
           await ensureAccount(event.account, { email: event.email, plan: event.plan }, true);
@@ -303,6 +369,23 @@ export function createProvisioning({
           });
           return;
         }
+        case 'account.renamed': {
+          const previous = event.previousAccount as string;
+          // Signed in under the old name: those sessions name an account that no longer exists.
+          endCustomerSessions?.(previous);
+          const outcome = accounts.renameAccount(previous, event.account);
+          if (outcome === 'renamed') accounts.setFact(renameFact(previous), JSON.stringify({ to: event.account, at: event.occurredAt }));
+          if (outcome === 'taken' && accounts.getAccount(previous)) {
+            throw new AppError(
+              'CONFLICT',
+              `Account ${previous} cannot be renamed to ${event.account}: the plugin already has an account of that name`,
+            );
+          }
+          logger.info({ from: previous, to: event.account, outcome }, 'account renamed');
+          return;
+        }
+        case 'domain.moved':
+          return domainMoved(event as PanelEvent & { domain: string });
         case 'plan.changed': {
           const account = accounts.getAccount(event.account);
           if (!account) return;

@@ -85,6 +85,7 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
   const s = {
     account: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account = ?'),
     accountState: db.prepare<[string], { state: AccountState }>('SELECT state FROM accounts WHERE account = ?'),
+    accountOfProviderUser: db.prepare<[string], { account: string }>('SELECT account FROM accounts WHERE provider_user_id = ?'),
     recentAccounts: db.prepare<[number], AccountRow>('SELECT * FROM accounts ORDER BY created_at DESC, account LIMIT ?'),
     upsertAccount: db.prepare(
       `INSERT INTO accounts (account, email, plan, provider_user_id, provider_api_key, state, created_at, updated_at)
@@ -152,6 +153,19 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
       `INSERT INTO plans (name, settings, subdomains, created_at, updated_at) VALUES (@name, @settings, @subdomains, @at, @at)
        ON CONFLICT (name) DO UPDATE SET settings = excluded.settings, subdomains = excluded.subdomains, updated_at = excluded.updated_at`,
     ),
+    renameRow: db.prepare('UPDATE accounts SET account = @to, provider_api_key = @key, updated_at = @at WHERE account = @from'),
+    // What a customer's pages and statistics show follows the account to its new name; the
+    // websites' own triggers carry the quota and read schedule (009, 012).
+    renameIn: [
+      'UPDATE websites SET account = @to WHERE account = @from',
+      'UPDATE hits_hourly SET account = @to WHERE account = @from',
+      'UPDATE usage SET account = @to WHERE account = @from',
+      'UPDATE enforcement_actions SET account = @to WHERE account = @from',
+      'UPDATE website_status_changes SET account = @to WHERE account = @from',
+      'UPDATE website_notices SET account = @to WHERE account = @from',
+      'UPDATE account_forecast SET account = @to WHERE account = @from',
+      "UPDATE limits SET subject = @to WHERE scope = 'account' AND subject = @from",
+    ].map((sql) => db.prepare(sql)),
     kvGet: db.prepare<[string], { value: string }>('SELECT value FROM kv WHERE key = ?'),
     kvSet: db.prepare(
       'INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
@@ -163,6 +177,8 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
       const row = s.account.get(account);
       return row ? toAccount(row) : null;
     },
+    /** The account that has this provider user, or null. */
+    accountOfProviderUser: (providerUserId: string): string | null => s.accountOfProviderUser.get(providerUserId)?.account ?? null,
     /** The account's state alone (no key is opened), or null for an account the plugin does not know. */
     accountState: (account: string): AccountState | null => s.accountState.get(account)?.state ?? null,
     /** The newest accounts first (the demo panel's list). */
@@ -174,6 +190,28 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
       s.upsertAccount.run({ ...account, providerApiKey: key === null ? null : keys?.seal(key, account.account), at: now() });
     },
     setAccountState: (account: string, state: AccountState) => void s.setAccountState.run(state, now(), account),
+    /**
+     * Gives an account a new name in one transaction: its row (the same provider user, its key
+     * sealed again for the new name), its websites, statistics, limits and history. 'unknown':
+     * no account `from`; 'taken': `to` exists already (nothing is changed).
+     */
+    renameAccount(from: string, to: string): 'renamed' | 'unknown' | 'taken' {
+      return db.transaction((): 'renamed' | 'unknown' | 'taken' => {
+        const row = s.account.get(from);
+        if (!row) return 'unknown';
+        if (s.account.get(to)) return 'taken';
+        let key = row.provider_api_key;
+        if (key !== null && isSealed(key)) {
+          if (!keys) throw new Error('renaming an account with a stored API key needs the key box (openApiKeys)');
+          key = keys.seal(keys.open(key, from), to);
+        }
+        // The account's websites point at its name: checked once all of them point at the new one (reset at commit).
+        db.pragma('defer_foreign_keys = ON');
+        s.renameRow.run({ from, to, key, at: now() });
+        for (const statement of s.renameIn) statement.run({ from, to });
+        return 'renamed';
+      })();
+    },
     setAccountPlan: (account: string, plan: string) => void s.setAccountPlan.run(plan, now(), account),
 
     getWebsite: (domain: string) => {

@@ -20,11 +20,15 @@ export const PANEL_EVENT_TYPES = [
   'subdomain.added',
   'subdomain.removed',
   'plan.changed',
+  // A panel account given a new name (cPanel modifyacct): `account` is the new name, `previousAccount` the old one.
+  'account.renamed',
+  // A website handed to another account of the same panel (cPanel's Convert Addon Domain to Account): `account` takes it over.
+  'domain.moved',
 ] as const;
 export type PanelEventType = (typeof PANEL_EVENT_TYPES)[number];
 
 /** Which fields each event type needs beyond `account`. */
-const REQUIRED_FIELDS: Record<PanelEventType, readonly ('domain' | 'subdomain' | 'plan')[]> = {
+const REQUIRED_FIELDS: Record<PanelEventType, readonly ('domain' | 'subdomain' | 'plan' | 'previousAccount')[]> = {
   'account.created': [],
   'account.suspended': [],
   'account.unsuspended': [],
@@ -36,6 +40,8 @@ const REQUIRED_FIELDS: Record<PanelEventType, readonly ('domain' | 'subdomain' |
   'subdomain.added': ['domain', 'subdomain'],
   'subdomain.removed': ['domain', 'subdomain'],
   'plan.changed': ['plan'],
+  'account.renamed': ['previousAccount'],
+  'domain.moved': ['domain'],
 };
 
 /** Panel user names: cPanel/DirectAdmin use [a-z0-9], Plesk logins may also hold . _ - @. */
@@ -95,8 +101,16 @@ export const panelEventSchema = z
     domain: normalized(normalizeDomain, 'domain name').optional(),
     subdomain: normalized(normalizeSubdomain, 'subdomain label').optional(),
     ip: optionalIpSchema,
+    /** account.renamed only: the name the account had. */
+    previousAccount: accountNameSchema.optional(),
   })
   .superRefine((event, ctx) => {
+    if (event.previousAccount !== undefined && event.type !== 'account.renamed') {
+      ctx.addIssue({ code: 'custom', path: ['previousAccount'], message: `previousAccount belongs to account.renamed, not ${event.type}` });
+    }
+    if (event.type === 'account.renamed' && event.previousAccount === event.account) {
+      ctx.addIssue({ code: 'custom', path: ['previousAccount'], message: 'a rename needs a new name: previousAccount equals account' });
+    }
     for (const field of REQUIRED_FIELDS[event.type]) {
       if (event[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} is required for ${event.type}` });
     }
@@ -126,6 +140,8 @@ export function deriveEventId(source: string, draft: PanelEventDraft, occurredAt
     draft.plan ?? '',
     draft.email ?? '',
     draft.ip ?? '',
+    // Only when present: every id derived before account.renamed existed stays what it was.
+    ...(draft.previousAccount ? [draft.previousAccount] : []),
     String(minute),
   ];
   return `${source}:${createHash('sha256').update(parts.join('\u0000').toLowerCase()).digest('hex').slice(0, 32)}`;

@@ -1,6 +1,7 @@
 /**
  * cPanel's tools, faked at the paths cPanel keeps them below a test root: a stateful
- * manage_hooks and install_plugin/uninstall_plugin (node scripts in test/fixtures/fake-cpanel),
+ * manage_hooks, whmapi1's list_hooks/delete_hook over the same registry, and
+ * install_plugin/uninstall_plugin (node scripts in test/fixtures/fake-cpanel),
  * and the AppConfig tools (sh). Each logs its call like every fake tool (toolCalls).
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,7 @@ export function fakeCpanelTools(root: string): void {
   const node = (fixture: string, ...first: string[]) =>
     `FAKE_ROOT="$FAKE_ROOT" FAKE_LAUNCHER='${launcher}' exec node '${fixtures}${fixture}' ${first.join(' ')} "$@"`;
   fakeTool(root, '/usr/local/cpanel/bin/manage_hooks', { script: node('manage-hooks.mjs') });
+  fakeTool(root, '/usr/local/cpanel/bin/whmapi1', { script: node('whmapi1.mjs') });
   fakeTool(root, '/usr/local/cpanel/scripts/install_plugin', { script: node('install-plugin.mjs', 'install') });
   fakeTool(root, '/usr/local/cpanel/scripts/uninstall_plugin', { script: node('install-plugin.mjs', 'uninstall') });
   const apps = '"$FAKE_ROOT/var/cpanel/apps"';
@@ -54,6 +56,16 @@ export function fakeCpanelTools(root: string): void {
   fakeTool(root, '/usr/local/cpanel/bin/is_registered_with_appconfig', {
     script: `if [ -f ${apps}/"$2.conf" ]; then printf 1; else printf 0; fi`,
   });
+}
+
+/** The ids the fake manage_hooks gave the hooks of `hook` (a script path). */
+export function registeredHookIds(root: string, hook: string): string[] {
+  const file = join(root, '.cpanel-hooks.json');
+  if (!existsSync(file)) return [];
+  const db = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, { hook: string; id: string }[]>>;
+  return Object.values(db).flatMap((events) =>
+    Object.values(events).flatMap((hooks) => hooks.filter((h) => h.hook === hook).map((h) => h.id)),
+  );
 }
 
 /** The hooks the fake manage_hooks holds: "Category::Event stage hook" lines, sorted. */

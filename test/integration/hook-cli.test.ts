@@ -74,7 +74,15 @@ describe('wpp hook cpanel', () => {
     expect(broken.stderr).toMatch(/wpp hook cpanel: .*user/);
   });
 
-  it('ignores an Api2 post-hook whose panel call failed', async () => {
+  it('a restore on a server without whmapi1 still queues the account and its main domain, and answers 1', async () => {
+    const before = jobRows().length;
+    const restored = await wpp(['hook', 'cpanel'], { stdin: fixtureText('cpanel/pkgacct-restore.json') });
+    expect(restored.code).toBe(0);
+    expect(restored.stdout).toBe('1\n');
+    expect(jobRows()).toHaveLength(before + 2);
+  });
+
+  it('answers an Api2 post-hook an earlier install registered with 1, queueing nothing', async () => {
     const before = jobRows().length;
     const failed = await wpp(['hook', 'cpanel'], { stdin: fixtureText('cpanel/api2-addsubdomain-failed.json') });
     expect(failed.code).toBe(0);

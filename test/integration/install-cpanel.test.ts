@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeCpanelHooks } from '../../src/panel/adapters/cpanel.js';
 import { runWpp } from '../helpers/cli.js';
-import { FAKE_CPANEL_FILES, fakeCpanelTools, registeredHooks, testLauncher } from '../helpers/fake-cpanel.js';
+import { FAKE_CPANEL_FILES, fakeCpanelTools, registeredHookIds, registeredHooks, testLauncher } from '../helpers/fake-cpanel.js';
 import { decoyCalls, decoyPath, fakeSystemctl, filesBelow, toolCalls } from '../helpers/fake-tools.js';
 import { withTempDir } from '../helpers/temp.js';
 
@@ -12,11 +12,13 @@ const HOOK = '/usr/local/cpanel/3rdparty/bin/wpp-hook-cpanel';
 const UPCP = '/usr/local/cpanel/3rdparty/bin/wpp-cpanel-upcp';
 const PLUGIN = '/usr/local/lib/wpp/cpanel/plugin';
 const DYNAMIC_UI = '/usr/local/cpanel/base/frontend/jupiter/dynamicui/dynamicui_wpp_web_protection.conf';
-const TOOLS = ['manage_hooks', 'install_plugin', 'uninstall_plugin', 'register_appconfig', 'unregister_appconfig', 'systemctl'];
+const TOOLS = ['manage_hooks', 'whmapi1', 'install_plugin', 'uninstall_plugin', 'register_appconfig', 'unregister_appconfig', 'systemctl'];
+const WHMAPI1 = '/usr/local/cpanel/bin/whmapi1';
 
 const FAKE_TOOLS = [
   '/usr/bin/systemctl',
   '/usr/local/cpanel/bin/manage_hooks',
+  '/usr/local/cpanel/bin/whmapi1',
   '/usr/local/cpanel/scripts/install_plugin',
   '/usr/local/cpanel/scripts/uninstall_plugin',
   '/usr/local/cpanel/bin/register_appconfig',
@@ -100,9 +102,9 @@ describe('wpp install cpanel / wpp uninstall cpanel', () => {
         '/usr/bin/systemctl enable wpp.service',
         '/usr/bin/systemctl enable --now wpp-panel-check.timer',
         `/usr/local/cpanel/bin/manage_hooks add script ${HOOK}`,
-        '/usr/local/cpanel/bin/manage_hooks list --output JSON',
+        `${WHMAPI1} --output=json list_hooks`,
         `/usr/local/cpanel/bin/manage_hooks add script ${UPCP}`,
-        '/usr/local/cpanel/bin/manage_hooks list --output JSON',
+        `${WHMAPI1} --output=json list_hooks`,
         `/usr/local/cpanel/scripts/install_plugin ${PLUGIN} --theme=jupiter`,
         '/usr/local/cpanel/bin/register_appconfig /usr/local/lib/wpp/cpanel/wpp.conf',
       ]);
@@ -119,8 +121,8 @@ describe('wpp install cpanel / wpp uninstall cpanel', () => {
       expect(calls(root).slice(before)).toEqual([
         '/usr/bin/systemctl is-enabled --quiet wpp.service',
         '/usr/bin/systemctl is-enabled --quiet wpp-panel-check.timer',
-        '/usr/local/cpanel/bin/manage_hooks list --output JSON',
-        '/usr/local/cpanel/bin/manage_hooks list --output JSON',
+        `${WHMAPI1} --output=json list_hooks`,
+        `${WHMAPI1} --output=json list_hooks`,
         '/usr/local/cpanel/bin/is_registered_with_appconfig whostmgr wpp',
       ]);
 
@@ -139,6 +141,21 @@ describe('wpp install cpanel / wpp uninstall cpanel', () => {
       expect(registeredHooks(root)).toEqual(expectedHooks);
       expect(read(root, DYNAMIC_UI)).toContain('url=>wpp/index.live.php');
 
+      // Another vendor's hook on one of the same events: uninstall must leave it.
+      const registry = join(root, '.cpanel-hooks.json');
+      const withOther = JSON.parse(readFileSync(registry, 'utf8')) as Record<string, Record<string, object[]>>;
+      withOther.Whostmgr?.['Accounts::Create']?.push({
+        hook: '/usr/local/cpanel/3rdparty/bin/other-vendor',
+        stage: 'post',
+        exectype: 'script',
+        id: 'OtherVendorHookId0000001',
+        weight: 900,
+      });
+      writeFileSync(registry, JSON.stringify(withOther));
+      // The ids WHM gave our hooks when the update hook registered them again (not those of the first install).
+      const ids = [...registeredHookIds(root, UPCP), ...registeredHookIds(root, HOOK)];
+      expect(ids).toHaveLength(expectedHooks.length);
+
       const installed = toolCalls(root).length;
       const removed = await runWpp(['uninstall', 'cpanel', '--root', root], { env });
       expect(removed.code).toBe(0);
@@ -148,12 +165,12 @@ describe('wpp install cpanel / wpp uninstall cpanel', () => {
         '/usr/local/cpanel/bin/unregister_appconfig wpp',
         `/usr/local/cpanel/scripts/uninstall_plugin ${PLUGIN} --theme=jupiter`,
       ]);
-      expect(undone).toContain(
-        `/usr/local/cpanel/bin/manage_hooks delete script ${UPCP} --manual --category=System --event=upcp --stage=post`,
+      // Each hook deleted by the id WHM gave it (whmapi1 delete_hook), never by matching its fields.
+      expect(undone.filter((call) => call.includes('delete')).sort()).toEqual(
+        ids.map((id) => `${WHMAPI1} --output=json delete_hook id=${id}`).sort(),
       );
-      expect(undone).toContain(
-        `/usr/local/cpanel/bin/manage_hooks delete script ${HOOK} --manual --category=Whostmgr --event=Accounts::Create --stage=post`,
-      );
+      expect(registeredHooks(root)).toEqual(['Whostmgr::Accounts::Create post /usr/local/cpanel/3rdparty/bin/other-vendor']);
+      writeFileSync(registry, '{}');
       expect(undone.slice(-3)).toEqual([
         '/usr/bin/systemctl disable --now wpp.service',
         '/usr/bin/systemctl disable --now wpp-panel-check.timer',

@@ -422,7 +422,7 @@ describe('recorded panel payloads, each delivered twice', () => {
         const f = fixture(`directadmin/${name}.json`) as { hook: string; env: Record<string, string> };
         return translateDirectAdminHook(f.hook, f.env);
       };
-      await run([cpanel('accounts-create'), cpanel('api2-addsubdomain'), cpanel('api2-addaddondomain'), cpanel('domain-park')]);
+      await run([cpanel('accounts-create'), cpanel('whostmgr-addsubdomain'), cpanel('domain-park-addon'), cpanel('domain-park')]);
       await run([plesk('client-create'), plesk('domain-create'), plesk('subdomain-create')]);
       await run([directadmin('user-create-post'), directadmin('domain-create-post-user-creation'), directadmin('subdomain-create-post')]);
       await plugin.idle();

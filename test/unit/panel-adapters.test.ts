@@ -73,12 +73,13 @@ describe('cPanel Standardized Hooks', () => {
     ['accounts-change-package', [{ type: 'plan.changed', account: 'alice', plan: 'platinum' }]],
     ['domain-park', [{ type: 'domain.added', account: 'alice', domain: 'alice-shop.example.net' }]],
     ['domain-unpark', [{ type: 'domain.removed', account: 'alice', domain: 'alice-shop.example.net' }]],
-    ['api2-addaddondomain', [{ type: 'domain.added', account: 'alice', domain: 'xn--bcher-alice-thb.example' }]],
-    ['api2-deladdondomain', [{ type: 'domain.removed', account: 'alice', domain: 'xn--bcher-alice-thb.example' }]],
-    ['uapi-addaddondomain', [{ type: 'domain.added', account: 'alice', domain: 'alice-blog.example' }]],
-    ['api2-addsubdomain', [{ type: 'subdomain.added', account: 'alice', domain: 'alice-shop.example', subdomain: 'shop' }]],
-    ['uapi-addsubdomain', [{ type: 'subdomain.added', account: 'alice', domain: 'alice-shop.example', subdomain: 'eu.shop' }]],
-    ['api2-delsubdomain', [{ type: 'subdomain.removed', account: 'alice', domain: 'alice-shop.example', subdomain: 'shop' }]],
+    // Without the plugin's record (no website known) the addon's park is its domain alone.
+    ['domain-park-addon', [{ type: 'domain.added', account: 'alice', domain: 'buecher-alice.example' }]],
+    // Cpanel::Sub passes the label; the guide shows the full name: both are the same subdomain.
+    ['whostmgr-addsubdomain', [{ type: 'subdomain.added', account: 'alice', domain: 'alice-shop.example', subdomain: 'shop' }]],
+    ['whostmgr-addsubdomain-fullname', [{ type: 'subdomain.added', account: 'alice', domain: 'alice-shop.example', subdomain: 'blog' }]],
+    ['whostmgr-delsubdomain', [{ type: 'subdomain.removed', account: 'alice', domain: 'alice-shop.example', subdomain: 'shop' }]],
+    ['convertaddon-convert-addon', [{ type: 'domain.moved', account: 'shopper', domain: 'buecher-alice.example' }]],
   ] satisfies [string, Shape[]][])('%s', (name, expected) => {
     const result = cpanel(name, NOW);
     expect(shapes(result)).toEqual(expected.map(shape));
@@ -90,31 +91,38 @@ describe('cPanel Standardized Hooks', () => {
     }
   });
 
-  it('ignores an API 2 post hook whose call failed', () => {
-    const result = cpanel('api2-addsubdomain-failed', NOW);
-    expect(result).toEqual({ ok: true, events: [], note: expect.stringContaining('ignored: the panel call failed (output[0].result=0') });
-    if (result.ok) expect(result.note).toContain('already exists');
+  it('answers the escalated Api2/UAPI hooks of earlier installs with nothing to do: the Whostmgr hooks see the change', () => {
+    for (const name of [
+      'api2-addsubdomain',
+      'api2-addsubdomain-failed',
+      'api2-delsubdomain',
+      'api2-addaddondomain',
+      'api2-deladdondomain',
+      'uapi-addaddondomain',
+      'uapi-addsubdomain',
+    ]) {
+      expect(cpanel(name, NOW), name).toEqual({
+        ok: true,
+        events: [],
+        note: expect.stringContaining('the Whostmgr Domain hooks see this change'),
+      });
+    }
   });
 
-  it('treats a "0" string result as failed too, and a missing output as nothing to check', () => {
-    const base = fixture('cpanel/api2-addsubdomain.json') as { context: unknown; data: Record<string, unknown> };
-    const failed = translateCpanelHook({ ...base, data: { ...base.data, output: [{ result: '0', reason: 'no' }] } }, NOW);
-    expect(failed.ok && failed.events).toEqual([]);
-    const { output: _output, ...withoutOutput } = base.data;
-    expect(shapes(translateCpanelHook({ ...base, data: withoutOutput }, NOW))).toHaveLength(1);
+  it("takes an addon's hidden subdomain off the website it was added to, by the park's target_domain", () => {
+    const local = { websitesOf: (account: string) => (account === 'alice' ? ['alice-shop.example', 'example'] : []) };
+    expect(shapes(translateCpanelHook(fixture('cpanel/domain-park-addon.json'), NOW, local))).toEqual([
+      shape({ type: 'domain.added', account: 'alice', domain: 'buecher-alice.example' }),
+      shape({ type: 'subdomain.removed', account: 'alice', domain: 'alice-shop.example', subdomain: 'buecher' }),
+    ]);
+    // A plain park (an alias of the main domain): the target is the website itself, nothing to take off.
+    expect(shapes(translateCpanelHook(fixture('cpanel/domain-park.json'), NOW, { websitesOf: () => ['alice-shop.example'] }))).toEqual([
+      shape({ type: 'domain.added', account: 'alice', domain: 'alice-shop.example.net' }),
+    ]);
   });
 
-  it('reads delsubdomain given as a full name with or without rootdomain', () => {
-    const input = (args: Record<string, string>) => ({
-      context: { category: 'Cpanel', event: 'Api2::SubDomain::delsubdomain', stage: 'post' },
-      data: { user: 'alice', args, output: [{ result: 1 }] },
-    });
-    expect(shapes(translateCpanelHook(input({ domain: 'a.b.alice-shop.example', rootdomain: 'alice-shop.example' }), NOW))).toEqual([
-      shape({ type: 'subdomain.removed', account: 'alice', domain: 'alice-shop.example', subdomain: 'a.b' }),
-    ]);
-    expect(shapes(translateCpanelHook(input({ domain: 'blog.alice-shop.example' }), NOW))).toEqual([
-      shape({ type: 'subdomain.removed', account: 'alice', domain: 'alice-shop.example', subdomain: 'blog' }),
-    ]);
+  it('leaves restores and modifyacct to readCpanelHook, which reads the panel', () => {
+    expect(errorOf(cpanel('pkgacct-restore', NOW)).error).toMatch(/reads the account's domains from cPanel/);
   });
 
   it('fails clearly when the user is missing', () => {
@@ -140,7 +148,7 @@ describe('cPanel Standardized Hooks', () => {
     const { error } = errorOf(cpanel('unsupported-event', NOW));
     expect(error).toMatch(/^unsupported cPanel hook Cpanel::UAPI::Email::add_pop \(post\); supported: /);
     expect(error).toContain('Whostmgr Accounts::Create (post)');
-    expect(error).toContain('Cpanel Api2::SubDomain::delsubdomain (post)');
+    expect(error).toContain('Whostmgr Domain::delsubdomain (post)');
     const wrongStage = translateCpanelHook(
       { context: { category: 'Whostmgr', event: 'Accounts::Create', stage: 'pre' }, data: { user: 'alice' } },
       NOW,
@@ -164,15 +172,6 @@ describe('cPanel Standardized Hooks', () => {
     for (const id of later) expect(first).not.toContain(id);
   });
 
-  it('yields one id for an addon domain seen by both the Api2 and the park hook', () => {
-    const addon = fixture('cpanel/api2-addaddondomain.json') as { data: Record<string, unknown> };
-    const park = {
-      context: { category: 'Whostmgr', event: 'Domain::park', stage: 'post' },
-      data: { user: 'alice', new_domain: 'bücher-alice.example', target_domain: 'buecher.alice-shop.example' },
-    };
-    expect(idsOf(translateCpanelHook(park, NOW))).toEqual(idsOf(translateCpanelHook(addon, SAME_MINUTE)));
-  });
-
   it('does nothing for change_package without a user: a package was edited, no account moved', () => {
     expect(cpanel('accounts-change-package-edited', NOW)).toEqual({
       ok: true,
@@ -193,17 +192,16 @@ describe('cPanel Standardized Hooks', () => {
       'Whostmgr Accounts::change_package post',
       'Whostmgr Domain::park post',
       'Whostmgr Domain::unpark post',
-      'Cpanel Api2::AddonDomain::addaddondomain post',
-      'Cpanel Api2::AddonDomain::deladdondomain post',
-      'Cpanel UAPI::AddonDomain::addaddondomain post',
-      'Cpanel UAPI::AddonDomain::deladdondomain post',
-      'Cpanel Api2::SubDomain::addsubdomain post',
-      'Cpanel UAPI::SubDomain::addsubdomain post',
-      'Cpanel Api2::SubDomain::delsubdomain post',
+      // Root on every path (WHM, cPanel's Api2 and UAPI): no escalated Cpanel-category hook is needed.
+      'Whostmgr Domain::addsubdomain post',
+      'Whostmgr Domain::delsubdomain post',
+      'Whostmgr Accounts::Modify post',
+      'PkgAcct Restore post',
+      'ConvertAddon convert_addon post',
     ]);
-    for (const hook of hooks) expect(hook).toMatchObject({ hook: command, exectype: 'script', blocking: 0 });
-    // User-level (Cpanel) hooks run as root so they can queue into the plugin's database; WHM ones already do.
-    for (const hook of hooks) expect(hook.escalateprivs).toBe(hook.category === 'Cpanel' ? 1 : undefined);
+    // Every one runs as root: none is escalated.
+    for (const hook of hooks)
+      expect(hook).toEqual({ category: hook.category, event: hook.event, stage: 'post', hook: command, exectype: 'script', blocking: 0 });
     // Every described hook is one the translator accepts.
     for (const hook of hooks) {
       const result = translateCpanelHook({ context: { category: hook.category, event: hook.event, stage: hook.stage }, data: {} }, NOW);

@@ -39,6 +39,18 @@ describe('cPanel listing (whmapi1 listaccts + get_domain_info)', () => {
     expect(dave?.email).toBeUndefined();
   });
 
+  it("leaves out the subdomain an addon domain sits on: get_domain_info lists it as a sub with the addon's document root", () => {
+    const restored = parseListing(
+      cpanelListing(readListingFixture('cpanel/listaccts.json'), readListingFixture('cpanel/get_domain_info-restore.json')),
+      'cpanel',
+    );
+    expect(restored.accounts[0]?.domains).toEqual([
+      { domain: 'bob.example', subdomains: ['blog'], ip: '192.0.2.10' },
+      { domain: 'shop.example', subdomains: ['dev'], ip: '192.0.2.10' },
+      { domain: 'bob-alias.example', subdomains: [], ip: '192.0.2.10' },
+    ]);
+  });
+
   it('refuses a failed call with the reason whmapi1 gave', () => {
     expect(() =>
       cpanelListing(readListingFixture('cpanel/listaccts-denied.json'), readListingFixture('cpanel/get_domain_info.json')),

@@ -10,8 +10,17 @@
  * - `Cpanel` category hooks get `{args, output, user}` for Api2 and `{args, result, user}`
  *   for UAPI. Api2 post-hooks also run when the call failed (check `output[0].result`);
  *   UAPI post-hooks only run after a successful call, so there is nothing to check.
- * Addon domains are parked on a subdomain, so adding one also fires Domain::park: both
- * hooks yield the same domain.added, and the same id within the minute.
+ * - Domain::addsubdomain / delsubdomain pass `user`, `subdomain` and `rootdomain`. cPanel's
+ *   code (Cpanel::Sub) passes the label; its "Whostmgr Functions" guide shows the full name:
+ *   both are read. They run as root on every path (WHM, cPanel's Api2 and UAPI, restores).
+ * - An addon domain is a subdomain of the main domain (`<label>.<main>`, Cpanel::AddonDomain)
+ *   with the addon parked on it: the subdomain's hooks fire first, then Domain::park with that
+ *   subdomain as `target_domain`. The park hook takes the hidden subdomain off again.
+ * - PkgAcct::Restore (restores, transfers) and Accounts::Modify (renames, a new main domain)
+ *   read the account's domains from the panel (`whmapi1 get_domain_info`), see CpanelPanel.
+ * The Cpanel-category hooks (Api2/UAPI addon and subdomain calls) are no longer registered:
+ * the Whostmgr hooks see the same changes as root. Payloads of an earlier install's
+ * registrations are answered "nothing to do" until the next install removes them.
  */
 import { z } from 'zod';
 import type { PanelEventDraft } from '../events.js';
@@ -24,20 +33,56 @@ export interface CpanelHookRegistration {
   hook: string;
   exectype: 'script';
   blocking: 0 | 1;
-  /** Cpanel-category hooks run as the cPanel user; escalated they run as root and can write the plugin's database. */
-  escalateprivs?: 1;
 }
 
 type Data = Record<string, unknown>;
 
+/** One domain of an account as `whmapi1 get_domain_info` lists it. */
+export interface CpanelDomain {
+  domain: string;
+  type: 'main' | 'addon' | 'parked' | 'sub';
+  parentDomain?: string | undefined;
+  docroot?: string | undefined;
+}
+
+/** What the hooks that need more than their payload read: the panel's domains, the plugin's websites. */
+export interface CpanelPanel {
+  /** The user's domains now (whmapi1 get_domain_info, as root). */
+  domainsOf(user: string): Promise<CpanelDomain[]>;
+}
+
+/** The plugin's own record, read by the hook process (it runs as root). */
+export interface CpanelLocal {
+  /** The domains of the account's active websites. */
+  websitesOf(account: string): string[];
+}
+
+const NO_LOCAL: CpanelLocal = { websitesOf: () => [] };
+
 interface CpanelHook {
-  category: 'Whostmgr' | 'Cpanel';
+  category: 'Whostmgr' | 'PkgAcct' | 'ConvertAddon';
   event: string;
   stage: 'pre' | 'post';
   /** The stage an earlier version registered it at: still translated there, until the next install moves it. */
   legacyStage?: 'pre';
-  translate: (data: Data) => SourcedDraft[];
+  translate?: (data: Data, local: CpanelLocal) => SourcedDraft[];
+  /** Hooks whose payload is not enough: they read the account's domains from the panel. */
+  readPanel?: (data: Data, panel: CpanelPanel, local: CpanelLocal) => Promise<{ drafts: SourcedDraft[]; note?: string }>;
 }
+
+/**
+ * Registered by installs before this one (escalated Cpanel-category hooks): the Whostmgr
+ * Domain hooks now see the same changes, so their payloads are nothing to do.
+ */
+const RETIRED = new Set([
+  'Cpanel Api2::AddonDomain::addaddondomain',
+  'Cpanel Api2::AddonDomain::deladdondomain',
+  'Cpanel UAPI::AddonDomain::addaddondomain',
+  'Cpanel UAPI::AddonDomain::deladdondomain',
+  'Cpanel Api2::SubDomain::addsubdomain',
+  'Cpanel UAPI::SubDomain::addsubdomain',
+  'Cpanel Api2::SubDomain::delsubdomain',
+]);
 
 const hookInputSchema = z.looseObject({
   context: z.looseObject({
@@ -73,75 +118,50 @@ function accountEvent(type: PanelEventDraft['type']) {
   };
 }
 
-/** `Cpanel` category: the account is the cPanel user the call ran as. */
-function cpanelUser(data: Data): { value: string | undefined; from: string } {
-  return { value: text(data.user), from: 'data.user' };
-}
-
-function arg(data: Data, key: string): { value: string | undefined; from: string } {
-  return { value: text(record(data.args)[key]), from: `data.args.${key}` };
-}
-
-function domainEvent(type: 'domain.added' | 'domain.removed', key: string) {
+/** Domain::addsubdomain / delsubdomain: the label (or the full name) under `rootdomain`. */
+function subdomainEvent(type: 'subdomain.added' | 'subdomain.removed') {
   return (data: Data): SourcedDraft[] => {
-    const user = cpanelUser(data);
-    const domain = arg(data, key);
-    return [{ draft: { type, account: user.value as string, domain: domain.value }, from: { account: user.from, domain: domain.from } }];
+    const user = whm(data, 'user');
+    const sub = whm(data, 'subdomain');
+    const root = whm(data, 'rootdomain');
+    return [
+      {
+        draft: { type, account: user.value as string, domain: root.value, subdomain: relativeLabel(sub.value, root.value) },
+        from: { account: user.from, domain: root.from, subdomain: sub.from },
+      },
+    ];
   };
 }
 
-/** addsubdomain: `domain` is the label (or, leniently, the full name) under `rootdomain`. */
-function subdomainAdded(data: Data): SourcedDraft[] {
-  const user = cpanelUser(data);
-  const label = arg(data, 'domain');
-  const root = arg(data, 'rootdomain');
-  return [
-    {
-      draft: {
-        type: 'subdomain.added',
-        account: user.value as string,
-        domain: root.value,
-        subdomain: relativeLabel(label.value, root.value),
-      },
-      from: { account: user.from, domain: root.from, subdomain: label.from },
-    },
-  ];
+/**
+ * The website an account's subdomain name belongs to: the longest of `websites` it ends with,
+ * and its label there. Null when it is none of them (or is one of them itself).
+ */
+function underWebsite(name: string, websites: readonly string[]): { domain: string; label: string } | null {
+  const lower = name.toLowerCase().replace(/\.$/, '');
+  if (websites.includes(lower)) return null;
+  const base = websites.filter((w) => lower.endsWith(`.${w}`)).sort((a, b) => b.length - a.length)[0];
+  return base ? { domain: base, label: lower.slice(0, -(base.length + 1)) } : null;
 }
 
-/**
- * delsubdomain: `domain` is "label_rootdomain" (what cPanel's interface sends; domain names
- * cannot hold "_") or the full name. For a full name without `rootdomain` the first label
- * is taken as the subdomain: cPanel does not say where the root domain starts.
- */
-function subdomainRemoved(data: Data): SourcedDraft[] {
-  const user = cpanelUser(data);
-  const given = arg(data, 'domain');
-  const root = text(record(data.args).rootdomain);
-  let domain: string | undefined;
-  let subdomain: string | undefined;
-  const name = given.value;
-  if (name !== undefined && name.includes('_')) {
-    const cut = name.indexOf('_');
-    subdomain = name.slice(0, cut);
-    domain = name.slice(cut + 1);
-  } else if (name !== undefined && root !== undefined) {
-    domain = root;
-    subdomain = relativeLabel(name, root);
-  } else if (name !== undefined && name.includes('.')) {
-    const cut = name.indexOf('.');
-    subdomain = name.slice(0, cut);
-    domain = name.slice(cut + 1);
-  } else {
-    domain = root;
-    subdomain = name;
+/** Every website of a listing: main, addon and parked domains; subdomains under the longest website they end with. */
+function listingDrafts(account: string, domains: CpanelDomain[]): SourcedDraft[] {
+  const websites = domains.filter((d) => d.type !== 'sub').map((d) => d.domain.toLowerCase());
+  // An addon is served by the virtual host of the subdomain it is parked on: cPanel lists both with the same document root.
+  const addonRoots = new Set(domains.filter((d) => d.type === 'addon' && d.docroot).map((d) => d.docroot));
+  const from = { account: 'data.user', domain: 'get_domain_info' };
+  const drafts: SourcedDraft[] = [{ draft: { type: 'account.created', account }, from }];
+  for (const d of domains) if (d.type !== 'sub') drafts.push({ draft: { type: 'domain.added', account, domain: d.domain }, from });
+  for (const d of domains) {
+    if (d.type !== 'sub' || (d.docroot && addonRoots.has(d.docroot))) continue;
+    const under = underWebsite(d.domain, websites);
+    if (under) drafts.push({ draft: { type: 'subdomain.added', account, domain: under.domain, subdomain: under.label }, from });
   }
-  return [
-    {
-      draft: { type: 'subdomain.removed', account: user.value as string, domain, subdomain },
-      from: { account: user.from, domain: given.from, subdomain: given.from },
-    },
-  ];
+  return drafts;
 }
+
+const failedRead = (error: unknown) =>
+  `could not read the account's domains from cPanel (${error instanceof Error ? error.message : String(error)})`;
 
 const HOOKS: readonly CpanelHook[] = [
   {
@@ -192,15 +212,26 @@ const HOOKS: readonly CpanelHook[] = [
     category: 'Whostmgr',
     event: 'Domain::park',
     stage: 'post',
-    translate: (data) => {
+    translate: (data, local) => {
       const user = whm(data, 'user');
       const domain = firstOf(data, ['new_domain', 'domain']);
-      return [
+      const drafts: SourcedDraft[] = [
         {
           draft: { type: 'domain.added', account: user.value as string, domain: domain.value },
           from: { account: user.from, domain: domain.from },
         },
       ];
+      // An addon domain sits on a subdomain of the account's website (target_domain): that
+      // subdomain, added by Domain::addsubdomain a moment before, is the addon's, not one to protect.
+      const target = whm(data, 'target_domain').value;
+      const hidden = target && user.value ? underWebsite(target, local.websitesOf(user.value.toLowerCase())) : null;
+      if (hidden) {
+        drafts.push({
+          draft: { type: 'subdomain.removed', account: user.value as string, domain: hidden.domain, subdomain: hidden.label },
+          from: { account: user.from, domain: 'data.target_domain', subdomain: 'data.target_domain' },
+        });
+      }
+      return drafts;
     },
   },
   {
@@ -218,42 +249,121 @@ const HOOKS: readonly CpanelHook[] = [
       ];
     },
   },
-  { category: 'Cpanel', event: 'Api2::AddonDomain::addaddondomain', stage: 'post', translate: domainEvent('domain.added', 'newdomain') },
-  { category: 'Cpanel', event: 'Api2::AddonDomain::deladdondomain', stage: 'post', translate: domainEvent('domain.removed', 'domain') },
-  { category: 'Cpanel', event: 'UAPI::AddonDomain::addaddondomain', stage: 'post', translate: domainEvent('domain.added', 'newdomain') },
-  { category: 'Cpanel', event: 'UAPI::AddonDomain::deladdondomain', stage: 'post', translate: domainEvent('domain.removed', 'domain') },
-  { category: 'Cpanel', event: 'Api2::SubDomain::addsubdomain', stage: 'post', translate: subdomainAdded },
-  { category: 'Cpanel', event: 'UAPI::SubDomain::addsubdomain', stage: 'post', translate: subdomainAdded },
-  { category: 'Cpanel', event: 'Api2::SubDomain::delsubdomain', stage: 'post', translate: subdomainRemoved },
+  { category: 'Whostmgr', event: 'Domain::addsubdomain', stage: 'post', translate: subdomainEvent('subdomain.added') },
+  { category: 'Whostmgr', event: 'Domain::delsubdomain', stage: 'post', translate: subdomainEvent('subdomain.removed') },
+  {
+    // modifyacct: `user` the name before, `newuser` a new name, `domain` a new main domain.
+    category: 'Whostmgr',
+    event: 'Accounts::Modify',
+    stage: 'post',
+    readPanel: async (data, panel, local) => {
+      const user = whm(data, 'user');
+      const newUser = whm(data, 'newuser');
+      const domain = whm(data, 'domain');
+      const renamed = newUser.value !== undefined && user.value !== undefined && newUser.value.toLowerCase() !== user.value.toLowerCase();
+      const account = (renamed ? newUser.value : user.value) as string;
+      const drafts: SourcedDraft[] = [];
+      if (renamed) {
+        drafts.push({
+          draft: { type: 'account.renamed', account, previousAccount: user.value },
+          from: { account: newUser.from, previousAccount: user.from },
+        });
+      }
+      if (domain.value === undefined || user.value === undefined) {
+        return { drafts, ...(drafts.length === 0 ? { note: 'no new name and no new main domain' } : {}) };
+      }
+      drafts.push({ draft: { type: 'domain.added', account, domain: domain.value }, from: { account: user.from, domain: domain.from } });
+      // modifyacct names only the new main domain: the old one is the website the plugin has that the panel no longer lists.
+      let listed: CpanelDomain[];
+      try {
+        listed = await panel.domainsOf(account);
+      } catch (error) {
+        return { drafts, note: `${failedRead(error)}: the previous main domain stays protected until \`wpp import cpanel\`` };
+      }
+      const names = new Set(listed.map((d) => d.domain.toLowerCase()));
+      // A listing that does not show the new main domain yet (cPanel's domain cache lags) cannot say what is gone.
+      if (!names.has(domain.value.toLowerCase())) {
+        return {
+          drafts,
+          note: `cPanel does not list ${domain.value} for ${account} yet: the previous main domain stays protected until \`wpp import cpanel\``,
+        };
+      }
+      const known = [...new Set([...local.websitesOf(user.value.toLowerCase()), ...local.websitesOf(account.toLowerCase())])];
+      for (const website of known) {
+        if (names.has(website) || website === domain.value.toLowerCase()) continue;
+        drafts.push({
+          draft: { type: 'domain.removed', account, domain: website },
+          from: { account: user.from, domain: 'get_domain_info' },
+        });
+      }
+      return { drafts };
+    },
+  },
+  {
+    // A restore or transfer (post: `user`, `old_user`, `domain`, `extract_dir`): the park and
+    // subdomain hooks are not replayed, so every domain the account has now is read from cPanel.
+    category: 'PkgAcct',
+    event: 'Restore',
+    stage: 'post',
+    readPanel: async (data, panel) => {
+      const user = whm(data, 'user');
+      if (user.value === undefined) {
+        return { drafts: [{ draft: { type: 'account.created', account: '' }, from: { account: user.from } }] };
+      }
+      let listed: CpanelDomain[];
+      try {
+        listed = await panel.domainsOf(user.value);
+      } catch (error) {
+        // Still bring the account and the main domain the payload names; the rest needs the listing.
+        const domain = whm(data, 'domain');
+        const drafts: SourcedDraft[] = [{ draft: { type: 'account.created', account: user.value }, from: { account: user.from } }];
+        if (domain.value)
+          drafts.push({
+            draft: { type: 'domain.added', account: user.value, domain: domain.value },
+            from: { account: user.from, domain: domain.from },
+          });
+        return { drafts, note: `${failedRead(error)}: only the main domain was queued; run \`wpp import cpanel\`` };
+      }
+      return { drafts: listingDrafts(user.value, listed) };
+    },
+  },
+  {
+    // WHM's Convert Addon Domain to Account: `username` is the new account, `domain` the addon it takes over.
+    category: 'ConvertAddon',
+    event: 'convert_addon',
+    stage: 'post',
+    translate: (data) => {
+      const user = firstOf(data, ['username', 'user']);
+      const domain = whm(data, 'domain');
+      return [
+        {
+          draft: { type: 'domain.moved', account: user.value as string, domain: domain.value },
+          from: { account: user.from, domain: domain.from },
+        },
+      ];
+    },
+  },
 ];
 
 const hookName = (hook: Pick<CpanelHook, 'category' | 'event' | 'stage'>) => `${hook.category} ${hook.event} (${hook.stage})`;
 
-/** Api2 post-hooks run even when the call failed; `output[0].result` says which. */
-function failedApi2Call(event: string, data: Data): string | undefined {
-  if (!event.startsWith('Api2::') || !Array.isArray(data.output)) return undefined;
-  const first = record(data.output[0]);
-  if (!('result' in first)) return undefined;
-  const result = first.result;
-  const succeeded =
-    result === true ||
-    (typeof result === 'number' && result !== 0) ||
-    (typeof result === 'string' && result.trim() !== '' && result.trim() !== '0');
-  if (succeeded) return undefined;
-  const reason = text(first.reason);
-  return `ignored: the panel call failed (output[0].result=${JSON.stringify(result ?? null)}${reason ? `: ${reason}` : ''})`;
-}
+const parseInput = (input: unknown) => hookInputSchema.safeParse(input);
+type ParsedInput = Extract<ReturnType<typeof parseInput>, { success: true }>['data'];
 
-export function translateCpanelHook(input: unknown, now?: Date): AdapterResult {
-  const parsed = hookInputSchema.safeParse(input);
+/** The hook of a parsed input, or the failure to answer; retired hooks answer nothing to do. */
+function hookOf(input: unknown): { hook: CpanelHook; data: Data; label: string } | AdapterResult {
+  const parsed = parseInput(input);
   if (!parsed.success) {
     return failure(
       'cPanel hook input must be a JSON object {"context":{"category","event","stage"},"data":{...}}',
       parsed.error.issues.map((issue) => ({ path: issue.path.join('.') || 'input', message: issue.message })),
     );
   }
-  const { category, event } = parsed.data.context;
+  const { category, event } = (parsed.data as ParsedInput).context;
   const data = parsed.data.data ?? {};
+  if (RETIRED.has(`${category} ${event}`)) {
+    return nothingToDo(`cPanel ${category} ${event}: registered by an earlier install; the Whostmgr Domain hooks see this change`);
+  }
   const hook = HOOKS.find((candidate) => candidate.category === category && candidate.event === event);
   const stage = parsed.data.context.stage ?? hook?.stage ?? '?';
   // A hook registered at its old stage by an earlier install still arrives there until the next install.
@@ -262,17 +372,41 @@ export function translateCpanelHook(input: unknown, now?: Date): AdapterResult {
       { path: 'context', message: `no translation for ${category} ${event} at stage ${stage}` },
     ]);
   }
-  const label = `cPanel ${hookName(hook)}`;
-  const failed = failedApi2Call(event, data);
-  if (failed !== undefined) return nothingToDo(`${label}: ${failed}`);
-  const drafts = hook.translate(data);
-  if (drafts.length === 0) return nothingToDo(`${label}: a package was edited, no account moved to another one`);
-  return finishDrafts('cpanel', label, drafts, now);
+  return { hook, data, label: `cPanel ${hookName(hook)}` };
+}
+
+function finish(label: string, drafts: SourcedDraft[], now: Date | undefined, note?: string): AdapterResult {
+  if (drafts.length === 0) return nothingToDo(`${label}: ${note ?? 'a package was edited, no account moved to another one'}`);
+  const result = finishDrafts('cpanel', label, drafts, now);
+  return result.ok && note ? { ...result, note: `${result.note}; ${note}` } : result;
+}
+
+/**
+ * Translates a hook whose payload is enough. `local` is the plugin's record, for the addon's
+ * hidden subdomain (none: no website is known, nothing is taken off).
+ */
+export function translateCpanelHook(input: unknown, now?: Date, local: CpanelLocal = NO_LOCAL): AdapterResult {
+  const found = hookOf(input);
+  if ('ok' in found) return found;
+  const { hook, data, label } = found;
+  if (!hook.translate) return failure(`${label} reads the account's domains from cPanel: translate it with readCpanelHook`);
+  return finish(label, hook.translate(data, local), now);
+}
+
+/** Translates any hook, reading the panel for the ones whose payload is not enough (restores, modifyacct). */
+export async function readCpanelHook(input: unknown, panel: CpanelPanel, local: CpanelLocal, now?: Date): Promise<AdapterResult> {
+  const found = hookOf(input);
+  if ('ok' in found) return found;
+  const { hook, data, label } = found;
+  if (!hook.readPanel) return translateCpanelHook(input, now, local);
+  const { drafts, note } = await hook.readPanel(data, panel, local);
+  return finish(label, drafts, now, note);
 }
 
 /**
  * The `--describe` answer: every hook above, never blocking and all at `post`. The plugin must
- * not hold up or abort a panel action: a wpp outage never stops a termination.
+ * not hold up or abort a panel action: a wpp outage never stops a termination. Every one runs
+ * as root (cPanel's guide: "Action code runs as: root"), so none needs escalation.
  */
 export function describeCpanelHooks(command: string): CpanelHookRegistration[] {
   return HOOKS.map((hook) => ({
@@ -282,6 +416,5 @@ export function describeCpanelHooks(command: string): CpanelHookRegistration[] {
     hook: command,
     exectype: 'script',
     blocking: 0,
-    ...(hook.category === 'Cpanel' ? { escalateprivs: 1 as const } : {}),
   }));
 }

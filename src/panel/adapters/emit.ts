@@ -15,6 +15,7 @@ const OPTIONS = {
   plan: { type: 'string' },
   ip: { type: 'string' },
   id: { type: 'string' },
+  'previous-account': { type: 'string' },
 } as const;
 
 /** The fields `emit` takes as options, for the command that declares them. */
@@ -51,13 +52,13 @@ export function translateEmit(args: string[], now?: Date): AdapterResult {
       { path: 'args', message: 'unexpected positional arguments' },
     ]);
   }
-  const { account, email, domain, subdomain, plan, ip, id } = parsed.values;
+  const { account, email, domain, subdomain, plan, ip, id, 'previous-account': previousAccount } = parsed.values;
   return finishDrafts(
     'emit',
     'emit',
     [
       {
-        draft: { type, account: account as string, email, domain, subdomain, plan, ip, id },
+        draft: { type, account: account as string, email, domain, subdomain, plan, ip, id, previousAccount },
         from: {
           account: '--account',
           email: '--email',
@@ -66,6 +67,7 @@ export function translateEmit(args: string[], now?: Date): AdapterResult {
           plan: '--plan',
           ip: '--ip',
           id: '--id',
+          previousAccount: '--previous-account',
         },
       },
     ],

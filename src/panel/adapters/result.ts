@@ -13,7 +13,7 @@ export interface AdapterIssue {
 
 export type AdapterResult = { ok: true; events: PanelEvent[]; note: string } | { ok: false; error: string; details: AdapterIssue[] };
 
-type DraftField = 'account' | 'email' | 'plan' | 'domain' | 'subdomain' | 'ip' | 'id';
+type DraftField = 'account' | 'email' | 'plan' | 'domain' | 'subdomain' | 'ip' | 'id' | 'previousAccount';
 
 /** A draft plus where each of its fields came from in the panel's input (for messages). */
 export interface SourcedDraft {

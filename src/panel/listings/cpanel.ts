@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { AppError } from '../../errors.js';
 import type { ToolRunner } from '../../install/tools.js';
 import type { PanelListingInput } from '../../core/panel-listing.js';
+import type { CpanelDomain } from '../adapters/cpanel.js';
 
 export const WHMAPI1 = '/usr/local/cpanel/bin/whmapi1';
 
@@ -42,6 +43,7 @@ const domainInfoSchema = z.looseObject({
           domain_type: z.enum(['main', 'addon', 'parked', 'sub']),
           user: z.string().min(1),
           parent_domain: z.string().optional(),
+          docroot: z.string().optional(),
           ipv4: z.string().optional(),
         }),
       ),
@@ -82,8 +84,13 @@ export function cpanelListing(listacctsJson: string, domainInfoJson: string): Pa
     list.push({ domain: d.domain.toLowerCase(), subdomains: [], ...(d.ipv4 ? { ip: d.ipv4 } : {}) });
     websitesOf.set(d.user.toLowerCase(), list);
   }
+  // An addon is served by the virtual host of the subdomain it is parked on (Cpanel::AddonDomain): cPanel lists that
+  // subdomain with the addon's document root. It is the addon's, not a subdomain to protect.
+  const addonRoots = new Set(
+    domains.filter((d) => d.domain_type === 'addon' && d.docroot).map((d) => `${d.user.toLowerCase()}:${d.docroot}`),
+  );
   for (const d of domains) {
-    if (d.domain_type !== 'sub') continue;
+    if (d.domain_type !== 'sub' || (d.docroot && addonRoots.has(`${d.user.toLowerCase()}:${d.docroot}`))) continue;
     const name = d.domain.toLowerCase();
     // The longest of the account's domains the name ends with: sub.addon.example under addon.example, not example.
     const base = (websitesOf.get(d.user.toLowerCase()) ?? [])
@@ -101,6 +108,18 @@ export function cpanelListing(listacctsJson: string, domainInfoJson: string): Pa
       domains: websitesOf.get(a.user.toLowerCase()) ?? [],
     })),
   };
+}
+
+/**
+ * One user's domains, for the hooks that need more than their payload (a restore, modifyacct).
+ * get_domain_info takes no user: the server's list is filtered here.
+ */
+export async function cpanelDomainsOf(tools: ToolRunner, user: string): Promise<CpanelDomain[]> {
+  const { stdout } = await tools.check(WHMAPI1, ['--output=json', 'get_domain_info']);
+  const domains = parseWhmapi(domainInfoSchema, stdout, 'get_domain_info').data?.domains ?? [];
+  return domains
+    .filter((d) => d.user.toLowerCase() === user.toLowerCase())
+    .map((d) => ({ domain: d.domain.toLowerCase(), type: d.domain_type, parentDomain: d.parent_domain, docroot: d.docroot }));
 }
 
 export async function readCpanelListing(tools: ToolRunner): Promise<PanelListingInput> {
