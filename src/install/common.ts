@@ -233,7 +233,7 @@ export function systemdService(unit: string, panelCheck?: { service: string; tim
 }
 
 /** Panels whose accounts `wpp import` reads with their own tools, on a schedule. */
-const COMPARED_PANELS = new Set(['cpanel', 'plesk', 'directadmin']);
+const COMPARED_PANELS = new Set(['cpanel', 'plesk', 'directadmin', 'virtualmin']);
 
 /** The data folder, the settings, the launcher and the service: part of every panel's installation. */
 export function commonArtefacts(source: InstallSource, settings: InstallSettings): Artefact[] {

@@ -29,6 +29,11 @@ describe('Virtualmin post-change command', () => {
     ]);
   });
 
+  it('creates the account without an e-mail when Virtualmin made up a local one (user@hostname)', () => {
+    const result = post('create-top-level', { VIRTUALSERVER_EMAILTO: 'second@vm', VIRTUALSERVER_EMAIL: 'second@vm' });
+    expect(shapes(result)[0]).toEqual({ type: 'account.created', account: 'cap-top', domain: undefined, email: undefined, ip: undefined });
+  });
+
   it('a sub-server and an alias are websites of the top-level server’s account', () => {
     expect(shapes(post('create-sub-server'))).toEqual([
       { type: 'domain.added', account: 'cap-top', domain: 'blog.cap-top.example.com', email: undefined, ip: '192.0.2.2' },

@@ -60,6 +60,14 @@ const kindOf = (env: VirtualServer): Kind =>
 
 const ACCOUNT = { account: 'VIRTUALSERVER_USER' };
 
+/**
+ * The contact address, when it is one: a server created without one gets `<user>@<hostname>`
+ * (seen: "second@vm"), which is no address to write to and must not fail the account's creation.
+ */
+export function contactAddress(...candidates: (string | undefined)[]): string | undefined {
+  return candidates.find((value) => value !== undefined && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value));
+}
+
 function website(
   env: VirtualServer,
   type: 'domain.added' | 'domain.removed',
@@ -105,7 +113,7 @@ export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<stri
               draft: {
                 type: 'account.created',
                 account: env.VIRTUALSERVER_USER as string,
-                email: env.VIRTUALSERVER_EMAILTO ?? env.VIRTUALSERVER_EMAIL,
+                email: contactAddress(env.VIRTUALSERVER_EMAILTO, env.VIRTUALSERVER_EMAIL),
               },
               from: { ...ACCOUNT, email: 'VIRTUALSERVER_EMAILTO' },
             },
