@@ -127,7 +127,7 @@ describe('wpp uninstall virtualmin', () => {
     const run = await wpp(['uninstall', 'virtualmin']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(read(CONFIG)).toBe('home_base=/home\npre_command=\nplugins=virtualmin-awstats\nquotas=0\npost_command=\n');
+    expect(read(CONFIG)).toBe(CONFIG_TEXT);
     expect(read(ACL)).toBe(ACL_TEXT);
     expect(existsSync(join(root, MODULE))).toBe(false);
     expect(Object.fromEntries(filesBelow(root))).toEqual({ ...SKELETON, '/etc/wpp/env': 0o640 });

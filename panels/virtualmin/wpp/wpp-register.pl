@@ -116,7 +116,8 @@ if ($action eq 'register') {
 
 # unregister: only what is wpp's.
 if ($ours) {
-	&set_key(\@conf, 'post_command', '');
+	# Unset, as Virtualmin ships its config.
+	@conf = grep { !/\Apost_command=/ } @conf;
 	}
 elsif ($chained) {
 	print STDERR "post_command=$post runs $command among other commands: left as it is, remove $command from it yourself.\n";
