@@ -62,6 +62,18 @@ let ready = false;
 
 const password = () => randomBytes(12).toString('base64url');
 
+/** What a step found, printed so the suite's output reads as a log of the panel's real behaviour. */
+const seen = (line: string) => process.stdout.write(`  seen: ${line}\n`);
+
+async function seenAccount(): Promise<void> {
+  await plugin!.idle(30_000);
+  const account = plugin!.accounts.getAccount(USER);
+  const websites = await Promise.all(
+    plugin!.accounts.websitesOf(USER).map(async (w) => `${w.domain} ${w.state}/${(await providerWebsite(w.domain))?.requested_status ?? 'none'}`),
+  );
+  seen(`account ${USER}: ${account?.state ?? 'unknown'}; websites (plugin/provider): ${websites.join(', ')}`);
+}
+
 async function providerWebsite(domain: string): Promise<{ user_id: string; requested_status: string } | null> {
   if (!sandbox) throw new Error('no sandbox');
   const response = await fetch(`${sandbox.url}/v1.0/website?domain=${domain}`, { headers: { authorization: `Bearer ${sandbox.partnerKey}` } });
@@ -75,6 +87,7 @@ async function stateOf(domain: string) {
   await plugin!.idle(30_000);
   const website = plugin!.accounts.getWebsite(domain);
   const remote = await providerWebsite(domain);
+  seen(`${domain}: plugin ${website ? `${website.state} (account ${website.account})` : 'unknown'}, provider ${remote?.requested_status ?? 'none'}`);
   return {
     plugin: website && { account: website.account, state: website.state, desired: website.desiredStatus },
     provider: remote && { requested: remote.requested_status },
@@ -246,6 +259,7 @@ describe('wpp in the real Virtualmin', () => {
   it('disable-domain of the top-level server suspends the account: its websites are paused at the provider', async () => {
     await virtualmin('disable-domain', '--domain', TOP);
     await plugin!.idle(30_000);
+    await seenAccount();
     expect(plugin!.accounts.getAccount(USER)?.state).toBe('suspended');
     for (const domain of [TOP, SUB, ALIAS]) expect((await providerWebsite(domain))?.requested_status, domain).toBe('paused');
   });
@@ -253,6 +267,7 @@ describe('wpp in the real Virtualmin', () => {
   it('enable-domain unsuspends it: the websites are online again', async () => {
     await virtualmin('enable-domain', '--domain', TOP);
     await plugin!.idle(30_000);
+    await seenAccount();
     expect(plugin!.accounts.getAccount(USER)?.state).toBe('active');
     for (const domain of [TOP, SUB, ALIAS]) expect((await providerWebsite(domain))?.requested_status, domain).toBe('online');
   });
@@ -269,6 +284,7 @@ describe('wpp in the real Virtualmin', () => {
   it('delete-domain of the top-level server (with its sub-server and alias) deletes the account and removes every website', async () => {
     await virtualmin('delete-domain', '--domain', RENAMED);
     await plugin!.idle(30_000);
+    await seenAccount();
     expect(plugin!.accounts.getAccount(USER)?.state).toBe('deleted');
     for (const domain of [RENAMED, SUB, ALIAS]) {
       expect(plugin!.accounts.getWebsite(domain)?.state, domain).toBe('removed');
