@@ -179,7 +179,7 @@ const envSchema = z.object({
    * `wpp install` sets it; any value but `none` marks an installed plugin (GET /metrics then
    * requires WPP_METRICS_TOKEN). Default none.
    */
-  WPP_PANEL: z.enum(['cpanel', 'plesk', 'directadmin', 'systemd', 'none']).default('none'),
+  WPP_PANEL: z.enum(['cpanel', 'plesk', 'directadmin', 'virtualmin', 'systemd', 'none']).default('none'),
   /** Hours between scheduled comparisons of the panel's accounts and domains with the plugin's; 0: none. Default 24. */
   WPP_PANEL_CHECK_HOURS: z.coerce.number().int().min(0).max(24).default(24),
   /** Minutes a page session may stay unused before it ends. Default 30. */
@@ -286,7 +286,7 @@ export interface Config {
   /** The customer and admin pages: who may frame them, the rules editor frame, session timeouts. */
   pages: { frameAncestors: string[]; rulesEditorUrl: string | undefined; sessionIdleMs: number; sessionMaxMs: number };
   /** The panel to compare on a schedule (WPP_PANEL; null: none) and how often (null: never). */
-  panel: { name: 'cpanel' | 'plesk' | 'directadmin' | null; checkEveryMinutes: number | null };
+  panel: { name: 'cpanel' | 'plesk' | 'directadmin' | 'virtualmin' | null; checkEveryMinutes: number | null };
   /**
    * GET /metrics: the bearer token it requires; without one, loopback clients only, unless
    * `tokenRequired` (an installed plugin: WPP_PANEL set), where nobody is answered without it.

@@ -17,6 +17,7 @@ import { translateDirectAdminHookWithFiles } from '../panel/directadmin-files.js
 import { cpanelDomainsOf } from '../panel/listings/cpanel.js';
 import { EMIT_OPTIONS, translateEmit } from '../panel/adapters/emit.js';
 import { PLESK_EVENTS } from '../panel/adapters/plesk.js';
+import { translateVirtualminHook, type VirtualminPhase } from '../panel/adapters/virtualmin.js';
 import type { AdapterResult } from '../panel/adapters/result.js';
 import { PANEL_EVENT_TYPES, type PanelEvent } from '../panel/events.js';
 import { translatePleskHook } from '../panel/plesk-owner.js';
@@ -152,7 +153,10 @@ async function readStdin(): Promise<string> {
 
 /** A hook as commander read it: cPanel's --describe, the Plesk event or DirectAdmin hook name, emit's command line. */
 type HookCall =
-  { panel: 'cpanel'; describe: boolean } | { panel: 'plesk' | 'directadmin'; name: string } | { panel: 'emit'; args: string[] };
+  | { panel: 'cpanel'; describe: boolean }
+  | { panel: 'plesk' | 'directadmin'; name: string }
+  | { panel: 'virtualmin'; phase: VirtualminPhase }
+  | { panel: 'emit'; args: string[] };
 
 /** Runs one hook; returns the process exit code. Output is one line, as panels expect. */
 async function runHook(call: HookCall): Promise<number> {
@@ -170,7 +174,12 @@ async function runHook(call: HookCall): Promise<number> {
    * error (DirectAdmin keeps a script's output in its task log).
    */
   const directadminPost = call.panel === 'directadmin' && call.name.trim().replace(/\.sh$/, '').endsWith('_post');
-  const failedExit = () => (cpanelBlocking || directadminPost ? 0 : 1);
+  /**
+   * Virtualmin aborts the user's action when its pre-change command fails; a failing post
+   * command is only printed. So a pre call always exits 0, whatever happens.
+   */
+  const virtualminPre = call.panel === 'virtualmin' && call.phase === 'pre';
+  const failedExit = () => (cpanelBlocking || directadminPost || virtualminPre ? 0 : 1);
   const print =
     panel === 'cpanel'
       ? (ok: boolean, message: string) => {
@@ -224,6 +233,9 @@ async function runHook(call: HookCall): Promise<number> {
     case 'directadmin':
       // A restore and a renamed domain also read the user's files, where DirectAdmin keeps them ('/': a hook runs as root).
       result = await translateDirectAdminHookWithFiles(call.name, process.env, createToolRunner('/'));
+      break;
+    case 'virtualmin':
+      result = translateVirtualminHook(call.phase, process.env);
       break;
     case 'emit':
       result = translateEmit(call.args);
@@ -284,6 +296,18 @@ export const hookCommand = () => {
     .argument('<hook>', DIRECTADMIN_HOOKS.join(', '))
     .action(async (name: string) => {
       process.exitCode = await runHook({ panel: 'directadmin', name });
+    });
+  hook
+    .command('virtualmin')
+    .description("Virtualmin's change command: the server's VIRTUALSERVER_* values come from the environment; acts after the change only")
+    .argument('[phase]', 'post (the post_command, default) or pre (the pre_command: always exits 0, does nothing)', 'post')
+    .action(async (phase: string) => {
+      if (phase !== 'pre' && phase !== 'post') {
+        console.error(`wpp hook virtualmin: the phase is "pre" or "post", not "${phase}"`);
+        process.exitCode = 1;
+        return;
+      }
+      process.exitCode = await runHook({ panel: 'virtualmin', phase });
     });
   const emit = hook
     .command('emit')

@@ -9,7 +9,7 @@ import { AppError } from '../errors.js';
 import { accountNameSchema, normalized, optionalEmailSchema, optionalIpSchema, optionalText } from '../panel/events.js';
 import { normalizeDomain, normalizeSubdomain } from '../provider/spec.js';
 
-export const PANELS = ['cpanel', 'plesk', 'directadmin'] as const;
+export const PANELS = ['cpanel', 'plesk', 'directadmin', 'virtualmin'] as const;
 export type PanelName = (typeof PANELS)[number];
 
 export const listedDomainSchema = z.strictObject({

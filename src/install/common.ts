@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Artefact, RegistrationArtefact } from './artefacts.js';
+import { VIRTUALMIN_VARIABLES } from '../panel/adapters/virtualmin.js';
 import { LAYOUT } from './layout.js';
 import { serviceUserRegistration } from './service-user.js';
 import { TOOL_PATH, type ToolRunner } from './tools.js';
@@ -40,8 +41,10 @@ export const fingerprintOf = (...parts: unknown[]) => createHash('sha256').updat
 
 /**
  * What a panel hands its hook in the environment, by name: Plesk's NEW_ and OLD_ values and the
- * DirectAdmin names (user.conf's) the adapters read. The launcher passes these, to a hook only.
- * No Plesk domain event carries NEW_IP_ADDRESS (the IP address events do): it is not passed.
+ * DirectAdmin names (user.conf's) the adapters read, the VIRTUALSERVER_* values of Virtualmin's
+ * change command that its adapter reads (of ~140, passwords among them). The launcher passes
+ * these, to a hook only. No Plesk domain event carries NEW_IP_ADDRESS (the IP address events
+ * do): it is not passed.
  */
 export const HOOK_VARIABLES = {
   plesk: [
@@ -58,6 +61,7 @@ export const HOOK_VARIABLES = {
   ],
   // `newdomain`: domain_change_post's new name (`domain` is the old one there).
   directadmin: ['username', 'email', 'package', 'domain', 'newdomain', 'subdomain', 'ip', 'user_creation'],
+  virtualmin: VIRTUALMIN_VARIABLES,
 } as const;
 
 /**
@@ -79,6 +83,7 @@ export function launcherScript(source: InstallSource, options: { envFile?: strin
     'case "${1-} ${2-}" in',
     `  'hook plesk') ${keep(HOOK_VARIABLES.plesk)} ;;`,
     `  'hook directadmin') ${keep(HOOK_VARIABLES.directadmin)} ;;`,
+    `  'hook virtualmin') ${keep(HOOK_VARIABLES.virtualmin)} ;;`,
     "  *) keep='' ;;",
     'esac',
     '# The kept values go after the arguments as NAME=value, then the command, then the arguments are moved last.',
@@ -229,7 +234,7 @@ export function systemdService(unit: string, panelCheck?: { service: string; tim
 }
 
 /** Panels whose accounts `wpp import` reads with their own tools, on a schedule. */
-const COMPARED_PANELS = new Set(['cpanel', 'plesk', 'directadmin']);
+const COMPARED_PANELS = new Set(['cpanel', 'plesk', 'directadmin', 'virtualmin']);
 
 /** The data folder, the settings, the launcher and the service: part of every panel's installation. */
 export function commonArtefacts(source: InstallSource, settings: InstallSettings): Artefact[] {

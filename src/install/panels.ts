@@ -5,6 +5,7 @@ import { cpanelPlan } from './cpanel.js';
 import { directadminPlan } from './directadmin.js';
 import { pleskPlan } from './plesk.js';
 import { systemdPlan } from './systemd.js';
+import { virtualminPlan } from './virtualmin.js';
 
 export type PlanBuilder = (source: InstallSource, settings: InstallSettings) => InstallPlan;
 
@@ -13,6 +14,7 @@ export const INSTALLERS = {
   cpanel: cpanelPlan,
   directadmin: directadminPlan,
   plesk: pleskPlan,
+  virtualmin: virtualminPlan,
 } satisfies Record<string, PlanBuilder>;
 
 export type InstallTarget = keyof typeof INSTALLERS;

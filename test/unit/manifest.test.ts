@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, SETTING_DEFAULTS, SETTING_NAMES } from '../../src/config.js';
 import { INSTALL_TARGETS, INSTALLERS } from '../../src/install/panels.js';
+import { VIRTUALMIN_HOOK_COMMAND } from '../../src/install/virtualmin.js';
 import { currentInstallSource } from '../../src/install/source.js';
 import { manifestSchema } from '../../src/manifest.js';
 import { describeCpanelHooks } from '../../src/panel/adapters/cpanel.js';
@@ -70,8 +71,10 @@ describe('plugin.json', () => {
     expect(hooks('directadmin')).toEqual(
       DIRECTADMIN_HOOKS.map((hook) => `${hook} post /usr/local/directadmin/scripts/custom/${hook}/wpp.sh`),
     );
-    // Each hook command is a file the panel's installer writes (Plesk's handlers run the launcher).
-    for (const panel of ['cpanel', 'directadmin', 'plesk'] as const) {
+    // Virtualmin holds one post-change command: the launcher's hook, registered by the installer.
+    expect(hooks('virtualmin')).toEqual([`post_command post ${VIRTUALMIN_HOOK_COMMAND}`]);
+    // Each hook command is a file the panel's installer writes (Plesk's and Virtualmin's run the launcher).
+    for (const panel of ['cpanel', 'directadmin', 'plesk', 'virtualmin'] as const) {
       const files = INSTALLERS[panel](currentInstallSource(), { panel }).artefacts.flatMap((a) => (a.kind === 'file' ? [a.path] : []));
       for (const hook of manifest.hooks.filter((h) => h.panel === panel)) expect(files, hook.command).toContain(hook.command.split(' ')[0]);
     }

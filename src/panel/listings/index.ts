@@ -7,6 +7,7 @@ import { parseListing, type PanelListing, type PanelName } from '../../core/pane
 import { readCpanelListing } from './cpanel.js';
 import { readDirectAdminListing } from './directadmin.js';
 import { readPleskListing } from './plesk.js';
+import { readVirtualminListing } from './virtualmin.js';
 
 export type ListingSource = { panel: PanelName; root?: string } | { file: string };
 
@@ -34,7 +35,9 @@ export async function readPanelListing(source: ListingSource, onProgress?: (done
       ? await readCpanelListing(tools)
       : source.panel === 'plesk'
         ? await readPleskListing(tools, onProgress)
-        : await readDirectAdminListing(tools);
+        : source.panel === 'virtualmin'
+          ? await readVirtualminListing(tools)
+          : await readDirectAdminListing(tools);
   return parseListing(raw, source.panel);
 }
 

@@ -32,7 +32,7 @@ const KIND_WORDS: Record<(typeof DIFFERENCE_KINDS)[number], string> = {
 
 /** The command that queues what the comparison found missing. */
 function applyCommand(comparison: StoredComparison, configured: string | null): string {
-  const panel = ['cpanel', 'plesk', 'directadmin'].includes(comparison.panel) ? comparison.panel : (configured ?? null);
+  const panel = ['cpanel', 'plesk', 'directadmin', 'virtualmin'].includes(comparison.panel) ? comparison.panel : (configured ?? null);
   return panel ? `wpp import ${panel} --apply` : `wpp import --file ${comparison.panel} --apply`;
 }
 

@@ -1,0 +1,149 @@
+/**
+ * Virtualmin's pre/post change command -> panel events. Virtualmin runs the command once per
+ * virtual server changed, with the server's record as VIRTUALSERVER_<FIELD> variables and
+ * VIRTUALSERVER_ACTION saying what happened (seen on the real Virtualmin GPL 8.1.0):
+ * CREATE_DOMAIN, MODIFY_DOMAIN, DELETE_DOMAIN, DISABLE_DOMAIN, ENABLE_DOMAIN.
+ *
+ * - The account is the top-level server's Unix user: VIRTUALSERVER_USER, which a sub-server
+ *   and an alias carry too (they belong to the same user).
+ * - Sub-servers and aliases are websites of that account. Which a server is comes from
+ *   VIRTUALSERVER_PARENT / VIRTUALSERVER_ALIAS being non-empty (ids of the parent / target),
+ *   never from PARENT_VIRTUALSERVER_* or ALIAS_VIRTUALSERVER_* being present: those leak into
+ *   later calls of one cascaded delete, and the caller's whole environment is passed on.
+ * - A rename is a MODIFY_DOMAIN with the old record as VIRTUALSERVER_OLDSERVER_* in the post
+ *   phase (VIRTUALSERVER_NEWSERVER_* in the pre phase).
+ * - Only the post phase acts: a failing pre command aborts the user's action, and before the
+ *   change there is nothing to protect yet.
+ */
+import { z } from 'zod';
+import { failure, finishDrafts, nothingToDo, text, type AdapterResult, type SourcedDraft } from './result.js';
+
+export const VIRTUALMIN_ACTIONS = ['CREATE_DOMAIN', 'MODIFY_DOMAIN', 'DELETE_DOMAIN', 'DISABLE_DOMAIN', 'ENABLE_DOMAIN'] as const;
+
+/** Every variable this adapter reads: the launcher passes these (and only these) to `hook virtualmin`. */
+export const VIRTUALMIN_VARIABLES = [
+  'VIRTUALSERVER_ACTION',
+  'VIRTUALSERVER_DOM',
+  'VIRTUALSERVER_USER',
+  'VIRTUALSERVER_PARENT',
+  'VIRTUALSERVER_ALIAS',
+  'VIRTUALSERVER_EMAILTO',
+  'VIRTUALSERVER_EMAIL',
+  'VIRTUALSERVER_IP',
+  'VIRTUALSERVER_OLDSERVER_DOM',
+  'VIRTUALSERVER_NEWSERVER_DOM',
+] as const;
+
+export type VirtualminPhase = 'pre' | 'post';
+
+/** Present-and-non-empty text; Virtualmin writes an unset field as an empty variable. */
+const field = z.preprocess((value) => text(value), z.string().max(255).optional());
+
+const envSchema = z.object({
+  VIRTUALSERVER_ACTION: z.preprocess((value) => text(value), z.enum(VIRTUALMIN_ACTIONS, `must be one of ${VIRTUALMIN_ACTIONS.join(', ')}`)),
+  VIRTUALSERVER_DOM: field,
+  VIRTUALSERVER_USER: field,
+  VIRTUALSERVER_PARENT: field,
+  VIRTUALSERVER_ALIAS: field,
+  VIRTUALSERVER_EMAILTO: field,
+  VIRTUALSERVER_EMAIL: field,
+  VIRTUALSERVER_IP: field,
+  VIRTUALSERVER_OLDSERVER_DOM: field,
+  VIRTUALSERVER_NEWSERVER_DOM: field,
+});
+
+type VirtualServer = z.output<typeof envSchema>;
+type Kind = 'top-level server' | 'sub-server' | 'alias';
+
+const kindOf = (env: VirtualServer): Kind =>
+  env.VIRTUALSERVER_ALIAS !== undefined ? 'alias' : env.VIRTUALSERVER_PARENT !== undefined ? 'sub-server' : 'top-level server';
+
+const ACCOUNT = { account: 'VIRTUALSERVER_USER' };
+
+/**
+ * The contact address, when it is one: a server created without one gets `<user>@<hostname>`
+ * (seen: "second@vm"), which is no address to write to and must not fail the account's creation.
+ */
+export function contactAddress(...candidates: (string | undefined)[]): string | undefined {
+  return candidates.find((value) => value !== undefined && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value));
+}
+
+function website(
+  env: VirtualServer,
+  type: 'domain.added' | 'domain.removed',
+  domain = env.VIRTUALSERVER_DOM,
+  from = 'VIRTUALSERVER_DOM',
+): SourcedDraft {
+  return {
+    draft: {
+      type,
+      account: env.VIRTUALSERVER_USER as string,
+      domain,
+      ...(type === 'domain.added' && env.VIRTUALSERVER_IP !== undefined ? { ip: env.VIRTUALSERVER_IP } : {}),
+    },
+    from: { ...ACCOUNT, domain: from, ip: 'VIRTUALSERVER_IP' },
+  };
+}
+
+function accountOnly(env: VirtualServer, type: 'account.deleted' | 'account.suspended' | 'account.unsuspended'): SourcedDraft {
+  return { draft: { type, account: env.VIRTUALSERVER_USER as string }, from: ACCOUNT };
+}
+
+export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<string, string | undefined>, now?: Date): AdapterResult {
+  const label = `Virtualmin ${text(raw.VIRTUALSERVER_ACTION) ?? 'change'}`;
+  // A rename's pre phase is the only one Virtualmin marks (NEWSERVER_*); the phase argument says it for the rest.
+  if (phase === 'pre' || text(raw.VIRTUALSERVER_NEWSERVER_DOM) !== undefined) {
+    return nothingToDo(`${label}: pre-change command, nothing to do: wpp acts after the change (post_command)`);
+  }
+  const parsed = envSchema.safeParse(raw);
+  if (!parsed.success) {
+    const details = parsed.error.issues.map((issue) => ({ path: issue.path.join('.') || 'environment', message: issue.message }));
+    return failure(`Virtualmin change command: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, details);
+  }
+  const env = parsed.data;
+  const kind = kindOf(env);
+  const top = kind === 'top-level server';
+  const named = `${label} (${kind} ${env.VIRTUALSERVER_DOM ?? '?'})`;
+  let drafts: SourcedDraft[];
+  switch (env.VIRTUALSERVER_ACTION) {
+    case 'CREATE_DOMAIN':
+      drafts = top
+        ? [
+            {
+              draft: {
+                type: 'account.created',
+                account: env.VIRTUALSERVER_USER as string,
+                email: contactAddress(env.VIRTUALSERVER_EMAILTO, env.VIRTUALSERVER_EMAIL),
+              },
+              from: { ...ACCOUNT, email: 'VIRTUALSERVER_EMAILTO' },
+            },
+            website(env, 'domain.added'),
+          ]
+        : [website(env, 'domain.added')];
+      break;
+    case 'DELETE_DOMAIN':
+      // Virtualmin deletes a top-level server's sub-servers and aliases first, each with its own call.
+      drafts = [top ? accountOnly(env, 'account.deleted') : website(env, 'domain.removed')];
+      break;
+    case 'DISABLE_DOMAIN':
+    case 'ENABLE_DOMAIN':
+      if (!top) {
+        // wpp suspends accounts, not single websites; Virtualmin's disable already turns the sub-server's own features off.
+        return nothingToDo(
+          `${named}: a ${kind} was ${env.VIRTUALSERVER_ACTION === 'DISABLE_DOMAIN' ? 'disabled' : 'enabled'}; its account is unchanged and its website stays as it is`,
+        );
+      }
+      drafts = [accountOnly(env, env.VIRTUALSERVER_ACTION === 'DISABLE_DOMAIN' ? 'account.suspended' : 'account.unsuspended')];
+      break;
+    case 'MODIFY_DOMAIN': {
+      const old = env.VIRTUALSERVER_OLDSERVER_DOM;
+      if (old === undefined || env.VIRTUALSERVER_DOM === undefined || old.toLowerCase() === env.VIRTUALSERVER_DOM.toLowerCase()) {
+        return nothingToDo(`${named}: name unchanged, nothing to do`);
+      }
+      // The new name first: the customer is never left without protection between the two.
+      drafts = [website(env, 'domain.added'), website(env, 'domain.removed', old, 'VIRTUALSERVER_OLDSERVER_DOM')];
+      break;
+    }
+  }
+  return finishDrafts('virtualmin', named, drafts, now);
+}

@@ -1,0 +1,60 @@
+/**
+ * `wpp import virtualmin` reads `virtualmin list-domains --json`: the fixture is that command's
+ * output on the real Virtualmin GPL 8.1.0 (a top-level server with a sub-server and an alias, and
+ * a second, disabled top-level server created without a contact address).
+ */
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseListing } from '../../src/core/panel-listing.js';
+import { readPanelListing } from '../../src/panel/listings/index.js';
+import { parseVirtualminDomains } from '../../src/panel/listings/virtualmin.js';
+import { LISTINGS, readListingFixture } from '../helpers/panel-listings.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
+
+describe('Virtualmin listing (list-domains --json)', () => {
+  it("gives each top-level server's user an account, with its sub-servers and aliases as domains; disabled is suspended", () => {
+    const listing = parseListing(parseVirtualminDomains(readListingFixture('virtualmin/list-domains.json')), 'virtualmin');
+    expect(listing.accounts).toEqual([
+      {
+        account: 'cap-top',
+        email: 'owner@example.com',
+        suspended: false,
+        domains: [
+          { domain: 'cap-top.example.com', subdomains: [], ip: '192.0.2.2' },
+          { domain: 'blog.cap-top.example.com', subdomains: [], ip: '192.0.2.2' },
+          { domain: 'cap-alias.example.net', subdomains: [], ip: '192.0.2.2' },
+        ],
+      },
+      // Created without --email: Virtualmin's made-up second@vm is no address.
+      { account: 'second', suspended: true, domains: [{ domain: 'second.example.org', subdomains: [], ip: '192.0.2.2' }] },
+    ]);
+  });
+
+  it("refuses a failed call with Virtualmin's reason, and output of another shape", () => {
+    expect(() => parseVirtualminDomains('{"status":"failure","error":"Virtualmin is not configured"}')).toThrow(
+      'list-domains failed: Virtualmin is not configured',
+    );
+    expect(() => parseVirtualminDomains('Domain  Username')).toThrow('did not print JSON');
+    expect(() => parseVirtualminDomains('{"status":"success","data":[{"name":"a.example","values":{"username":"x"}}]}')).toThrow(
+      'another shape',
+    );
+  });
+
+  it('runs virtualmin at its vendor path under the root, and says so where there is none', async () => {
+    const root = createTempDir('wpp-vm-listing-');
+    try {
+      await expect(readPanelListing({ panel: 'virtualmin', root })).rejects.toThrow('is not there: is this a Virtualmin server?');
+      mkdirSync(join(root, '/usr/sbin'), { recursive: true });
+      writeFileSync(
+        join(root, '/usr/sbin/virtualmin'),
+        `#!/bin/sh\n[ "$*" = "list-domains --json" ] || exit 9\ncat '${join(LISTINGS, 'virtualmin/list-domains.json')}'\n`,
+      );
+      chmodSync(join(root, '/usr/sbin/virtualmin'), 0o755);
+      const listing = await readPanelListing({ panel: 'virtualmin', root });
+      expect(listing.accounts.map((a) => a.account)).toEqual(['cap-top', 'second']);
+    } finally {
+      removeTempDir(root);
+    }
+  });
+});
