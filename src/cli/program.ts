@@ -9,6 +9,7 @@ import { installCommand, uninstallCommand } from './install.command.js';
 import { jobsCommand } from './jobs.command.js';
 import { launchUrlCommand } from './launch-url.command.js';
 import { plansCommand } from './plans.command.js';
+import { rollbackCommand } from './rollback.command.js';
 import { sandboxCommand } from './sandbox.command.js';
 import { serveCommand } from './serve.command.js';
 import { enforceCommand, limitsCommand, resumeCommand, syncStatsCommand } from './stats.command.js';
@@ -43,6 +44,7 @@ export function createProgram(): Command {
     backupCommand(),
     restoreCommand(),
     uninstallCommand(),
+    rollbackCommand(),
     sandboxCommand(),
     doctorCommand(),
   ]) {
