@@ -19,7 +19,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
-  cpSync,
+  copyFileSync,
   createReadStream,
   createWriteStream,
   existsSync,
@@ -33,7 +33,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { spawn } from 'node:child_process';
 import { createGzip } from 'node:zlib';
@@ -110,6 +110,22 @@ function productionPackages(): string[] {
   return packages;
 }
 
+/**
+ * Copies a file or folder, leaving out what `keep` refuses. Plain copyFileSync per file: much
+ * faster than fs.cpSync on a few thousand small files.
+ */
+function copyTree(from: string, to: string, keep: (path: string) => boolean = () => true): void {
+  const info = lstatSync(from);
+  if (!keep(from)) return;
+  if (info.isDirectory()) {
+    mkdirSync(to, { recursive: true });
+    for (const name of readdirSync(from)) copyTree(join(from, name), join(to, name), keep);
+  } else if (info.isFile()) {
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(from, to);
+  } else throw new Error(`${from}: a release holds plain files and folders only (found a link or special file)`);
+}
+
 /** A link in a shipped folder points outside the release (migrations/migrations does): left out, and said so. */
 function notALink(source: string): boolean {
   if (!lstatSync(source).isSymbolicLink()) return true;
@@ -122,14 +138,11 @@ function copyPackage(path: string, staging: string): void {
   const to = join(staging, path);
   const only = KEEP_ONLY[path];
   if (only) {
-    for (const part of only) if (existsSync(join(from, part))) cpSync(join(from, part), join(to, part), { recursive: true });
+    for (const part of only) if (existsSync(join(from, part))) copyTree(join(from, part), join(to, part));
     return;
   }
   // A nested node_modules holds packages of their own lock entries (copied, or dev, on their own).
-  cpSync(from, to, {
-    recursive: true,
-    filter: (source) => relative(from, source).split('/')[0] !== 'node_modules' && !NOT_RUN.test(source.slice(from.length)),
-  });
+  copyTree(from, to, (source) => relative(from, source).split('/')[0] !== 'node_modules' && !NOT_RUN.test(source.slice(from.length)));
 }
 
 function gitCommit(): { commit: string; time: number } | undefined {
@@ -185,6 +198,12 @@ function checkRuns(tarball: string, name: string, version: string): void {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  let lapStart = started;
+  /** How long each step took, for whoever watches the build time. */
+  const lap = (step: string) => {
+    log(`  ${step}: ${((Date.now() - lapStart) / 1000).toFixed(1)} s`);
+    lapStart = Date.now();
+  };
   const { version } = z
     .object({ version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/) })
     .parse(JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')));
@@ -211,11 +230,13 @@ async function main(): Promise<void> {
     ],
     { cwd: checkout, stdio: 'inherit' },
   );
-  for (const part of SHIPPED) cpSync(join(checkout, part), join(staging, part), { recursive: true, filter: notALink });
+  lap('compiled');
+  for (const part of SHIPPED) copyTree(join(checkout, part), join(staging, part), notALink);
 
   const packages = productionPackages();
   log(`copying ${packages.length} production packages from node_modules (no dev dependency)`);
   for (const path of packages) copyPackage(path, staging);
+  lap('copied');
 
   const commit = gitCommit();
   const manifest = {
@@ -234,8 +255,11 @@ async function main(): Promise<void> {
   writeFileSync(join(staging, 'SHA256SUMS'), files.map((file) => `${sha256File(join(staging, file))}  ${file}\n`).join(''));
 
   const tarball = join(out, `${name}.tar.gz`);
+  lap('checksums written');
   await tarGz(out, name, tarball, commit?.time ?? 0);
+  lap('packed');
   checkRuns(tarball, name, version);
+  lap('unpacked elsewhere and run');
   const sum = await new Promise<string>((resolve, reject) => {
     const hash = createHash('sha256');
     createReadStream(tarball)

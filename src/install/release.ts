@@ -6,8 +6,8 @@
  * version they replace for `wpp rollback`; older ones are removed.
  */
 import { createHash } from 'node:crypto';
-import { cp, lchown, lstat, readdir, readFile, rename, rm, chmod } from 'node:fs/promises';
-import { existsSync, readFileSync } from 'node:fs';
+import { chmod, chown, copyFile, lstat, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { constants, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { LAYOUT } from './layout.js';
@@ -106,12 +106,28 @@ export async function releaseSumProblems(folder: string): Promise<string[]> {
   return problems;
 }
 
-/** root:root and no group or other write, whatever the unpacked copy had: root runs these files. */
-async function makeRootsOnly(path: string): Promise<void> {
-  const info = await lstat(path);
-  await lchown(path, 0, 0);
-  await chmod(path, info.mode & 0o755);
-  if (info.isDirectory()) for (const name of await readdir(path)) await makeRootsOnly(join(path, name));
+/**
+ * Copies the unpacked release file by file, as root's: folders 0755, files 0644 or 0755 when
+ * they were executable, whatever the unpacking user's umask or owner was. The service user
+ * reads them; only root may change them. A link or special file is refused (a release has none).
+ */
+async function copyAsRoots(from: string, to: string): Promise<void> {
+  await mkdir(to, { mode: 0o755 });
+  await chown(to, 0, 0);
+  await chmod(to, 0o755);
+  const entries = await readdir(from, { withFileTypes: true });
+  // In parallel within a folder: a release has a few thousand small files.
+  await Promise.all(
+    entries.map(async (entry) => {
+      const [source, target] = [join(from, entry.name), join(to, entry.name)];
+      if (entry.isDirectory()) return copyAsRoots(source, target);
+      if (!entry.isFile()) throw new Error(`${source} is a link or special file, which a wpp release never holds`);
+      const executable = ((await lstat(source)).mode & 0o111) !== 0;
+      await copyFile(source, target, constants.COPYFILE_EXCL);
+      await chown(target, 0, 0);
+      await chmod(target, executable ? 0o755 : 0o644);
+    }),
+  );
 }
 
 export interface PlaceReleaseOptions {
@@ -132,8 +148,7 @@ export async function placeRelease(origin: ReleaseOrigin, target: string, option
   const old = `${target}.wpp-old-${process.pid}`;
   await rm(temp, { recursive: true, force: true });
   try {
-    await cp(origin.from, temp, { recursive: true, verbatimSymlinks: true });
-    await makeRootsOnly(temp);
+    await copyAsRoots(origin.from, temp);
     const wrong = await releaseSumProblems(temp);
     if (wrong.length > 0)
       throw new Error(

@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,7 +137,9 @@ beforeAll(() => {
   // The next version: the same release with another version number and one more migration.
   newerVersion = `${version}-next.1`;
   newer = join(work, 'unpacked-next', `wpp-${newerVersion}-${process.platform}-${process.arch}`);
-  cpSync(unpacked, newer, { recursive: true });
+  mkdirSync(join(work, 'unpacked-next'));
+  // cp -a: fs.cpSync takes seconds on a release's two thousand files.
+  if (spawnSync('/bin/cp', ['-a', '--', unpacked, newer]).status !== 0) throw new Error('cp -a failed');
   for (const file of ['package.json', 'release.json']) {
     const json = JSON.parse(readFileSync(join(newer, file), 'utf8')) as { version: string };
     writeFileSync(join(newer, file), `${JSON.stringify({ ...json, version: newerVersion }, null, 2)}\n`);
@@ -149,7 +151,7 @@ beforeAll(() => {
     'CREATE TABLE release_upgrade_probe (id INTEGER PRIMARY KEY);\n',
   );
   writeSums(newer);
-}, 120_000);
+}, 180_000);
 
 afterAll(() => removeTempDir(work));
 
