@@ -152,12 +152,12 @@ export async function placeRelease(origin: ReleaseOrigin, target: string, option
     const wrong = await releaseSumProblems(temp);
     if (wrong.length > 0)
       throw new Error(
-        `the release in ${origin.from} does not match its ${RELEASE_SUMS} (${wrong.slice(0, 5).join('; ')}${wrong.length > 5 ? `; and ${wrong.length - 5} more` : ''}): unpack the tarball again after checking it with sha256sum -c. Nothing was installed.`,
+        `the release in ${origin.from} does not match its ${RELEASE_SUMS} (${wrong.slice(0, 5).join('; ')}${wrong.length > 5 ? `; and ${wrong.length - 5} more` : ''}): unpack the tarball again after checking it with sha256sum -c. The release was not installed and the launcher was not changed.`,
       );
     const untrusted = sourceTrustProblems({ nodePath: options.nodePath, packageRoot: temp }, options.trust);
     if (untrusted.length > 0)
       throw new Error(
-        `the copy of the release in ${temp} could be changed by others than root: ${untrusted.slice(0, 5).join('; ')}. Nothing was installed.`,
+        `the copy of the release in ${temp} could be changed by others than root: ${untrusted.slice(0, 5).join('; ')}. The release was not installed and the launcher was not changed.`,
       );
     if (existsSync(target)) await rename(target, old);
     await rename(temp, target);
