@@ -46,7 +46,7 @@ export function requireRoot(verb: 'install' | 'uninstall' | 'rollback', panel: s
   );
 }
 
-export function engineOptions(root: string | undefined, dryRun: boolean): EngineOptions {
+function engineOptions(root: string | undefined, dryRun: boolean): EngineOptions {
   return {
     tools: createToolRunner(root ?? '/'),
     dryRun,
