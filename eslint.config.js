@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', '.bench-dist/', 'node_modules/', 'coverage/', 'data/'] },
+  { ignores: ['dist/', 'release/', '.bench-dist/', 'node_modules/', 'coverage/', 'data/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -20,7 +20,7 @@ export default tseslint.config(
   },
   {
     // The CLI and benchmarks talk to a terminal on purpose.
-    files: ['src/cli.ts', 'src/cli/**', 'bench/**', 'bin/**'],
+    files: ['src/cli.ts', 'src/cli/**', 'bench/**', 'bin/**', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },
   {

@@ -12,6 +12,9 @@ import { LAYOUT } from '../install/layout.js';
 import { currentInstallSource } from '../install/source.js';
 import { checkSourceTrusted, serverTrust } from '../install/source-trust.js';
 import { createToolRunner } from '../install/tools.js';
+import { paths } from '../paths.js';
+import { checkReleaseRunsHere } from '../install/release.js';
+import { prepareDatabaseForRelease } from '../install/release-data.js';
 import { optionValues, UsageError, validateOptions } from './shared.js';
 
 const targetSchema = z.enum(INSTALL_TARGETS as [InstallTarget, ...InstallTarget[]], {
@@ -34,11 +37,12 @@ const installOptions = z.object({
 const uninstallOptions = z.object({ ...commonOptions, purge: z.boolean().optional() });
 
 /** Installing writes system folders and calls the panel's tools as root; --root stages into a folder instead. */
-function requireRoot(verb: 'install' | 'uninstall', panel: string, root: string | undefined): void {
+export function requireRoot(verb: 'install' | 'uninstall' | 'rollback', panel: string, root: string | undefined): void {
   if (root !== undefined || process.getuid?.() === 0) return;
+  const command = panel ? `${verb} ${panel}` : verb;
   throw new Error(
-    `wpp ${verb} ${panel} must run as root: it writes under /etc, /usr/local and /var/lib and calls the panel's own tools. ` +
-      `Run it as root (sudo wpp ${verb} ${panel}), or give --root DIR to write under another folder.`,
+    `wpp ${command} must run as root: it writes under /etc, /usr/local and /var/lib and calls the panel's own tools. ` +
+      `Run it as root (sudo wpp ${command}), or give --root DIR to write under another folder.`,
   );
 }
 
@@ -57,9 +61,19 @@ async function runInstall(panelArg: string, raw: Record<string, unknown>): Promi
   const options = validateOptions(installOptions, raw);
   requireRoot('install', panel, options.root);
   const source = currentInstallSource();
-  // Under --root too: the launcher it stages runs this same Node.js and package as root.
-  checkSourceTrusted(source, serverTrust());
   const engine = engineOptions(options.root, options['dry-run'] === true);
+  if (source.release) {
+    checkReleaseRunsHere(source.release.manifest, { platform: process.platform, arch: process.arch, modules: process.versions.modules });
+    // The unpacked release runs as root right now; its copy is checked again once made (release.ts).
+    checkSourceTrusted({ nodePath: source.nodePath, packageRoot: source.release.from }, serverTrust());
+  } else {
+    // Under --root too: the launcher it stages runs this same Node.js and package as root.
+    checkSourceTrusted(source, serverTrust());
+  }
+  // From a checkout (development) the database is migrated by whichever wpp opens it first, as before.
+  const database = source.release
+    ? await prepareDatabaseForRelease(engine.tools, { version: source.version, migrationsDir: paths.migrations }, engine)
+    : undefined;
   const plan = INSTALLERS[panel](source, {
     panel,
     providerUrl: options['provider-url'],
@@ -70,6 +84,7 @@ async function runInstall(panelArg: string, raw: Record<string, unknown>): Promi
     metricsToken: randomBytes(32).toString('base64url'),
   });
   const { changes } = await install(plan, engine);
+  if (!engine.dryRun) database?.migrate();
   if (engine.dryRun) {
     console.log(
       changes === 0 ? `Nothing to change: wpp is installed for ${panel}.` : `Dry run: nothing was changed (${changes} change(s) to make).`,

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { paths } from '../paths.js';
 import { doctorCommand } from './doctor.command.js';
 import { backupCommand, restoreCommand } from './backup.command.js';
 import { hookCommand } from './hook.command.js';
@@ -8,11 +10,14 @@ import { jobsCommand } from './jobs.command.js';
 import { launchUrlCommand } from './launch-url.command.js';
 import { directadminLaunchCommand } from './directadmin-launch.command.js';
 import { plansCommand } from './plans.command.js';
+import { rollbackCommand } from './rollback.command.js';
 import { sandboxCommand } from './sandbox.command.js';
 import { serveCommand } from './serve.command.js';
 import { enforceCommand, limitsCommand, resumeCommand, syncStatsCommand } from './stats.command.js';
 import { strictOptions, UsageError } from './shared.js';
 import { workerCommand } from './worker.command.js';
+
+const packageVersion = () => (JSON.parse(readFileSync(`${paths.root}/package.json`, 'utf8')) as { version: string }).version;
 
 /** `wpp` and every command, each with its --help; parsing only, the commands run in their actions. */
 export function createProgram(): Command {
@@ -20,6 +25,8 @@ export function createProgram(): Command {
     .usage('<command> [options]')
     .description("Hosting control-panel plugin that puts customers' websites behind a web protection service.")
     .addHelpText('after', '\nConfiguration comes from WPP_* environment variables (see README).')
+    // What an installed release is: `/usr/local/lib/wpp/wpp --version` names the version the launcher runs.
+    .version(packageVersion(), '-V, --version', 'print the version of this wpp')
     // Options after a subcommand are the subcommand's (`jobs retry --limit 5` is refused, not a list option).
     .enablePositionalOptions();
   for (const command of [
@@ -39,6 +46,7 @@ export function createProgram(): Command {
     backupCommand(),
     restoreCommand(),
     uninstallCommand(),
+    rollbackCommand(),
     sandboxCommand(),
     doctorCommand(),
   ]) {

@@ -2,6 +2,7 @@
  * What an installer puts on a server, described before anything is done, so that install,
  * `--dry-run`, a second install (no change) and uninstall all work from the same list.
  */
+import type { ReleaseOrigin } from './release.js';
 import type { ToolRunner } from './tools.js';
 
 /** A file the installer owns. Content uses LF line endings only (panels run these scripts). */
@@ -37,6 +38,17 @@ export interface DirectoryArtefact {
   owner?: 'service';
   /** Root's, with the service user's group (the settings folder it must enter). */
   group?: 'service';
+}
+
+/**
+ * A release copied whole to `path` (/usr/local/lib/wpp/<version>): the code the launcher runs.
+ * Left alone when the same release is there; an upgrade keeps the one it replaces for `wpp rollback`.
+ */
+export interface ReleaseArtefact {
+  kind: 'release';
+  path: string;
+  version: string;
+  origin: ReleaseOrigin;
 }
 
 /** A call to a panel tool, recorded so uninstall can replay it exactly. */
@@ -79,7 +91,7 @@ export interface RegistrationArtefact {
   isInPlace(tools: ToolRunner, record: RegistrationRecord): Promise<boolean>;
 }
 
-export type Artefact = FileArtefact | DirectoryArtefact | RegistrationArtefact;
+export type Artefact = FileArtefact | DirectoryArtefact | ReleaseArtefact | RegistrationArtefact;
 
 /** One panel's installation: what `wpp install <panel>` puts in place. */
 export interface InstallPlan {

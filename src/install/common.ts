@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { Artefact, RegistrationArtefact } from './artefacts.js';
 import { VIRTUALMIN_VARIABLES } from '../panel/adapters/virtualmin.js';
 import { LAYOUT } from './layout.js';
+import type { ReleaseOrigin } from './release.js';
 import { serviceUserRegistration } from './service-user.js';
 import { TOOL_PATH, type ToolRunner } from './tools.js';
 
@@ -14,9 +15,11 @@ import { TOOL_PATH, type ToolRunner } from './tools.js';
 export interface InstallSource {
   /** The Node.js binary running the installer (process.execPath). */
   nodePath: string;
-  /** This package's folder (holds bin/wpp.js and dist/). */
+  /** This package's folder (holds bin/wpp.js and dist/); for a release, where the install copies it. */
   packageRoot: string;
   version: string;
+  /** Set when this wpp is a release (not a checkout): the install copies it to packageRoot. */
+  release?: ReleaseOrigin;
 }
 
 /** Settings written into /etc/wpp/env when it is first created. */
@@ -236,6 +239,18 @@ export function systemdService(unit: string, panelCheck?: { service: string; tim
 /** Panels whose accounts `wpp import` reads with their own tools, on a schedule. */
 const COMPARED_PANELS = new Set(['cpanel', 'plesk', 'directadmin', 'virtualmin']);
 
+/**
+ * From a release: its copy in /usr/local/lib/wpp/<version>, before the launcher that runs it,
+ * and root's folder for the database copies taken before an upgrade's migrations (data: kept).
+ */
+function releaseArtefacts(source: InstallSource): Artefact[] {
+  if (!source.release) return [];
+  return [
+    { kind: 'release', path: source.packageRoot, version: source.version, origin: source.release },
+    { kind: 'directory', path: LAYOUT.upgradeBackupDir, mode: 0o700, data: true },
+  ];
+}
+
 /** The data folder, the settings, the launcher and the service: part of every panel's installation. */
 export function commonArtefacts(source: InstallSource, settings: InstallSettings): Artefact[] {
   const unit = systemdUnit(source);
@@ -248,6 +263,7 @@ export function commonArtefacts(source: InstallSource, settings: InstallSettings
     { kind: 'directory', path: LAYOUT.configDir, mode: 0o750, data: true, group: 'service' },
     { kind: 'file', path: LAYOUT.envFile, mode: 0o640, content: envFileContent(settings), keep: true, group: 'service' },
     { kind: 'directory', path: LAYOUT.libDir, mode: 0o755 },
+    ...releaseArtefacts(source),
     { kind: 'file', path: LAYOUT.launcher, mode: 0o755, content: launcherScript(source) },
     { kind: 'file', path: LAYOUT.systemdUnit, mode: 0o644, content: unit },
     ...(panelCheck

@@ -11,7 +11,9 @@ import { dirname, join } from 'node:path';
 import type { Artefact, DirectoryArtefact, FileArtefact, InstallPlan, RegistrationArtefact, RegistrationRecord } from './artefacts.js';
 import { readAllInstallRecords, readInstallRecord, removeInstallRecord, writeInstallRecord, type InstallRecord } from './install-record.js';
 import { LAYOUT, recordPath } from './layout.js';
+import { installedFingerprint, placeRelease } from './release.js';
 import { lookupServiceUser } from './service-user.js';
+import { serverTrust, type SourceTrustDeps } from './source-trust.js';
 import type { ToolRunner } from './tools.js';
 
 export interface EngineOptions {
@@ -21,6 +23,8 @@ export interface EngineOptions {
   print: (line: string) => void;
   version: string;
   now: () => Date;
+  /** Who may own a release's copy (root on a server, the default). */
+  trust?: SourceTrustDeps;
 }
 
 export interface InstallOutcome {
@@ -156,6 +160,8 @@ async function runUndo(calls: RegistrationRecord['undo'], options: EngineOptions
   }
 }
 
+type PlacedRecord = Pick<InstallRecord, 'files' | 'directories'> & { releases: NonNullable<InstallRecord['releases']> };
+
 const wording = { dry: { created: 'would create', updated: 'would update' }, real: { created: 'created', updated: 'updated' } } as const;
 
 async function placeFilesAndFolders(
@@ -163,9 +169,9 @@ async function placeFilesAndFolders(
   options: EngineOptions,
   previous: InstallRecord | undefined,
   service: ServiceIds,
-): Promise<{ record: Pick<InstallRecord, 'files' | 'directories'>; changes: number }> {
+): Promise<{ record: PlacedRecord; changes: number }> {
   const words = options.dryRun ? wording.dry : wording.real;
-  const record: Pick<InstallRecord, 'files' | 'directories'> = { files: [], directories: [] };
+  const record: PlacedRecord = { files: [], directories: [], releases: [] };
   let changes = 0;
   for (const artefact of artefacts) {
     if (artefact.kind === 'directory') {
@@ -196,6 +202,19 @@ async function placeFilesAndFolders(
         sha256: keptEntry?.sha256 ?? sha256(artefact.content),
         ...(artefact.keep ? { keep: true } : {}),
       });
+    } else if (artefact.kind === 'release') {
+      const there = (await installedFingerprint(options.tools.at(artefact.path))) === artefact.origin.fingerprint;
+      if (there) options.print(`unchanged  ${artefact.path}/ (wpp ${artefact.version})`);
+      else if (options.dryRun) options.print(`would copy  ${artefact.origin.from} to ${artefact.path}/ (wpp ${artefact.version})`);
+      else {
+        await placeRelease(artefact.origin, options.tools.at(artefact.path), {
+          trust: options.trust ?? serverTrust(),
+          nodePath: process.execPath,
+        });
+        options.print(`copied  ${artefact.origin.from} to ${artefact.path}/ (wpp ${artefact.version}, checked against its SHA256SUMS)`);
+      }
+      if (!there) changes++;
+      record.releases.push({ path: artefact.path, version: artefact.version, fingerprint: artefact.origin.fingerprint });
     }
   }
   return { record, changes };
@@ -204,7 +223,7 @@ async function placeFilesAndFolders(
 /** The service user's ids when the plan gives it anything; undefined before it exists in a dry run. */
 async function serviceIdsFor(plan: InstallPlan, options: EngineOptions): Promise<ServiceIds> {
   const wants = plan.artefacts.some(
-    (a) => (a.kind === 'directory' && a.owner === 'service') || (a.kind !== 'registration' && a.group === 'service'),
+    (a) => (a.kind === 'directory' && a.owner === 'service') || ((a.kind === 'file' || a.kind === 'directory') && a.group === 'service'),
   );
   if (!wants) return undefined;
   const user = await lookupServiceUser(options.tools);
@@ -224,7 +243,7 @@ export async function install(plan: InstallPlan, options: EngineOptions): Promis
   const planned = plan.artefacts.filter((a): a is RegistrationArtefact => a.kind === 'registration');
   // The service user first (the data folder and the settings are given to it), then the files, then the rest.
   const ordered = [...planned.filter((r) => r.first), null, ...planned.filter((r) => !r.first)];
-  let placed: Awaited<ReturnType<typeof placeFilesAndFolders>> = { record: { files: [], directories: [] }, changes: 0 };
+  let placed: Awaited<ReturnType<typeof placeFilesAndFolders>> = { record: { files: [], directories: [], releases: [] }, changes: 0 };
   for (const artefact of ordered) {
     if (artefact === null) {
       placed = await placeFilesAndFolders(plan.artefacts, options, previous, await serviceIdsFor(plan, options));
@@ -240,13 +259,16 @@ export async function install(plan: InstallPlan, options: EngineOptions): Promis
     if (changed) changes++;
   }
   if (previous) changes += await removeLeftovers(previous, { ...placed.record, registrations }, options);
+  const { releases, ...placedRest } = placed.record;
   const now = options.now().toISOString();
   const record: InstallRecord = {
     panel: plan.panel,
     version: options.version,
     installedAt: previous?.installedAt ?? now,
     updatedAt: now,
-    ...placed.record,
+    ...placedRest,
+    // Absent for an installation from a checkout that never had a release: its record reads as before.
+    ...(releases.length > 0 ? { releases } : {}),
     registrations,
   };
   const unchangedRecord = previous && JSON.stringify({ ...previous, updatedAt: '' }) === JSON.stringify({ ...record, updatedAt: '' });
@@ -260,7 +282,7 @@ export async function install(plan: InstallPlan, options: EngineOptions): Promis
 /** What an older install made that this plan no longer has (an upgrade dropped it). */
 async function removeLeftovers(
   previous: InstallRecord,
-  current: Pick<InstallRecord, 'files' | 'directories' | 'registrations'>,
+  current: PlacedRecord & Pick<InstallRecord, 'registrations'>,
   options: EngineOptions,
 ): Promise<number> {
   let changes = 0;
@@ -272,6 +294,36 @@ async function removeLeftovers(
   for (const old of previous.files.filter((f) => !f.keep && !current.files.some((c) => c.path === f.path))) {
     if (!options.dryRun) await rm(options.tools.at(old.path), { force: true });
     options.print(`${options.dryRun ? 'would remove' : 'removed'}  ${old.path} (no longer part of the installation)`);
+    changes++;
+  }
+  return changes + (await keepPreviousRelease(previous, current, options));
+}
+
+/**
+ * An upgrade (or a rollback, which installs the older one again) keeps the release the launcher
+ * ran until now, for `wpp rollback`, and removes the one kept before it: one previous version.
+ */
+async function keepPreviousRelease(previous: InstallRecord, current: PlacedRecord, options: EngineOptions): Promise<number> {
+  let changes = 0;
+  const others = (await readAllInstallRecords(options.tools)).filter((r) => r.panel !== previous.panel);
+  const inUseElsewhere = new Set(others.flatMap((r) => (r.releases ?? []).map((release) => release.path)));
+  const gone = (previous.releases ?? []).filter((r) => !current.releases.some((c) => c.path === r.path));
+  // The one the launcher ran until now; when the same version is installed again there is none, and the kept one stays.
+  const replaced = gone.find((r) => !r.previous);
+  for (const old of gone) {
+    if (old === replaced || (old.previous && !replaced)) {
+      current.releases.push({ ...old, previous: true });
+      if (old === replaced) options.print(`kept  ${old.path}/ (wpp ${old.version}, the previous version: wpp rollback goes back to it)`);
+      continue;
+    }
+    if (inUseElsewhere.has(old.path)) {
+      options.print(`kept  ${old.path}/: another installed panel uses it`);
+      continue;
+    }
+    if (!options.dryRun) await rm(options.tools.at(old.path), { recursive: true, force: true });
+    options.print(
+      `${options.dryRun ? 'would remove' : 'removed'}  ${old.path}/ (wpp ${old.version}, older than the version kept for rollback)`,
+    );
     changes++;
   }
   return changes;
@@ -303,12 +355,29 @@ export async function uninstall(panel: string, options: UninstallOptions): Promi
     changes++;
   }
   changes += await removeFiles(record, sharedPaths, options);
+  changes += await removeReleases(record, others, options);
   for (const registration of registrations) await runUndo(registration.afterRemoval ?? [], options);
   changes += await removeDirectories(record, sharedPaths, options);
   if (!options.dryRun) await removeInstallRecord(options.tools, panel);
   if (!options.dryRun && others.length === 0) await rmdir(options.tools.at(LAYOUT.recordDir)).catch(() => undefined);
   options.print(`${options.dryRun ? 'would remove' : 'removed'}  ${recordPath(panel)}`);
   return { changes };
+}
+
+/** The releases copied under /usr/local/lib/wpp (the current and the kept one): code, never data. */
+async function removeReleases(record: InstallRecord, others: InstallRecord[], options: UninstallOptions): Promise<number> {
+  const inUseElsewhere = new Set(others.flatMap((r) => (r.releases ?? []).map((release) => release.path)));
+  let changes = 0;
+  for (const release of record.releases ?? []) {
+    if (inUseElsewhere.has(release.path)) {
+      options.print(`kept  ${release.path}/: another installed panel uses it`);
+      continue;
+    }
+    if (!options.dryRun) await rm(options.tools.at(release.path), { recursive: true, force: true });
+    options.print(`${options.dryRun ? 'would remove' : 'removed'}  ${release.path}/ (wpp ${release.version})`);
+    changes++;
+  }
+  return changes;
 }
 
 async function removeFiles(record: InstallRecord, sharedPaths: Set<string>, options: UninstallOptions): Promise<number> {

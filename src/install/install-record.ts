@@ -19,6 +19,17 @@ export const installRecordSchema = z.strictObject({
     z.strictObject({ path: z.string().startsWith('/'), mode: z.number().int(), sha256: z.string(), keep: z.boolean().optional() }),
   ),
   directories: z.array(z.strictObject({ path: z.string().startsWith('/'), mode: z.number().int(), data: z.boolean().optional() })),
+  /** Releases copied under /usr/local/lib/wpp: the one the launcher runs, and the one kept for `wpp rollback` (previous). */
+  releases: z
+    .array(
+      z.strictObject({
+        path: z.string().startsWith('/'),
+        version: z.string(),
+        fingerprint: z.string(),
+        previous: z.boolean().optional(),
+      }),
+    )
+    .optional(),
   registrations: z.array(
     z.strictObject({
       key: z.string(),

@@ -19,6 +19,13 @@ export const LAYOUT = {
   /** WPP_* settings for the service, the hooks and the pages; the administrator's file once written. */
   envFile: '/etc/wpp/env',
   libDir: '/usr/local/lib/wpp',
+  /**
+   * Root's copies of the database taken by an upgrade from a release before its migrations run
+   * (plugin.sqlite.before-<version>-<time>), for `wpp rollback`. Data: kept by uninstall. Not in
+   * the data folder: that one is the service user's, and root writes no file where it could
+   * put a link.
+   */
+  upgradeBackupDir: '/var/backups/wpp',
   /** The one command every hook, page and the service run: loads /etc/wpp/env, then runs this package's wpp. */
   launcher: '/usr/local/lib/wpp/wpp',
   systemdUnit: '/etc/systemd/system/wpp.service',

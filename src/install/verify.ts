@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { InstallSource } from './common.js';
 import { readAllInstallRecords } from './install-record.js';
 import { INSTALLERS, type PlanBuilder } from './panels.js';
+import { installedFingerprint } from './release.js';
 import type { ToolRunner } from './tools.js';
 
 export interface InstallationState {
@@ -34,6 +35,10 @@ export async function verifyInstallations(tools: ToolRunner, source: InstallSour
       const problems = (await Promise.all(record.files.map((file) => fileProblem(tools, file)))).filter(
         (p): p is string => p !== undefined,
       );
+      // The release the launcher runs, as it was copied (a changed or removed file is a problem).
+      for (const release of record.releases ?? [])
+        if ((await installedFingerprint(tools.at(release.path))) !== release.fingerprint)
+          problems.push(`${release.path} is not wpp ${release.version} as installed (missing, or its SHA256SUMS changed)`);
       const builder = (INSTALLERS as Record<string, PlanBuilder | undefined>)[record.panel];
       if (!builder)
         return { panel: record.panel, version: record.version, problems: [...problems, `this wpp cannot install ${record.panel}`] };

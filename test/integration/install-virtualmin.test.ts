@@ -4,20 +4,21 @@
  * another plugin, webmin.acl with users of Virtualmin and one without) and a fake systemctl.
  * The module's registration script is the real one, run below the root.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runWpp } from '../helpers/cli.js';
 import { decoyCalls, decoyPath, fakeSystemctl, filesBelow, toolCalls } from '../helpers/fake-tools.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
+import {
+  fakeVirtualmin,
+  VIRTUALMIN_ACL_TEXT as ACL_TEXT,
+  VIRTUALMIN_CONFIG_TEXT as CONFIG_TEXT,
+  VIRTUALMIN_PATHS,
+} from '../helpers/fake-virtualmin.js';
 
-const MODULE = '/usr/share/webmin/wpp';
-const CONFIG = '/etc/webmin/virtual-server/config';
-const ACL = '/etc/webmin/webmin.acl';
-const LIB = '/usr/share/webmin/virtual-server/virtual-server-lib.pl';
+const { module: MODULE, config: CONFIG, acl: ACL, lib: LIB } = VIRTUALMIN_PATHS;
 const HOOK = '/usr/local/lib/wpp/wpp hook virtualmin post';
-const CONFIG_TEXT = 'home_base=/home\npre_command=\nplugins=virtualmin-awstats\nquotas=0\n';
-const ACL_TEXT = 'root: acl useradmin virtual-server webmin\nreseller1: virtual-server\nbob: useradmin\n';
 
 let root: string;
 let decoys: string;
@@ -25,11 +26,7 @@ let decoys: string;
 beforeEach(() => {
   root = createTempDir('wpp-install-vm-');
   fakeSystemctl(root);
-  mkdirSync(join(root, '/usr/share/webmin/virtual-server'), { recursive: true });
-  writeFileSync(join(root, LIB), '1;\n');
-  mkdirSync(join(root, '/etc/webmin/virtual-server'), { recursive: true });
-  writeFileSync(join(root, CONFIG), CONFIG_TEXT, { mode: 0o600 });
-  writeFileSync(join(root, ACL), ACL_TEXT, { mode: 0o600 });
+  fakeVirtualmin(root);
   decoys = decoyPath(root, ['systemctl', 'virtualmin', 'perl']);
 });
 afterEach(() => removeTempDir(root));
