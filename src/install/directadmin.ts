@@ -7,12 +7,10 @@
  * see a plugin: its plugin manager leaves exactly such a folder, plugin.conf saying active=yes
  * and installed=yes, and the pages, menus and hook folders are read from it as they are.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { DIRECTADMIN_HOOKS } from '../panel/adapters/directadmin.js';
-import { paths } from '../paths.js';
 import type { Artefact, InstallPlan } from './artefacts.js';
 import { commonArtefacts, commonNextSteps, shellQuote, type InstallSettings, type InstallSource } from './common.js';
+import { shippedFile } from './shipped-file.js';
 import { LAYOUT } from './layout.js';
 
 export const DIRECTADMIN = {
@@ -40,16 +38,6 @@ const PLUGIN_FILES: { path: string; mode: number }[] = [
   { path: 'scripts/uninstall.sh', mode: 0o755 },
 ];
 
-/** A shipped file with its {{PLACEHOLDERS}} filled; one left unfilled is a mistake in the file, not something to install. */
-function shipped(name: string, values: Record<string, string>): string {
-  const text = readFileSync(join(paths.panelFiles, 'directadmin', name), 'utf8').replace(/\{\{(\w+)\}\}/g, (match, key: string) => {
-    const value = values[key];
-    if (value === undefined) throw new Error(`panels/directadmin/${name}: no value for ${match}`);
-    return value;
-  });
-  return text;
-}
-
 export const directadminHookScript = (hook: string) => `${DIRECTADMIN.customScripts}/${hook}/wpp.sh`;
 
 export function directadminPlan(source: InstallSource, settings: InstallSettings): InstallPlan {
@@ -64,11 +52,16 @@ export function directadminPlan(source: InstallSource, settings: InstallSettings
       kind: 'file',
       path: `${DIRECTADMIN.pluginDir}/${file.path}`,
       mode: file.mode,
-      content: shipped(file.path, values),
+      content: shippedFile(`directadmin/${file.path}`, values),
     })),
     ...DIRECTADMIN_HOOKS.flatMap((hook): Artefact[] => [
       { kind: 'directory', path: `${DIRECTADMIN.customScripts}/${hook}`, mode: 0o755, shared: true },
-      { kind: 'file', path: directadminHookScript(hook), mode: 0o755, content: shipped('hook.sh', { ...values, HOOK: hook }) },
+      {
+        kind: 'file',
+        path: directadminHookScript(hook),
+        mode: 0o755,
+        content: shippedFile('directadmin/hook.sh', { ...values, HOOK: hook }),
+      },
     ]),
   ];
   return {

@@ -13,16 +13,14 @@
  * `plesk bin extension --register wpp` and removed with `--uninstall wpp`. Every file is thus
  * in the install record like any other, and an upgrade rewrites them in place.
  */
-import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Artefact, InstallPlan, RegistrationArtefact, ToolCall } from './artefacts.js';
 import { commonArtefacts, commonNextSteps, fingerprintOf, shellQuote, type InstallSettings, type InstallSource } from './common.js';
+import { shippedFile } from './shipped-file.js';
 import { LAYOUT } from './layout.js';
 import type { ToolRunner } from './tools.js';
 import { PLESK_EVENTS, type PleskEvent } from '../panel/adapters/plesk.js';
 import { PLESK_TOOL } from '../panel/plesk-owner.js';
-import { paths } from '../paths.js';
 
 export const PLESK_EXTENSION_ID = 'wpp';
 const MODULES = '/usr/local/psa/admin';
@@ -183,22 +181,13 @@ export function pleskExtensionRegistration(): RegistrationArtefact {
   };
 }
 
-/** A shipped file of panels/plesk with its placeholders filled in. */
-function shipped(relative: string, values: Record<string, string>): string {
-  let content = readFileSync(join(paths.panelFiles, 'plesk', relative), 'utf8');
-  for (const [name, value] of Object.entries(values)) content = content.replaceAll(`{{${name}}}`, value);
-  const left = content.match(/\{\{[A-Z_]+\}\}/);
-  if (left) throw new Error(`panels/plesk/${relative}: no value for ${left[0]}`);
-  return content;
-}
-
 export function extensionArtefacts(source: InstallSource): Artefact[] {
   const values = { VERSION: source.version.replace(/[^0-9A-Za-z.+-]/g, ''), LAUNCHER: shellQuote(LAYOUT.launcher) };
   const file = (path: string, relative: string, mode: number): Artefact => ({
     kind: 'file',
     path,
     mode,
-    content: shipped(relative, values),
+    content: shippedFile(`plesk/${relative}`, values),
   });
   const { plib, htdocs, sbin } = PLESK_EXTENSION_DIRS;
   return [

@@ -12,13 +12,11 @@
  * Virtualmin's own code writes them, below the install root. Written for the layout of the
  * Debian/Ubuntu webmin package (/usr/share/webmin, /etc/webmin), which the testbed uses.
  */
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { paths } from '../paths.js';
 import type { Artefact, InstallPlan, RegistrationArtefact } from './artefacts.js';
 import type { ToolRunner } from './tools.js';
 import { commonArtefacts, commonNextSteps, fingerprintOf, shellQuote, type InstallSettings, type InstallSource } from './common.js';
+import { shippedFile } from './shipped-file.js';
 import { LAYOUT } from './layout.js';
 
 export const VIRTUALMIN = {
@@ -44,14 +42,6 @@ const MODULE_FILES: { path: string; mode: number }[] = [
   // Root's tool for the installer; nobody else may change it.
   { path: 'wpp-register.pl', mode: 0o755 },
 ];
-
-function shipped(name: string, values: Record<string, string>): string {
-  return readFileSync(join(paths.panelFiles, 'virtualmin', 'wpp', name), 'utf8').replace(/\{\{(\w+)\}\}/g, (match, key: string) => {
-    const value = values[key];
-    if (value === undefined) throw new Error(`panels/virtualmin/wpp/${name}: no value for ${match}`);
-    return value;
-  });
-}
 
 /** Virtualmin's post_command as its module config holds it ('' when unset). */
 export async function readPostCommand(tools: ToolRunner): Promise<string> {
@@ -118,7 +108,7 @@ export function virtualminPlan(source: InstallSource, settings: InstallSettings)
       kind: 'file',
       path: `${VIRTUALMIN.moduleDir}/${file.path}`,
       mode: file.mode,
-      content: shipped(file.path, values),
+      content: shippedFile(`virtualmin/wpp/${file.path}`, values),
     })),
     virtualminRegistration(),
   ];
