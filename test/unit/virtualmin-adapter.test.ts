@@ -189,6 +189,20 @@ describe('Virtualmin post-change command', () => {
     }
   });
 
+  it('tells changes apart by when Virtualmin saved the record: disable, enable, disable within one minute is two disables', () => {
+    const disable = post('disable-top-level');
+    const enable = post('enable-top-level');
+    // The second disable: same server, same minute, a later save.
+    const again = post('disable-top-level', {
+      VIRTUALSERVER_LASTSAVE: String(Number(captured('enable-top-level').VIRTUALSERVER_LASTSAVE) + 2),
+    });
+    const ids = [disable, enable, again].map((result) => (result.ok ? result.events[0]?.id : undefined));
+    expect(new Set(ids).size).toBe(3);
+    // The same change reported twice, even minutes apart, stays one event.
+    const later = translateVirtualminHook('post', captured('disable-top-level'), new Date(NOW.getTime() + 5 * 60_000));
+    expect(later.ok && later.events[0]?.id).toBe(ids[0]);
+  });
+
   it('keeps ids stable within a minute, apart from other panels', () => {
     const first = post('create-alias');
     const again = translateVirtualminHook('post', captured('create-alias'), new Date('2026-11-26T04:24:50Z'));

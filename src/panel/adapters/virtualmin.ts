@@ -19,7 +19,9 @@
  * - Only the post phase acts: a failing pre command aborts the user's action, and before the
  *   change there is nothing to protect yet.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { PanelEventDraft } from '../events.js';
 import { failure, finishDrafts, nothingToDo, text, type AdapterResult, type SourcedDraft } from './result.js';
 
 export const VIRTUALMIN_ACTIONS = ['CREATE_DOMAIN', 'MODIFY_DOMAIN', 'DELETE_DOMAIN', 'DISABLE_DOMAIN', 'ENABLE_DOMAIN'] as const;
@@ -38,6 +40,7 @@ export const VIRTUALMIN_VARIABLES = [
   'VIRTUALSERVER_NEWSERVER_DOM',
   'VIRTUALSERVER_OLDSERVER_USER',
   'VIRTUALSERVER_DISABLED',
+  'VIRTUALSERVER_LASTSAVE',
 ] as const;
 
 export type VirtualminPhase = 'pre' | 'post';
@@ -59,6 +62,16 @@ const envSchema = z.object({
   VIRTUALSERVER_OLDSERVER_USER: field,
   // Kept as given: empty (nothing disabled) means something else than absent (a launcher that does not pass it).
   VIRTUALSERVER_DISABLED: z.string().trim().max(1000).optional(),
+  // When Virtualmin saved the record (Unix seconds): which change this call is about.
+  VIRTUALSERVER_LASTSAVE: z
+    .preprocess(
+      (value) => text(value),
+      z
+        .string()
+        .regex(/^\d{1,12}$/)
+        .optional(),
+    )
+    .catch(undefined),
 });
 
 type VirtualServer = z.output<typeof envSchema>;
@@ -111,6 +124,19 @@ function previousUser(env: VirtualServer, top: boolean): string | undefined {
   // A sub-server or alias has its parent's user: the top-level server's own call renames the account.
   if (!top || old === undefined || env.VIRTUALSERVER_USER === undefined) return undefined;
   return old.toLowerCase() === env.VIRTUALSERVER_USER.toLowerCase() ? undefined : old;
+}
+
+/**
+ * The event's id from the change it reports: the record's save time (VIRTUALSERVER_LASTSAVE)
+ * instead of the minute the hook ran. The same change reported twice (a command chained twice)
+ * is still one event, but a server disabled, enabled and disabled again within one minute is
+ * two disables (seen in the real-panel suite: the second was dropped as already queued, and the
+ * account stayed active while Virtualmin had it disabled). Without the variable, the derived id.
+ */
+function withChangeId(draft: PanelEventDraft, lastSave: string | undefined): PanelEventDraft {
+  if (lastSave === undefined) return draft;
+  const parts = ['virtualmin', draft.type, draft.account, draft.domain ?? '', draft.previousAccount ?? '', lastSave];
+  return { ...draft, id: `virtualmin:${createHash('sha256').update(parts.join('\u0000').toLowerCase()).digest('hex').slice(0, 32)}` };
 }
 
 export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<string, string | undefined>, now?: Date): AdapterResult {
@@ -182,5 +208,11 @@ export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<stri
       break;
     }
   }
-  return finishDrafts('virtualmin', named, drafts, now);
+  const lastSave = env.VIRTUALSERVER_LASTSAVE;
+  return finishDrafts(
+    'virtualmin',
+    named,
+    drafts.map(({ draft, from }) => ({ draft: withChangeId(draft, lastSave), from })),
+    now,
+  );
 }
