@@ -1,9 +1,9 @@
 /**
  * wpp against the real Virtualmin GPL (the testbed named by WPP_VIRTUALMIN_TESTBED), as root:
  * `wpp install virtualmin` registers the hook and the plugin in the real panel, then the real
- * `virtualmin` CLI creates, extends, disables, enables, renames (domain and Unix user) and deletes
- * virtual servers (disabling sub-servers and aliases too), and
- * after each step the plugin's state and the provider sandbox's are checked. Everything made is
+ * `virtualmin` CLI creates, extends, disables (sub-servers and aliases too), enables, renames (the
+ * domain, then the Unix user) and deletes virtual servers, and after each step the plugin's state
+ * and the provider sandbox's are checked. Everything made is
  * removed afterwards, even when a step fails; a Virtualmin this suite installed is removed too.
  *
  * What `wpp install` writes outside the panel (the launcher, /etc/wpp, the systemd units, the
