@@ -62,7 +62,8 @@ const envSchema = z.object({
   VIRTUALSERVER_OLDSERVER_USER: field,
   // Kept as given: empty (nothing disabled) means something else than absent (a launcher that does not pass it).
   VIRTUALSERVER_DISABLED: z.string().trim().max(1000).optional(),
-  // When Virtualmin saved the record (Unix seconds): which change this call is about.
+  // When Virtualmin saved the record (Unix seconds): which change this call is about. Only an id
+  // hint: a malformed value falls back to the id derived from the minute (withChangeId).
   VIRTUALSERVER_LASTSAVE: z
     .preprocess(
       (value) => text(value),
