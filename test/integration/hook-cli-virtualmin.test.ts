@@ -54,6 +54,28 @@ describe('wpp hook virtualmin', () => {
     expect(jobTypes('cap-top').sort()).toEqual(['account.created', 'domain.added cap-top.example.com']);
   });
 
+  it("post: queues the account rename of a captured `modify-domain --user`, and a sub-server's disable as its website's suspension", async () => {
+    const rename = await wpp(['hook', 'virtualmin', 'post'], captured('modify-user-top-level'));
+    expect(rename.code).toBe(0);
+    expect(rename.stdout).toMatch(/account\.renamed queued/);
+    expect(jobTypes('cap-new')).toEqual(['account.renamed']);
+    const disable = await wpp(['hook', 'virtualmin', 'post'], { ...captured('disable-sub-server'), VIRTUALSERVER_DISABLED: 'web' });
+    expect(disable.code).toBe(0);
+    const enable = await wpp(['hook', 'virtualmin', 'post'], { ...captured('disable-sub-server'), VIRTUALSERVER_ACTION: 'ENABLE_DOMAIN' });
+    expect(enable.code).toBe(0);
+    // The website alone: no account suspension is queued.
+    expect(
+      jobTypes('cap-top')
+        .filter((job) => job.includes('suspended'))
+        .sort(),
+    ).toEqual(['domain.suspended blog.cap-top.example.com', 'domain.unsuspended blog.cap-top.example.com']);
+    // A disable that disabled nothing (as the testbed's sub-server) queues nothing and is no failure.
+    const nothing = await wpp(['hook', 'virtualmin', 'post'], captured('disable-alias'));
+    expect(nothing.code).toBe(0);
+    expect(nothing.stdout).toMatch(/nothing was disabled/);
+    expect(jobTypes('cap-new')).toEqual(['account.renamed']);
+  });
+
   it('pre: does nothing and exits 0, even on an environment it could not read', async () => {
     const before = jobTypes().length;
     const pre = await wpp(['hook', 'virtualmin', 'pre'], { VIRTUALSERVER_ACTION: 'DELETE_DOMAIN', VIRTUALSERVER_DOM: 'not a domain' });

@@ -73,6 +73,13 @@ describe('the launcher and Virtualmin', () => {
     });
   });
 
+  it('passes a user rename its old user (VIRTUALSERVER_OLDSERVER_USER), and a disable what it disabled (VIRTUALSERVER_DISABLED, empty kept empty)', () => {
+    const { env } = run(['hook', 'virtualmin', 'post'], captured('modify-user-top-level.json'));
+    expect(env).toMatchObject({ VIRTUALSERVER_OLDSERVER_USER: 'cap-top', VIRTUALSERVER_USER: 'cap-new' });
+    expect(run(['hook', 'virtualmin', 'post'], captured('disable-top-level.json')).env.VIRTUALSERVER_DISABLED).toBe('unix');
+    expect(run(['hook', 'virtualmin', 'post'], captured('disable-alias.json')).env.VIRTUALSERVER_DISABLED).toBe('');
+  });
+
   it('passes no VIRTUALSERVER_* value to anything but `hook virtualmin`', () => {
     const { env } = run(['hook', 'plesk', 'client_create'], captured('create-top-level.json'));
     expect(Object.keys(env).filter((name) => name.includes('VIRTUALSERVER'))).toEqual([]);

@@ -1,8 +1,9 @@
 /**
  * wpp against the real Virtualmin GPL (the testbed named by WPP_VIRTUALMIN_TESTBED), as root:
  * `wpp install virtualmin` registers the hook and the plugin in the real panel, then the real
- * `virtualmin` CLI creates, extends, disables, enables, renames and deletes virtual servers, and
- * after each step the plugin's state and the provider sandbox's are checked. Everything made is
+ * `virtualmin` CLI creates, extends, disables (sub-servers and aliases too), enables, renames (the
+ * domain, then the Unix user) and deletes virtual servers, and after each step the plugin's state
+ * and the provider sandbox's are checked. Everything made is
  * removed afterwards, even when a step fails; a Virtualmin this suite installed is removed too.
  *
  * What `wpp install` writes outside the panel (the launcher, /etc/wpp, the systemd units, the
@@ -44,6 +45,8 @@ const LINKS = ['/usr/local/lib/wpp', '/etc/wpp'];
 const run36 = Date.now().toString(36).slice(-6);
 const USER = `wpp${run36}`;
 const OTHER_USER = `wppo${run36}`;
+/** The top-level server's Unix user after `modify-domain --user`. */
+const NEW_USER = `wppn${run36}`;
 const TOP = `wpp-${run36}.example.com`;
 const SUB = `shop.wpp-${run36}.example.com`;
 const ALIAS = `wpp-${run36}-alias.example.net`;
@@ -65,13 +68,13 @@ const password = () => randomBytes(12).toString('base64url');
 /** What a step found, printed so the suite's output reads as a log of the panel's real behaviour. */
 const seen = (line: string) => process.stdout.write(`  seen: ${line}\n`);
 
-async function seenAccount(): Promise<void> {
+async function seenAccount(name = USER): Promise<void> {
   await plugin!.idle(30_000);
-  const account = plugin!.accounts.getAccount(USER);
+  const account = plugin!.accounts.getAccount(name);
   const websites = await Promise.all(
-    plugin!.accounts.websitesOf(USER).map(async (w) => `${w.domain} ${w.state}/${(await providerWebsite(w.domain))?.requested_status ?? 'none'}`),
+    plugin!.accounts.websitesOf(name).map(async (w) => `${w.domain} ${w.state}/${(await providerWebsite(w.domain))?.requested_status ?? 'none'}`),
   );
-  seen(`account ${USER}: ${account?.state ?? 'unknown'}; websites (plugin/provider): ${websites.join(', ')}`);
+  seen(`account ${name}: ${account?.state ?? 'unknown'}; websites (plugin/provider): ${websites.join(', ')}`);
 }
 
 async function providerWebsite(domain: string): Promise<{ user_id: string; requested_status: string } | null> {
@@ -281,11 +284,60 @@ describe('wpp in the real Virtualmin', () => {
     expect((await stateOf(SUB)).plugin).toMatchObject({ state: 'active' });
   });
 
+  it('disable-domain of a sub-server or alias that has nothing Virtualmin can disable: Virtualmin keeps it enabled, and so does wpp', async () => {
+    // The testbed's servers have no web feature (no web server): Virtualmin disables nothing, records the server as enabled
+    // (VIRTUALSERVER_DISABLED empty) and then refuses to enable it. A website paused here would never be resumed.
+    for (const domain of [SUB, ALIAS]) {
+      await virtualmin('disable-domain', '--domain', domain);
+      expect(await stateOf(domain)).toEqual({ plugin: { account: USER, state: 'active', desired: 'online' }, provider: { requested: 'online' } });
+      await expect(virtualmin('enable-domain', '--domain', domain)).rejects.toThrow(/is not disabled/);
+    }
+    expect(plugin!.accounts.getAccount(USER)?.state).toBe('active');
+  });
+
+  it('disable-domain --subservers / enable-domain --subservers: the account is suspended and resumed, no website is left paused on its own', async () => {
+    await virtualmin('disable-domain', '--domain', RENAMED, '--subservers');
+    await seenAccount();
+    expect(plugin!.accounts.getAccount(USER)?.state).toBe('suspended');
+    for (const domain of [RENAMED, SUB, ALIAS]) expect((await providerWebsite(domain))?.requested_status, domain).toBe('paused');
+    // Virtualmin enables again only the sub-servers it recorded as disabled: here none, so they get no call of their own.
+    await virtualmin('enable-domain', '--domain', RENAMED, '--subservers');
+    await seenAccount();
+    expect(plugin!.accounts.getAccount(USER)?.state).toBe('active');
+    for (const domain of [RENAMED, SUB, ALIAS]) {
+      expect(await stateOf(domain), domain).toEqual({
+        plugin: { account: USER, state: 'active', desired: 'online' },
+        provider: { requested: 'online' },
+      });
+    }
+  });
+
+  it('modify-domain --user: the account takes the new Unix user’s name, with its websites and the same provider user', async () => {
+    const owner = (await providerWebsite(RENAMED))?.user_id;
+    expect(owner).toBeTruthy();
+    await virtualmin('modify-domain', '--domain', RENAMED, '--user', NEW_USER);
+    // Virtualmin gives the sub-server and the alias the new user too, without a change-command call of their own.
+    expect((await virtualmin('list-domains', '--user', NEW_USER, '--name-only')).split('\n').filter(OURS).sort()).toEqual(
+      [ALIAS, RENAMED, SUB].sort(),
+    );
+    await seenAccount(NEW_USER);
+    expect(plugin!.accounts.getAccount(NEW_USER)).toMatchObject({ account: NEW_USER, email: 'owner@example.com', state: 'active' });
+    expect(plugin!.accounts.getAccount(USER)).toBeNull();
+    expect(plugin!.accounts.websitesOf(USER)).toEqual([]);
+    for (const domain of [RENAMED, SUB, ALIAS]) {
+      expect(await stateOf(domain), domain).toEqual({
+        plugin: { account: NEW_USER, state: 'active', desired: 'online' },
+        provider: { requested: 'online' },
+      });
+      expect((await providerWebsite(domain))?.user_id, domain).toBe(owner);
+    }
+  });
+
   it('delete-domain of the top-level server (with its sub-server and alias) deletes the account and removes every website', async () => {
     await virtualmin('delete-domain', '--domain', RENAMED);
     await plugin!.idle(30_000);
-    await seenAccount();
-    expect(plugin!.accounts.getAccount(USER)?.state).toBe('deleted');
+    await seenAccount(NEW_USER);
+    expect(plugin!.accounts.getAccount(NEW_USER)?.state).toBe('deleted');
     for (const domain of [RENAMED, SUB, ALIAS]) {
       expect(plugin!.accounts.getWebsite(domain)?.state, domain).toBe('removed');
       expect((await providerWebsite(domain))?.requested_status, domain).toBe('paused');

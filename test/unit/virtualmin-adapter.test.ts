@@ -74,11 +74,68 @@ describe('Virtualmin post-change command', () => {
     ]);
   });
 
-  it('disable of a sub-server changes nothing: its account stays active, its website stays protected', () => {
-    const result = post('disable-sub-server');
-    expect(result).toEqual({ ok: true, events: [], note: expect.stringContaining('sub-server') });
-    const enable = post('disable-sub-server', { VIRTUALSERVER_ACTION: 'ENABLE_DOMAIN' });
-    expect(enable).toEqual({ ok: true, events: [], note: expect.stringContaining('sub-server') });
+  it('disable / enable of a sub-server or an alias suspends / unsuspends that website alone (its account stays active)', () => {
+    // On a production server Virtualmin disables the sub-server's web feature (VIRTUALSERVER_DISABLED=web); the
+    // testbed has no web server, so that one value is set over the captured environment.
+    expect(shapes(post('disable-sub-server', { VIRTUALSERVER_DISABLED: 'web' }))).toEqual([
+      { type: 'domain.suspended', account: 'cap-top', domain: 'blog.cap-top.example.com', email: undefined, ip: undefined },
+    ]);
+    expect(shapes(post('disable-alias', { VIRTUALSERVER_DISABLED: 'web' }))).toEqual([
+      { type: 'domain.suspended', account: 'cap-new', domain: 'cap-alias.example.net', email: undefined, ip: undefined },
+    ]);
+    expect(shapes(post('disable-sub-server', { VIRTUALSERVER_ACTION: 'ENABLE_DOMAIN', VIRTUALSERVER_DISABLED: '' }))).toEqual([
+      { type: 'domain.unsuspended', account: 'cap-top', domain: 'blog.cap-top.example.com', email: undefined, ip: undefined },
+    ]);
+    expect(shapes(post('disable-alias', { VIRTUALSERVER_ACTION: 'ENABLE_DOMAIN', VIRTUALSERVER_DISABLED: '' }))).toEqual([
+      { type: 'domain.unsuspended', account: 'cap-new', domain: 'cap-alias.example.net', email: undefined, ip: undefined },
+    ]);
+  });
+
+  it('a disable that disabled nothing (VIRTUALSERVER_DISABLED empty, as captured) is nothing to do: Virtualmin keeps the server enabled', () => {
+    // Seen on 8.1.0: enable-domain then refuses ("is not disabled"), so a website paused here would never be resumed.
+    for (const name of ['disable-sub-server', 'disable-alias', 'disable-sub-server-cascade']) {
+      expect(captured(name).VIRTUALSERVER_DISABLED, name).toBe('');
+      expect(post(name), name).toEqual({ ok: true, events: [], note: expect.stringContaining('nothing was disabled') });
+    }
+    expect(post('disable-top-level', { VIRTUALSERVER_DISABLED: '' })).toEqual({
+      ok: true,
+      events: [],
+      note: expect.stringContaining('nothing was disabled'),
+    });
+    // Without the variable at all (a launcher from before it was passed), a disable is taken at its word.
+    expect(shapes(post('disable-sub-server', { VIRTUALSERVER_DISABLED: undefined }))[0]?.type).toBe('domain.suspended');
+  });
+
+  it('modify-domain --user of a top-level server renames the account (VIRTUALSERVER_OLDSERVER_USER -> VIRTUALSERVER_USER)', () => {
+    const env = captured('modify-user-top-level');
+    expect([env.VIRTUALSERVER_OLDSERVER_USER, env.VIRTUALSERVER_USER]).toEqual(['cap-top', 'cap-new']);
+    const result = post('modify-user-top-level');
+    expect(
+      result.ok && result.events.map(({ type, account, previousAccount, domain }) => ({ type, account, previousAccount, domain })),
+    ).toEqual([{ type: 'account.renamed', account: 'cap-new', previousAccount: 'cap-top', domain: undefined }]);
+  });
+
+  it('a user rename together with a domain rename renames the account first, then moves the website under the new name', () => {
+    const result = post('modify-user-top-level', { VIRTUALSERVER_DOM: 'cap-renamed.example.com' });
+    expect(
+      result.ok && result.events.map(({ type, account, previousAccount, domain }) => ({ type, account, previousAccount, domain })),
+    ).toEqual([
+      { type: 'account.renamed', account: 'cap-new', previousAccount: 'cap-top', domain: undefined },
+      { type: 'domain.added', account: 'cap-new', previousAccount: undefined, domain: 'cap-renamed.example.com' },
+      { type: 'domain.removed', account: 'cap-new', previousAccount: undefined, domain: 'cap-top.example.com' },
+    ]);
+  });
+
+  it('an unchanged user, or a sub-server / alias (which share their parent’s user), renames no account', () => {
+    // A domain rename carries the same user in both.
+    expect(shapes(post('modify-rename-top-level')).map((event) => event.type)).toEqual(['domain.added', 'domain.removed']);
+    // Virtualmin gave the sub-server and the alias no call of their own (seen); should one come, the top-level server's rename covers it.
+    const parent = captured('create-sub-server').VIRTUALSERVER_PARENT as string;
+    expect(post('modify-user-top-level', { VIRTUALSERVER_PARENT: parent })).toEqual({
+      ok: true,
+      events: [],
+      note: expect.stringContaining('name unchanged'),
+    });
   });
 
   it('a rename (post phase, VIRTUALSERVER_OLDSERVER_DOM) protects the new name and removes the old one', () => {
@@ -125,9 +182,25 @@ describe('Virtualmin post-change command', () => {
   });
 
   it('reads only the variables the launcher passes it', () => {
-    const env = captured('modify-rename-sub-server');
-    const only = Object.fromEntries(VIRTUALMIN_VARIABLES.map((name) => [name, env[name]]));
-    expect(shapes(translateVirtualminHook('post', only, NOW))).toEqual(shapes(post('modify-rename-sub-server')));
+    for (const name of ['modify-rename-sub-server', 'modify-user-top-level', 'disable-alias']) {
+      const env = captured(name);
+      const only = Object.fromEntries(VIRTUALMIN_VARIABLES.map((variable) => [variable, env[variable]]));
+      expect(translateVirtualminHook('post', only, NOW), name).toEqual(post(name));
+    }
+  });
+
+  it('tells changes apart by when Virtualmin saved the record: disable, enable, disable within one minute is two disables', () => {
+    const disable = post('disable-top-level');
+    const enable = post('enable-top-level');
+    // The second disable: same server, same minute, a later save.
+    const again = post('disable-top-level', {
+      VIRTUALSERVER_LASTSAVE: String(Number(captured('enable-top-level').VIRTUALSERVER_LASTSAVE) + 2),
+    });
+    const ids = [disable, enable, again].map((result) => (result.ok ? result.events[0]?.id : undefined));
+    expect(new Set(ids).size).toBe(3);
+    // The same change reported twice, even minutes apart, stays one event.
+    const later = translateVirtualminHook('post', captured('disable-top-level'), new Date(NOW.getTime() + 5 * 60_000));
+    expect(later.ok && later.events[0]?.id).toBe(ids[0]);
   });
 
   it('keeps ids stable within a minute, apart from other panels', () => {

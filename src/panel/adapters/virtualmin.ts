@@ -11,11 +11,17 @@
  *   never from PARENT_VIRTUALSERVER_* or ALIAS_VIRTUALSERVER_* being present: those leak into
  *   later calls of one cascaded delete, and the caller's whole environment is passed on.
  * - A rename is a MODIFY_DOMAIN with the old record as VIRTUALSERVER_OLDSERVER_* in the post
- *   phase (VIRTUALSERVER_NEWSERVER_* in the pre phase).
+ *   phase (VIRTUALSERVER_NEWSERVER_* in the pre phase): a new domain name in _DOM, a new Unix
+ *   user (`modify-domain --user`) in _USER. A user rename calls the command for the top-level
+ *   server only; its sub-servers and aliases take the new user without a call of their own.
+ * - A disable records in VIRTUALSERVER_DISABLED the features it really disabled; empty means
+ *   Virtualmin keeps the server enabled (enable-domain then refuses it), so nothing was suspended.
  * - Only the post phase acts: a failing pre command aborts the user's action, and before the
  *   change there is nothing to protect yet.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { PanelEventDraft } from '../events.js';
 import { failure, finishDrafts, nothingToDo, text, type AdapterResult, type SourcedDraft } from './result.js';
 
 export const VIRTUALMIN_ACTIONS = ['CREATE_DOMAIN', 'MODIFY_DOMAIN', 'DELETE_DOMAIN', 'DISABLE_DOMAIN', 'ENABLE_DOMAIN'] as const;
@@ -32,6 +38,9 @@ export const VIRTUALMIN_VARIABLES = [
   'VIRTUALSERVER_IP',
   'VIRTUALSERVER_OLDSERVER_DOM',
   'VIRTUALSERVER_NEWSERVER_DOM',
+  'VIRTUALSERVER_OLDSERVER_USER',
+  'VIRTUALSERVER_DISABLED',
+  'VIRTUALSERVER_LASTSAVE',
 ] as const;
 
 export type VirtualminPhase = 'pre' | 'post';
@@ -50,6 +59,20 @@ const envSchema = z.object({
   VIRTUALSERVER_IP: field,
   VIRTUALSERVER_OLDSERVER_DOM: field,
   VIRTUALSERVER_NEWSERVER_DOM: field,
+  VIRTUALSERVER_OLDSERVER_USER: field,
+  // Kept as given: empty (nothing disabled) means something else than absent (a launcher that does not pass it).
+  VIRTUALSERVER_DISABLED: z.string().trim().max(1000).optional(),
+  // When Virtualmin saved the record (Unix seconds): which change this call is about. Only an id
+  // hint: a malformed value falls back to the id derived from the minute (withChangeId).
+  VIRTUALSERVER_LASTSAVE: z
+    .preprocess(
+      (value) => text(value),
+      z
+        .string()
+        .regex(/^\d{1,12}$/)
+        .optional(),
+    )
+    .catch(undefined),
 });
 
 type VirtualServer = z.output<typeof envSchema>;
@@ -89,6 +112,34 @@ function accountOnly(env: VirtualServer, type: 'account.deleted' | 'account.susp
   return { draft: { type, account: env.VIRTUALSERVER_USER as string }, from: ACCOUNT };
 }
 
+function websiteOnly(env: VirtualServer, type: 'domain.suspended' | 'domain.unsuspended'): SourcedDraft {
+  return {
+    draft: { type, account: env.VIRTUALSERVER_USER as string, domain: env.VIRTUALSERVER_DOM },
+    from: { ...ACCOUNT, domain: 'VIRTUALSERVER_DOM' },
+  };
+}
+
+/** The top-level server's Unix user renamed (`modify-domain --user`): the old name, when it really changed. */
+function previousUser(env: VirtualServer, top: boolean): string | undefined {
+  const old = env.VIRTUALSERVER_OLDSERVER_USER;
+  // A sub-server or alias has its parent's user: the top-level server's own call renames the account.
+  if (!top || old === undefined || env.VIRTUALSERVER_USER === undefined) return undefined;
+  return old.toLowerCase() === env.VIRTUALSERVER_USER.toLowerCase() ? undefined : old;
+}
+
+/**
+ * The event's id from the change it reports: the record's save time (VIRTUALSERVER_LASTSAVE)
+ * instead of the minute the hook ran. The same change reported twice (a command chained twice)
+ * is still one event, but a server disabled, enabled and disabled again within one minute is
+ * two disables (seen in the real-panel suite: the second was dropped as already queued, and the
+ * account stayed active while Virtualmin had it disabled). Without the variable, the derived id.
+ */
+function withChangeId(draft: PanelEventDraft, lastSave: string | undefined): PanelEventDraft {
+  if (lastSave === undefined) return draft;
+  const parts = ['virtualmin', draft.type, draft.account, draft.domain ?? '', draft.previousAccount ?? '', lastSave];
+  return { ...draft, id: `virtualmin:${createHash('sha256').update(parts.join('\u0000').toLowerCase()).digest('hex').slice(0, 32)}` };
+}
+
 export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<string, string | undefined>, now?: Date): AdapterResult {
   const label = `Virtualmin ${text(raw.VIRTUALSERVER_ACTION) ?? 'change'}`;
   // A rename's pre phase is the only one Virtualmin marks (NEWSERVER_*); the phase argument says it for the rest.
@@ -126,24 +177,43 @@ export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<stri
       drafts = [top ? accountOnly(env, 'account.deleted') : website(env, 'domain.removed')];
       break;
     case 'DISABLE_DOMAIN':
-    case 'ENABLE_DOMAIN':
-      if (!top) {
-        // wpp suspends accounts, not single websites; Virtualmin's disable already turns the sub-server's own features off.
-        return nothingToDo(
-          `${named}: a ${kind} was ${env.VIRTUALSERVER_ACTION === 'DISABLE_DOMAIN' ? 'disabled' : 'enabled'}; its account is unchanged and its website stays as it is`,
-        );
+    case 'ENABLE_DOMAIN': {
+      const disable = env.VIRTUALSERVER_ACTION === 'DISABLE_DOMAIN';
+      if (disable && env.VIRTUALSERVER_DISABLED === '') {
+        // Seen on 8.1.0 for a server with no feature it can disable: the record stays enabled and
+        // enable-domain refuses it, so a website paused here would never be resumed.
+        return nothingToDo(`${named}: nothing was disabled (VIRTUALSERVER_DISABLED is empty), Virtualmin keeps the server enabled`);
       }
-      drafts = [accountOnly(env, env.VIRTUALSERVER_ACTION === 'DISABLE_DOMAIN' ? 'account.suspended' : 'account.unsuspended')];
+      // A top-level server is the account; a sub-server or alias is one website of it, suspended on its own.
+      drafts = top
+        ? [accountOnly(env, disable ? 'account.suspended' : 'account.unsuspended')]
+        : [websiteOnly(env, disable ? 'domain.suspended' : 'domain.unsuspended')];
       break;
+    }
     case 'MODIFY_DOMAIN': {
+      const previous = previousUser(env, top);
       const old = env.VIRTUALSERVER_OLDSERVER_DOM;
-      if (old === undefined || env.VIRTUALSERVER_DOM === undefined || old.toLowerCase() === env.VIRTUALSERVER_DOM.toLowerCase()) {
-        return nothingToDo(`${named}: name unchanged, nothing to do`);
+      const renamedDomain =
+        old !== undefined && env.VIRTUALSERVER_DOM !== undefined && old.toLowerCase() !== env.VIRTUALSERVER_DOM.toLowerCase();
+      if (previous === undefined && !renamedDomain) return nothingToDo(`${named}: name unchanged, nothing to do`);
+      drafts = [];
+      // The account first: the domain events below are under its new name.
+      if (previous !== undefined) {
+        drafts.push({
+          draft: { type: 'account.renamed', account: env.VIRTUALSERVER_USER as string, previousAccount: previous },
+          from: { ...ACCOUNT, previousAccount: 'VIRTUALSERVER_OLDSERVER_USER' },
+        });
       }
       // The new name first: the customer is never left without protection between the two.
-      drafts = [website(env, 'domain.added'), website(env, 'domain.removed', old, 'VIRTUALSERVER_OLDSERVER_DOM')];
+      if (renamedDomain) drafts.push(website(env, 'domain.added'), website(env, 'domain.removed', old, 'VIRTUALSERVER_OLDSERVER_DOM'));
       break;
     }
   }
-  return finishDrafts('virtualmin', named, drafts, now);
+  const lastSave = env.VIRTUALSERVER_LASTSAVE;
+  return finishDrafts(
+    'virtualmin',
+    named,
+    drafts.map(({ draft, from }) => ({ draft: withChangeId(draft, lastSave), from })),
+    now,
+  );
 }
