@@ -194,6 +194,9 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
     ON CONFLICT (dedupe_key) DO NOTHING
     RETURNING *`);
   const byDedupeKey = db.prepare('SELECT * FROM jobs WHERE dedupe_key = ?');
+  const laterOfAccount = db.prepare(`
+    SELECT id, dedupe_key FROM jobs WHERE kind = @kind AND account = @account AND id > @afterId ORDER BY id DESC LIMIT @limit
+  `);
   const latestOfDomain = db.prepare<[string, string], { run_at: number }>(
     'SELECT run_at FROM jobs WHERE domain = ? AND kind = ? ORDER BY id DESC LIMIT 1',
   );
@@ -364,6 +367,18 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
     get(id: number): Job | null {
       const row = byId.get(id) as JobRow | undefined;
       return row ? toJob(row) : null;
+    },
+
+    /** The job stored under `dedupeKey`; null when there is none. */
+    findByDedupeKey(dedupeKey: string): Job | null {
+      const row = byDedupeKey.get(dedupeKey) as JobRow | undefined;
+      return row ? toJob(row) : null;
+    },
+
+    /** The jobs of `kind` for `account` queued after job `afterId`, newest first, at most `limit`: their ids and dedupe keys. */
+    laterOfAccount(kind: string, account: string, afterId: number, limit = 100): { id: number; dedupeKey: string | null }[] {
+      const rows = laterOfAccount.all({ kind, account, afterId, limit }) as { id: number; dedupe_key: string | null }[];
+      return rows.map((row) => ({ id: row.id, dedupeKey: row.dedupe_key }));
     },
 
     /** When the newest job of `kind` for `domain` was (or is) to run; null when there was none. */

@@ -147,6 +147,9 @@ export function deriveEventId(source: string, draft: PanelEventDraft, occurredAt
   return `${source}:${createHash('sha256').update(parts.join('\u0000').toLowerCase()).digest('hex').slice(0, 32)}`;
 }
 
+/** Whether `id` is one deriveEventId made (`<source>:<32 hex>`), not a panel's or a caller's own. */
+export const isDerivedEventId = (id: string) => /^[a-z]+:[0-9a-f]{32}$/.test(id);
+
 /** Completes a draft with a derived id and the time, then validates it. */
 export function finishEvent(source: string, draft: PanelEventDraft, now: Date = new Date()) {
   const occurredAt = draft.occurredAt ?? now.toISOString();

@@ -8,6 +8,7 @@ import { deliverEvents } from '../../src/cli/hook.command.js';
 import { loadConfig } from '../../src/config.js';
 import { createJobsRepo } from '../../src/db/jobs.repo.js';
 import { openPluginDatabase } from '../../src/db/plugin-database.js';
+import { translateDirectAdminHook } from '../../src/panel/adapters/directadmin.js';
 import { finishEvent } from '../../src/panel/events.js';
 import { runWpp } from '../helpers/cli.js';
 import { withPlugin } from '../helpers/plugin.js';
@@ -98,6 +99,49 @@ describe('wpp hook cpanel', () => {
     expect(hooks.length).toBeGreaterThanOrEqual(10);
     expect(hooks.every((hook) => hook.blocking === 0 && hook.hook === '/usr/local/cpanel/3rdparty/bin/wpp-hook')).toBe(true);
     expect(hooks).toContainEqual(expect.objectContaining({ category: 'Whostmgr', event: 'Accounts::Create', stage: 'post' }));
+  });
+});
+
+describe('the same change again within a minute', () => {
+  // A DirectAdmin hook's events as it would deliver them at `at` (ids are derived to the minute).
+  const hookAt = (name: string, at: string) => {
+    const result = translateDirectAdminHook(name, fixture(`directadmin/${name.replace(/_/g, '-')}.json`).env, new Date(at));
+    if (!result.ok) throw new Error(result.error);
+    return deliverEvents(loadConfig(baseEnv()), result.events);
+  };
+  const fredsEvents = () =>
+    jobRows()
+      .filter((job) => job.account === 'fred')
+      .sort((a, b) => a.id - b.id)
+      .map((job) => (job.payload as { type: string }).type);
+
+  it('is a new event after another of the account (suspend, unsuspend, suspend), and a hook firing twice is still queued once', async () => {
+    const created = await hookAt('user_suspend_post', '2026-11-26T10:15:05Z');
+    expect(created.map((result) => result.created)).toEqual([true]);
+    await hookAt('user_activate_post', '2026-11-26T10:15:20Z');
+    const again = await hookAt('user_suspend_post', '2026-11-26T10:15:40Z');
+    // Before: the last suspension had the first one's id and was dropped; the account stayed active.
+    expect(again.map((result) => result.created)).toEqual([true]);
+    const twice = await hookAt('user_suspend_post', '2026-11-26T10:15:41Z');
+    expect(twice.map((result) => result.created)).toEqual([false]);
+    const unsuspendAgain = await hookAt('user_activate_post', '2026-11-26T10:15:50Z');
+    expect(unsuspendAgain.map((result) => result.created)).toEqual([true]);
+    expect(fredsEvents()).toEqual(['account.suspended', 'account.unsuspended', 'account.suspended', 'account.unsuspended']);
+  });
+
+  it("never re-keys a caller's own id: the same id after other events is a replay, queued once", async () => {
+    const ids = ['caller-id-1', 'caller-id-2'];
+    const event = (id: string, type: 'account.suspended' | 'account.unsuspended') => {
+      const parsed = finishEvent('http', { id, type, account: 'gina' });
+      if (!parsed.success) throw new Error(parsed.error.message);
+      return parsed.data;
+    };
+    const config = loadConfig(baseEnv());
+    await deliverEvents(config, [event(ids[0] as string, 'account.suspended')]);
+    await deliverEvents(config, [event(ids[1] as string, 'account.unsuspended')]);
+    const replay = await deliverEvents(config, [event(ids[0] as string, 'account.suspended')]);
+    expect(replay.map((result) => result.created)).toEqual([false]);
+    expect(jobRows().filter((job) => job.account === 'gina')).toHaveLength(2);
   });
 });
 
