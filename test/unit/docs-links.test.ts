@@ -1,6 +1,6 @@
 /**
- * The README and docs/ link to each other by relative paths and #anchors. A section moved or
- * renamed must not leave a reader at a dead link: every relative link in README.md and
+ * The README, the changelog and docs/ link to each other by relative paths and #anchors. A section moved or
+ * renamed must not leave a reader at a dead link: every relative link in README.md, CHANGELOG.md and
  * docs/**\/*.md must name a file that exists and, with an #anchor, a heading that file has.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -72,7 +72,7 @@ function brokenLinks(file: string): string[] {
 }
 
 describe('links between the README and docs/', () => {
-  const files = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))];
+  const files = [join(ROOT, 'README.md'), join(ROOT, 'CHANGELOG.md'), ...markdownFiles(join(ROOT, 'docs'))];
 
   it('finds the documents and their links', () => {
     expect(files.length).toBeGreaterThan(5);
