@@ -30,7 +30,7 @@ describe('wpp --help', () => {
     const documented = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8')
       .split('\n')
       .filter((line) => line.startsWith('| `'))
-      .map((row) => row.split(' | ')[0]);
+      .map((row) => row.split(' | ')[0] ?? '');
     for (const name of new Set(commands.map(({ path }) => path[0]))) {
       expect(
         documented.some((cell) => new RegExp(`\`${name}[ \`\\\\]`).test(cell)),

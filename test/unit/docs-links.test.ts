@@ -29,7 +29,7 @@ function anchors(markdown: string): Set<string> {
   for (const line of markdown.replace(/^```[\s\S]*?^```/gm, '').split('\n')) {
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!heading) continue;
-    const base = heading[1]
+    const base = (heading[1] ?? '')
       .toLowerCase()
       .replace(/[^\p{L}\p{N}\s_-]/gu, '')
       .replace(/\s/g, '-');
@@ -43,8 +43,8 @@ function anchors(markdown: string): Set<string> {
 /** Every relative link target of a markdown file: [text](target) and [text]: target. */
 function links(markdown: string): string[] {
   const text = prose(markdown);
-  const inline = [...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]);
-  const reference = [...text.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm)].map((m) => m[1]);
+  const inline = [...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] ?? '');
+  const reference = [...text.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm)].map((m) => m[1] ?? '');
   return [...inline, ...reference].filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
 }
 

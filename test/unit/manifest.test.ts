@@ -58,7 +58,7 @@ describe('plugin.json', () => {
     const rows = reference.split('\n').filter((line) => line.startsWith('| `WPP_'));
     for (const setting of manifest.settings)
       expect(
-        rows.some((row) => row.split(' | ')[0].includes(`\`${setting.key}\``)),
+        rows.some((row) => (row.split(' | ')[0] ?? '').includes(`\`${setting.key}\``)),
         setting.key,
       ).toBe(true);
   });
