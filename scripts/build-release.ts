@@ -42,7 +42,7 @@ import { z } from 'zod';
 const checkout = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 
 /** What the release carries from the checkout besides the compiled code and node_modules. */
-const SHIPPED = ['bin', 'views', 'migrations', 'panels', 'plugin.json', 'package.json', 'README.md'];
+const SHIPPED = ['bin', 'views', 'migrations', 'panels', 'plugin.json', 'package.json', 'README.md', 'CHANGELOG.md', 'docs'];
 
 /**
  * Packages of which only part is needed at run time. better-sqlite3's SQLite sources (deps/,

@@ -4,6 +4,7 @@
  * the program itself, so a new one is covered without touching this file.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -23,8 +24,19 @@ const commands = commandPaths(program);
 const flat = (text: string) => text.replace(/\s+/g, ' ');
 
 describe('wpp --help', () => {
-  it('covers the commands the README documents', () => {
+  it('covers the commands docs/operations.md documents, and the document names every command wpp has', () => {
     const names = commands.map(({ path }) => path.join(' '));
+    // The first column of the document's command table: `serve`, `worker [--once]`, `hook cpanel\|plesk...`, ...
+    const documented = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((row) => row.split(' | ')[0] ?? '');
+    for (const name of new Set(commands.map(({ path }) => path[0]))) {
+      expect(
+        documented.some((cell) => new RegExp(`\`${name}[ \`\\\\]`).test(cell)),
+        name,
+      ).toBe(true);
+    }
     for (const name of [
       'serve',
       'worker',

@@ -163,7 +163,19 @@ describe('npm run release', () => {
     expect(spawnSync('/usr/bin/sha256sum', ['--check', '--quiet', `${NAME}.tar.gz.sha256`], { cwd: join(work, 'out') }).status).toBe(0);
     expect(spawnSync('/usr/bin/sha256sum', ['--check', '--quiet', 'SHA256SUMS'], { cwd: unpacked }).status).toBe(0);
 
-    for (const part of ['dist/cli.js', 'bin/wpp.js', 'views', 'migrations', 'panels', 'plugin.json', 'package.json', 'release.json'])
+    for (const part of [
+      'dist/cli.js',
+      'bin/wpp.js',
+      'views',
+      'migrations',
+      'panels',
+      'plugin.json',
+      'package.json',
+      'release.json',
+      'README.md',
+      'CHANGELOG.md',
+      'docs/installing.md',
+    ])
       expect(existsSync(join(unpacked, part)), part).toBe(true);
     expect(existsSync(join(unpacked, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'))).toBe(true);
     expect(existsSync(join(unpacked, 'src'))).toBe(false);

@@ -1,6 +1,6 @@
 /**
  * `wpp sandbox` as a user runs it, driven with curl exactly like the spec's examples
- * (and the README's), form-encoded and JSON.
+ * (and docs/sandbox.md's), form-encoded and JSON.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';

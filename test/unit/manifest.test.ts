@@ -53,9 +53,14 @@ describe('plugin.json', () => {
     }
   });
 
-  it('lists only settings the README documents', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    for (const setting of manifest.settings) expect(readme, setting.key).toContain(setting.key);
+  it('lists only settings the configuration reference documents, each in its settings table', () => {
+    const reference = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+    const rows = reference.split('\n').filter((line) => line.startsWith('| `WPP_'));
+    for (const setting of manifest.settings)
+      expect(
+        rows.some((row) => (row.split(' | ')[0] ?? '').includes(`\`${setting.key}\``)),
+        setting.key,
+      ).toBe(true);
   });
 
   it('lists the installers wpp has, and the hooks each registers, with the command the panel runs', () => {
