@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { readFileSync } from 'node:fs';
+import { URL } from 'node:url';
 
 /**
  * Dependencies point one way: one no-restricted-imports rule per part of src/, built from
