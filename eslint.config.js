@@ -48,6 +48,8 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'error',
+      // `import { type A }` still loads its module under verbatimModuleSyntax; `import type` is what no-restricted-imports lets through as a type.
+      '@typescript-eslint/no-import-type-side-effects': 'error',
     },
   },
   ...dependencyDirections(),
