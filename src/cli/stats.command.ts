@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { DEFAULT_PLAN } from '../core/provisioning.js';
 import type { EnforceResult } from '../core/enforcement.js';
-import { describeHolder, LockHeldError } from '../core/job-lock.js';
+import { LockHeldError } from '../core/job-lock.js';
 import {
   applyLimitsChange,
   LIMIT_VALUE_FIELDS,
@@ -15,6 +15,7 @@ import {
 } from '../core/limits-change.js';
 import { DEFAULT_LIMITS } from '../core/quota.js';
 import type { Db } from '../db/open.js';
+import { describeHolder } from '../locks.js';
 import { createSettingsRepo } from '../db/settings.repo.js';
 import { createStatisticsRepo, type LimitScope } from '../db/statistics.repo.js';
 import { openPluginDatabase } from '../db/plugin-database.js';

@@ -8,22 +8,10 @@
 import type { Logger } from 'pino';
 import type { LockHolder, StatisticsRepo } from '../db/statistics.repo.js';
 import { describeError } from '../errors.js';
+import { describeHolder } from '../locks.js';
 
 /** How long a lock outlives its holder's last renewal. Renewed every quarter of it. */
-/** Held by the one `wpp serve` of a data folder (the locks table, like the sync's lock). */
-export const SERVE_LOCK = 'serve';
-
 export const JOB_LOCK_TTL_MS = 120_000;
-
-/** "host web1, pid 1234, since 2026-11-22T12:00:00.000Z" */
-export function describeHolder(holder: LockHolder): string {
-  const parts = [
-    holder.host === null ? null : `host ${holder.host}`,
-    holder.pid === null ? null : `pid ${holder.pid}`,
-    holder.since === null ? null : `since ${new Date(holder.since).toISOString()}`,
-  ].filter((part) => part !== null);
-  return parts.length > 0 ? parts.join(', ') : `until ${new Date(holder.expiresAt).toISOString()}`;
-}
 
 /** Another process (or another run in this one) holds the job's lock: this run did nothing. */
 export class LockHeldError extends Error {

@@ -21,7 +21,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describeHolder, SERVE_LOCK } from '../core/job-lock.js';
+import { describeHolder, SERVE_LOCK } from '../locks.js';
 import { keyFileProblem } from './api-keys.js';
 import { inheritedOwner } from './files.js';
 import { loadMigrations } from './migrate.js';

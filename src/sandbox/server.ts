@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { openMigratedDatabase } from '../db/open.js';
 import { paths } from '../paths.js';
-import { listen } from '../web/listen.js';
+import { listen } from '../http-server.js';
 import { createSandboxApp } from './app.js';
 import { createCallbackDispatcher } from './callbacks.js';
 import type { SandboxContext } from './context.js';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { AppError, errorBody, httpStatusFor, isDatabaseBusy, type AppErrorCode } from '../errors.js';
 import { createCallbacksRouter, type CallbackRouteDeps } from './callbacks.routes.js';
 import { createHooksRouter, type HooksRouteDeps } from './hooks.routes.js';
-import type { ClientProblem } from './listen.js';
+import type { ClientProblem } from '../http-server.js';
 import { createMetricsRouter, type MetricsRouteDeps } from './metrics.routes.js';
 import { createPanelLaunchRouter, type PanelLaunchDeps } from './panel-launch.routes.js';
 import { paths } from '../paths.js';

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { clientProblemBody } from './app.js';
-import { listen } from './listen.js';
+import { listen } from '../http-server.js';
 
 export interface PluginServerDeps {
   config: Config;

@@ -1,7 +1,7 @@
 /** The plugin's repositories on its open database, and the one-server-per-data-folder lock. */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { acquireJobLock, describeHolder, SERVE_LOCK } from '../core/job-lock.js';
+import { acquireJobLock } from '../core/job-lock.js';
 import { createAccountsRepo } from '../db/accounts.repo.js';
 import { openApiKeys } from '../db/api-keys.js';
 import { createJobsRepo } from '../db/jobs.repo.js';
@@ -12,6 +12,7 @@ import { createSettingsRepo } from '../db/settings.repo.js';
 import { createStatisticsRepo, type StatisticsRepo } from '../db/statistics.repo.js';
 import { AppError } from '../errors.js';
 import type { Lifecycle } from '../lifecycle.js';
+import { describeHolder, SERVE_LOCK } from '../locks.js';
 
 /** The repositories the services share; the API keys' key file is opened (and checked) first. */
 export function openRepositories(db: Db, config: Config, logger: Logger, now: () => number) {

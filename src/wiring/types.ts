@@ -48,7 +48,7 @@ export interface PluginOptions {
   now?: () => number;
   /** Provider client tuning (timeouts, retries), for tests and benchmarks. */
   providerOptions?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'>;
-  /** HTTP server timeouts, for tests (see web/listen.ts for the defaults). */
+  /** HTTP server timeouts, for tests (see http-server.ts for the defaults). */
   serverTimeouts?: { headersMs?: number; requestMs?: number };
   /** The root the panel's tools and files are taken under by the scheduled panel check (`wpp import --root`), for tests. Default '/'. */
   panelRoot?: string;

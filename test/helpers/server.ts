@@ -3,7 +3,7 @@
  * plugin and the sandbox serve with. `withServer` always closes its server.
  */
 import type { RequestListener } from 'node:http';
-import { listen, type Listening } from '../../src/web/listen.js';
+import { listen, type Listening } from '../../src/http-server.js';
 
 /** Listens on 127.0.0.1:0 (`url` and `port` say where); stop it with `close({ force: true })` in a finally. */
 export function startServer(handler: RequestListener = () => {}): Promise<Listening> {

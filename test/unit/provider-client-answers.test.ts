@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviderClient, parseRetryAfter, ProviderError, type ProviderErrorCode } from '../../src/provider/index.js';
-import type { Listening } from '../../src/web/listen.js';
+import type { Listening } from '../../src/http-server.js';
 import { startServer } from '../helpers/server.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
