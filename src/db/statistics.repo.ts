@@ -140,8 +140,10 @@ export const toAction = (row: Record<string, unknown>): EnforcementAction => ({
   actionKey: row.action_key as string,
 });
 
-export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
-  const s = {
+// The statements are prepared once per repository; kept apart from the methods so the
+// factory reads as what the repository does, not as its SQL.
+function prepareStatisticsStatements(db: Db) {
+  return {
     limits: db.prepare<[], LimitRow>('SELECT * FROM limits'),
     limit: db.prepare<[string, string], LimitRow>('SELECT * FROM limits WHERE scope = ? AND subject = ?'),
     setLimits: db.prepare(
@@ -245,6 +247,10 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     pruneSamples: db.prepare('DELETE FROM stats_samples WHERE taken_at < ?'),
     pruneRuns: db.prepare("DELETE FROM job_runs WHERE name = ? AND started_at < ? AND status <> 'running'"),
   };
+}
+
+export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
+  const s = prepareStatisticsStatements(db);
 
   const toHolder = (row: LockRow): LockHolder => ({ host: row.host, pid: row.pid, since: row.since, expiresAt: row.expires_at });
   const host = hostname();
