@@ -297,20 +297,10 @@ export interface Config {
 /** The configuration of a command that never reaches the provider: every setting but `provider`. */
 export type StandaloneConfig = Omit<Config, 'provider'>;
 
-/**
- * Parses the environment; throws one CONFIG_INVALID error naming every bad variable. `scope`
- * says what the command needs. `plugin` (the default): everything, with WPP_PROVIDER_API_KEY
- * required beside WPP_PROVIDER_URL. `standalone`: for commands that never reach the provider
- * and may run before the plugin is fully configured (`wpp sandbox`, `wpp hook cpanel
- * --describe`); every value is still validated, only `provider` is left out.
- */
-export function loadConfig(env: Env, machine?: MachineFacts, scope?: 'plugin'): Config;
-export function loadConfig(env: Env, machine: MachineFacts | undefined, scope: 'standalone'): StandaloneConfig;
-export function loadConfig(
-  env: Env,
-  machine: MachineFacts = readMachineFacts(),
-  scope: 'plugin' | 'standalone' = 'plugin',
-): Config | StandaloneConfig {
+type ParsedEnv = z.output<typeof envSchema>;
+
+/** The WPP_ variables validated, with the rules between them; throws one CONFIG_INVALID naming every problem. */
+function parseEnv(env: Env, scope: 'plugin' | 'standalone'): { e: ParsedEnv; warnings: string[] } {
   // An empty variable means "not set", as shells and panels often export them empty.
   const present = Object.fromEntries(
     Object.entries(env).filter(([key, value]) => key.startsWith('WPP_') && value !== undefined && value !== ''),
@@ -335,11 +325,15 @@ export function loadConfig(
       problems,
     );
   }
-  const e = result.data;
+  return { e: result.data, warnings };
+}
+
+/** The settings every command shares, from the validated variables and the machine's facts. */
+function standaloneSettings(e: ParsedEnv, machine: MachineFacts, warnings: string[]): StandaloneConfig {
   const dataDir = resolve(e.WPP_DATA_DIR);
   // `systemd` is an installation without a panel: nothing to compare on a schedule.
   const panelName = e.WPP_PANEL === 'none' || e.WPP_PANEL === 'systemd' ? null : e.WPP_PANEL;
-  const settings: StandaloneConfig = {
+  return {
     warnings,
     dataDir,
     databaseFile: join(dataDir, 'plugin.sqlite'),
@@ -382,6 +376,24 @@ export function loadConfig(
     },
     metrics: { token: e.WPP_METRICS_TOKEN, tokenRequired: e.WPP_PANEL !== 'none' },
   };
+}
+
+/**
+ * Parses the environment; throws one CONFIG_INVALID error naming every bad variable. `scope`
+ * says what the command needs. `plugin` (the default): everything, with WPP_PROVIDER_API_KEY
+ * required beside WPP_PROVIDER_URL. `standalone`: for commands that never reach the provider
+ * and may run before the plugin is fully configured (`wpp sandbox`, `wpp hook cpanel
+ * --describe`); every value is still validated, only `provider` is left out.
+ */
+export function loadConfig(env: Env, machine?: MachineFacts, scope?: 'plugin'): Config;
+export function loadConfig(env: Env, machine: MachineFacts | undefined, scope: 'standalone'): StandaloneConfig;
+export function loadConfig(
+  env: Env,
+  machine: MachineFacts = readMachineFacts(),
+  scope: 'plugin' | 'standalone' = 'plugin',
+): Config | StandaloneConfig {
+  const { e, warnings } = parseEnv(env, scope);
+  const settings = standaloneSettings(e, machine, warnings);
   if (scope === 'standalone') return settings;
   return {
     provider: e.WPP_PROVIDER_URL

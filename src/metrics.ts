@@ -31,12 +31,10 @@ export function syncOutcome(result: Pick<SyncResult, 'skipped' | 'stopped' | 'fa
   return 'ok';
 }
 
-export function createMetrics(sources: MetricsSources) {
-  const registry = new Registry();
-  const registers = [registry];
-  const now = sources.now ?? Date.now;
-  if (sources.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+type Registers = Registry[];
 
+/** The queue's and the sync backlog's gauges, read from `sources` at each scrape. */
+function registerQueueGauges(registers: Registers, sources: MetricsSources): void {
   new Gauge({
     name: 'wpp_jobs',
     help: 'Jobs in the queue by state (pending, running, done, dead) and kind',
@@ -47,6 +45,21 @@ export function createMetrics(sources: MetricsSources) {
       for (const row of sources.jobCounts()) this.set({ state: row.state, kind: row.kind }, row.count);
     },
   });
+  if (sources.dueWebsites) {
+    const dueWebsites = sources.dueWebsites;
+    new Gauge({
+      name: 'wpp_sync_due_websites',
+      help: 'Websites whose next statistics read is due now: a backlog that keeps growing means WPP_SYNC_RATE is too low for this many websites',
+      registers,
+      collect() {
+        this.set(dueWebsites());
+      },
+    });
+  }
+}
+
+/** Syncs, ticks and enforcement, counted as core/services.ts reports them. */
+function createServicesMetrics(registers: Registers, now: () => number): ServicesObserver {
   const syncDuration = new Histogram({
     name: 'wpp_sync_duration_seconds',
     help: 'Duration of statistics syncs that ran (not skipped)',
@@ -74,50 +87,15 @@ export function createMetrics(sources: MetricsSources) {
     help: 'Attack spikes noticed (blocked hits in the last hour far above the website normal), one per spike',
     registers,
   });
-  if (sources.dueWebsites) {
-    const dueWebsites = sources.dueWebsites;
-    new Gauge({
-      name: 'wpp_sync_due_websites',
-      help: 'Websites whose next statistics read is due now: a backlog that keeps growing means WPP_SYNC_RATE is too low for this many websites',
-      registers,
-      collect() {
-        this.set(dueWebsites());
-      },
-    });
-  }
   const syncLastSuccess = new Gauge({
     name: 'wpp_sync_last_success_timestamp_seconds',
     help: 'Unix time at which the last sync that read statistics (ok or partial) ended; 0 before the first',
-    registers,
-  });
-  const providerResponses = new Counter({
-    name: 'wpp_provider_responses_total',
-    help: "The provider's answers by HTTP method and status code, each retry counted",
-    labelNames: ['method', 'code'] as const,
-    registers,
-  });
-  const providerErrors = new Counter({
-    name: 'wpp_provider_request_errors_total',
-    help: 'Provider requests that got no answer, by HTTP method and transport error (ECONNREFUSED, ETIMEDOUT, ...), each retry counted',
-    labelNames: ['method', 'error'] as const,
     registers,
   });
   const enforcementActions = new Counter({
     name: 'wpp_enforcement_actions_total',
     help: 'Enforcement actions recorded, by action (pause, resume, warning, admin_resume, repause) and reason',
     labelNames: ['action', 'reason'] as const,
-    registers,
-  });
-  const launchRefusals = new Counter({
-    name: 'wpp_launch_refusals_total',
-    help: 'Launch tokens refused at GET /launch, by reason (malformed, bad_signature, expired, not_yet_valid, replayed, wrong_role, missing)',
-    labelNames: ['reason'] as const,
-    registers,
-  });
-  const sessionRefusals = new Counter({
-    name: 'wpp_session_refusals_total',
-    help: 'Page requests refused for want of a session, by role and reason (none, unknown, idle, expired, wrong_role: a session of the other role, which is ended)',
-    labelNames: ['role', 'reason'] as const,
     registers,
   });
 
@@ -131,7 +109,8 @@ export function createMetrics(sources: MetricsSources) {
     syncReads.inc(result.read);
     if (outcome === 'ok' || outcome === 'partial') syncLastSuccess.set(Math.floor(now() / 1000));
   };
-  const services: ServicesObserver = {
+  syncLastSuccess.set(0);
+  return {
     syncFinished: syncEnded,
     tickFinished(result) {
       syncEnded(result);
@@ -144,15 +123,57 @@ export function createMetrics(sources: MetricsSources) {
       enforcementActions.inc({ action: action.action, reason: action.reason });
     },
   };
-  const pages: PagesObserver = {
+}
+
+/** Refused launches and sessions, as the pages report them. */
+function createPagesMetrics(registers: Registers): PagesObserver {
+  const launchRefusals = new Counter({
+    name: 'wpp_launch_refusals_total',
+    help: 'Launch tokens refused at GET /launch, by reason (malformed, bad_signature, expired, not_yet_valid, replayed, wrong_role, missing)',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  const sessionRefusals = new Counter({
+    name: 'wpp_session_refusals_total',
+    help: 'Page requests refused for want of a session, by role and reason (none, unknown, idle, expired, wrong_role: a session of the other role, which is ended)',
+    labelNames: ['role', 'reason'] as const,
+    registers,
+  });
+  return {
     launchRefused: (reason) => launchRefusals.inc({ reason }),
     sessionRefused: (role, reason) => sessionRefusals.inc({ role, reason }),
   };
-  const providerAttempt = (attempt: ProviderAttempt) => {
+}
+
+/** The provider's answers and failed attempts, as the provider client's onAttempt reports them. */
+function createProviderMetrics(registers: Registers): (attempt: ProviderAttempt) => void {
+  const providerResponses = new Counter({
+    name: 'wpp_provider_responses_total',
+    help: "The provider's answers by HTTP method and status code, each retry counted",
+    labelNames: ['method', 'code'] as const,
+    registers,
+  });
+  const providerErrors = new Counter({
+    name: 'wpp_provider_request_errors_total',
+    help: 'Provider requests that got no answer, by HTTP method and transport error (ECONNREFUSED, ETIMEDOUT, ...), each retry counted',
+    labelNames: ['method', 'error'] as const,
+    registers,
+  });
+  return (attempt: ProviderAttempt) => {
     if ('status' in attempt) providerResponses.inc({ method: attempt.method, code: String(attempt.status) });
     else providerErrors.inc({ method: attempt.method, error: attempt.error });
   };
-  syncLastSuccess.set(0);
+}
+
+export function createMetrics(sources: MetricsSources) {
+  const registry = new Registry();
+  const registers = [registry];
+  if (sources.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  registerQueueGauges(registers, sources);
+  // Each observer holds only its own metrics: the parts that report never see prom-client.
+  const services = createServicesMetrics(registers, sources.now ?? Date.now);
+  const pages = createPagesMetrics(registers);
+  const providerAttempt = createProviderMetrics(registers);
 
   return {
     registry,

@@ -158,8 +158,11 @@ type HookCall =
   | { panel: 'virtualmin'; phase: VirtualminPhase }
   | { panel: 'emit'; args: string[] };
 
-/** Runs one hook; returns the process exit code. Output is one line, as panels expect. */
-async function runHook(call: HookCall): Promise<number> {
+/**
+ * How a hook answers its panel: what success and failure print, and which exit code a failure
+ * gets. Each panel reads a hook's output and exit code its own way.
+ */
+function hookAnswer(call: HookCall) {
   const { panel } = call;
   /**
    * cPanel shows a hook's message to the customer, so success is `1` alone. A failure is `0`
@@ -179,7 +182,6 @@ async function runHook(call: HookCall): Promise<number> {
    * command is only printed. So a pre call always exits 0, whatever happens.
    */
   const virtualminPre = call.panel === 'virtualmin' && call.phase === 'pre';
-  const failedExit = () => (cpanelBlocking || directadminPost || virtualminPre ? 0 : 1);
   const print =
     panel === 'cpanel'
       ? (ok: boolean, message: string) => {
@@ -193,6 +195,21 @@ async function runHook(call: HookCall): Promise<number> {
           ok
             ? console.log(message)
             : console.error(`wpp hook ${panel}: ${message}${directadminPost ? ' (the panel action itself went on)' : ''}`);
+
+  return {
+    print,
+    failedExit: () => (cpanelBlocking || directadminPost || virtualminPre ? 0 : 1),
+    /** Known once the cPanel payload is read: whether its stage blocks the panel's action. */
+    setCpanelBlocking(blocking: boolean): void {
+      cpanelBlocking = blocking;
+    },
+  };
+}
+
+/** Runs one hook; returns the process exit code. Output is one line, as panels expect. */
+async function runHook(call: HookCall): Promise<number> {
+  const { panel } = call;
+  const { print, failedExit, setCpanelBlocking } = hookAnswer(call);
 
   let result: AdapterResult;
   switch (call.panel) {
@@ -208,7 +225,7 @@ async function runHook(call: HookCall): Promise<number> {
         print(false, 'stdin is not JSON: cPanel passes the hook payload as one JSON object');
         return 1;
       }
-      cpanelBlocking = (input as { context?: { stage?: unknown } } | null)?.context?.stage === 'pre';
+      setCpanelBlocking((input as { context?: { stage?: unknown } } | null)?.context?.stage === 'pre');
       // The real whmapi1: a hook runs as root with the environment cPanel gives it, no setting moves the tool.
       const tools = createToolRunner('/');
       result = await readCpanelHook(input, { domainsOf: (user) => cpanelDomainsOf(tools, user) }, { websitesOf: activeWebsitesOf });

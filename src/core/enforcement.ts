@@ -50,6 +50,8 @@ export interface EnforceResult {
 }
 
 type Recorded = Omit<EnforcementAction, 'id'>;
+/** What every action of one decision records alike: who, when, against which usage, limit and period. */
+type ActionBase = Pick<Recorded, 'at' | 'account' | 'domain' | 'actor' | 'usage' | 'limitValue' | 'periodStart' | 'periodEnd'>;
 
 /** The quota snapshot of every active website of an account, from what the pass resolved anyway. */
 function quotasOf(account: string, period: Period, accountLimits: EffectiveLimits, websites: QuotaWebsite[]): WebsiteQuota[] {
@@ -126,6 +128,94 @@ export function createEnforcement(deps: EnforcementDeps) {
     return remote.requested_status ?? remote.status ?? null;
   }
 
+  /** Pauses a website over its limit, unless it was paused outside the plugin (then left alone). */
+  async function pauseWebsite(
+    decision: Extract<Decision, { kind: 'pause' }>,
+    website: Website,
+    base: ActionBase,
+    period: Period,
+    at: number,
+  ): Promise<'done' | 'left_alone'> {
+    const remote = await statusAtProvider(website);
+    if (remote === 'paused') {
+      // Paused outside the plugin: that pause is not enforcement's to claim, nor later to undo.
+      accounts.saveWebsite({
+        ...website,
+        desiredStatus: 'paused',
+        pausedBy: 'external',
+        providerStatus: remote,
+        providerCheckedAt: at,
+      });
+      logger.info({ domain: website.domain }, 'website already paused outside the plugin: enforcement leaves it alone');
+      return 'left_alone';
+    }
+    record({
+      ...base,
+      action: 'pause',
+      reason: decision.reason,
+      statusBefore: website.desiredStatus,
+      statusAfter: 'paused',
+      actionKey: `pause:${website.domain}:${period.start}:${decision.reason}:${decision.limit}`,
+    });
+    const providerStatus = await setStatus(website, 'paused');
+    accounts.saveWebsite({
+      ...website,
+      desiredStatus: 'paused',
+      pausedBy: 'enforcement',
+      enforcementPausedPeriod: period.start,
+      providerStatus,
+      providerCheckedAt: at,
+    });
+    logger.info(
+      { domain: website.domain, reason: decision.reason, usage: decision.usage, limit: decision.limit },
+      'website paused by enforcement',
+    );
+    return 'done';
+  }
+
+  /** Resumes a website enforcement paused, unless it was resumed outside the plugin (then left alone). */
+  async function resumeWebsite(
+    decision: Extract<Decision, { kind: 'resume' }>,
+    website: Website,
+    base: ActionBase,
+    period: Period,
+    at: number,
+  ): Promise<'done' | 'left_alone'> {
+    const remote = await statusAtProvider(website);
+    if (remote === 'online') {
+      // Resumed outside the plugin already: nothing to send, and no resume of enforcement's to record.
+      accounts.saveWebsite({
+        ...website,
+        desiredStatus: 'online',
+        pausedBy: null,
+        enforcementPausedPeriod: null,
+        providerStatus: remote,
+        providerCheckedAt: at,
+      });
+      logger.info({ domain: website.domain }, 'website already resumed outside the plugin');
+      return 'left_alone';
+    }
+    record({
+      ...base,
+      action: 'resume',
+      reason: decision.reason,
+      statusBefore: website.desiredStatus,
+      statusAfter: 'online',
+      actionKey: `resume:${website.domain}:${website.enforcementPausedPeriod ?? 0}:${period.start}:${decision.limit ?? 'none'}`,
+    });
+    const providerStatus = await setStatus(website, 'online');
+    accounts.saveWebsite({
+      ...website,
+      desiredStatus: 'online',
+      pausedBy: null,
+      enforcementPausedPeriod: null,
+      providerStatus,
+      providerCheckedAt: at,
+    });
+    logger.info({ domain: website.domain, reason: decision.reason }, 'website resumed by enforcement');
+    return 'done';
+  }
+
   /** Carries out one decision: `left_alone` when the provider showed someone else had already acted. */
   async function apply(
     decision: Decision,
@@ -134,7 +224,7 @@ export function createEnforcement(deps: EnforcementDeps) {
     period: Period,
     at: number,
   ): Promise<'done' | 'left_alone' | 'none'> {
-    const base = {
+    const base: ActionBase = {
       at,
       account,
       domain: decision.domain,
@@ -158,80 +248,10 @@ export function createEnforcement(deps: EnforcementDeps) {
           deps.forecastOf ? { forecastAt: deps.forecastOf(account, decision.domain, period.end) } : {},
         );
         return 'done';
-      case 'pause': {
-        if (!website) return 'none';
-        const remote = await statusAtProvider(website);
-        if (remote === 'paused') {
-          // Paused outside the plugin: that pause is not enforcement's to claim, nor later to undo.
-          accounts.saveWebsite({
-            ...website,
-            desiredStatus: 'paused',
-            pausedBy: 'external',
-            providerStatus: remote,
-            providerCheckedAt: at,
-          });
-          logger.info({ domain: website.domain }, 'website already paused outside the plugin: enforcement leaves it alone');
-          return 'left_alone';
-        }
-        record({
-          ...base,
-          action: 'pause',
-          reason: decision.reason,
-          statusBefore: website.desiredStatus,
-          statusAfter: 'paused',
-          actionKey: `pause:${website.domain}:${period.start}:${decision.reason}:${decision.limit}`,
-        });
-        const providerStatus = await setStatus(website, 'paused');
-        accounts.saveWebsite({
-          ...website,
-          desiredStatus: 'paused',
-          pausedBy: 'enforcement',
-          enforcementPausedPeriod: period.start,
-          providerStatus,
-          providerCheckedAt: at,
-        });
-        logger.info(
-          { domain: website.domain, reason: decision.reason, usage: decision.usage, limit: decision.limit },
-          'website paused by enforcement',
-        );
-        return 'done';
-      }
-      case 'resume': {
-        if (!website) return 'none';
-        const remote = await statusAtProvider(website);
-        if (remote === 'online') {
-          // Resumed outside the plugin already: nothing to send, and no resume of enforcement's to record.
-          accounts.saveWebsite({
-            ...website,
-            desiredStatus: 'online',
-            pausedBy: null,
-            enforcementPausedPeriod: null,
-            providerStatus: remote,
-            providerCheckedAt: at,
-          });
-          logger.info({ domain: website.domain }, 'website already resumed outside the plugin');
-          return 'left_alone';
-        }
-        record({
-          ...base,
-          action: 'resume',
-          reason: decision.reason,
-          statusBefore: website.desiredStatus,
-          statusAfter: 'online',
-          actionKey: `resume:${website.domain}:${website.enforcementPausedPeriod ?? 0}:${period.start}:${decision.limit ?? 'none'}`,
-        });
-        const providerStatus = await setStatus(website, 'online');
-        accounts.saveWebsite({
-          ...website,
-          desiredStatus: 'online',
-          pausedBy: null,
-          enforcementPausedPeriod: null,
-          providerStatus,
-          providerCheckedAt: at,
-        });
-        logger.info({ domain: website.domain, reason: decision.reason }, 'website resumed by enforcement');
-        return 'done';
-      }
+      case 'pause':
+        return website ? pauseWebsite(decision, website, base, period, at) : 'none';
+      case 'resume':
+        return website ? resumeWebsite(decision, website, base, period, at) : 'none';
     }
   }
 

@@ -303,6 +303,35 @@ export function createProvisioning({
     return current;
   }
 
+  /** The panel renamed an account: the plugin's account, its websites and history follow the new name. */
+  function accountRenamed(event: PanelEvent): void {
+    const previous = event.previousAccount as string;
+    // Signed in under the old name: those sessions name an account that no longer exists.
+    endCustomerSessions?.(previous);
+    const outcome = accounts.renameAccount(previous, event.account);
+    if (outcome === 'renamed') accounts.setFact(renameFact(previous), JSON.stringify({ to: event.account, at: event.occurredAt }));
+    if (outcome === 'taken' && accounts.getAccount(previous)) {
+      throw new AppError(
+        'CONFLICT',
+        `Account ${previous} cannot be renamed to ${event.account}: the plugin already has an account of that name`,
+      );
+    }
+    logger.info({ from: previous, to: event.account, outcome }, 'account renamed');
+  }
+
+  /** The account moved to another plan: its websites take the plan's settings and tags. */
+  async function planChanged(event: PanelEvent): Promise<void> {
+    const account = accounts.getAccount(event.account);
+    if (!account) return;
+    const planName = event.plan ?? DEFAULT_PLAN;
+    const plan = planFor(planName);
+    accounts.setAccountPlan(event.account, planName);
+    await forEachWebsite(event.account, async (website) => {
+      if (website.state !== 'active') return;
+      await provider.updateWebsite(website.domain, { settings: plan.settings, tag: tagsFor(planName) });
+    });
+  }
+
   async function forEachWebsite(account: string, fn: (website: Website) => Promise<void>): Promise<void> {
     for (const website of accounts.websitesOf(account)) await fn(website);
   }
@@ -369,35 +398,12 @@ export function createProvisioning({
           });
           return;
         }
-        case 'account.renamed': {
-          const previous = event.previousAccount as string;
-          // Signed in under the old name: those sessions name an account that no longer exists.
-          endCustomerSessions?.(previous);
-          const outcome = accounts.renameAccount(previous, event.account);
-          if (outcome === 'renamed') accounts.setFact(renameFact(previous), JSON.stringify({ to: event.account, at: event.occurredAt }));
-          if (outcome === 'taken' && accounts.getAccount(previous)) {
-            throw new AppError(
-              'CONFLICT',
-              `Account ${previous} cannot be renamed to ${event.account}: the plugin already has an account of that name`,
-            );
-          }
-          logger.info({ from: previous, to: event.account, outcome }, 'account renamed');
-          return;
-        }
+        case 'account.renamed':
+          return accountRenamed(event);
         case 'domain.moved':
           return domainMoved(event as PanelEvent & { domain: string });
-        case 'plan.changed': {
-          const account = accounts.getAccount(event.account);
-          if (!account) return;
-          const planName = event.plan ?? DEFAULT_PLAN;
-          const plan = planFor(planName);
-          accounts.setAccountPlan(event.account, planName);
-          await forEachWebsite(event.account, async (website) => {
-            if (website.state !== 'active') return;
-            await provider.updateWebsite(website.domain, { settings: plan.settings, tag: tagsFor(planName) });
-          });
-          return;
-        }
+        case 'plan.changed':
+          return planChanged(event);
       }
     },
 

@@ -75,18 +75,13 @@ function learnWebsite(read: RecordedRead, at: number, spikeRules: SpikeRules, pr
   };
 }
 
-/**
- * Learns from a page of reads just stored: each website's rates, spike state, forecast and
- * next read time, and each account's forecast; an account near its aggregate limit has all
- * its websites brought forward, to be read together. Returns the spikes newly noticed.
- */
-export function learnFromReads(deps: LearnDeps, recorded: RecordedRead[], at: number): SpikeNotice[] {
-  const { schedule, stats, limits, rules } = deps;
-  const spikeRules = deps.spikeRules ?? DEFAULT_SPIKE_RULES;
-  const learned = recorded.map((read) => learnWebsite(read, at, spikeRules, schedule.get(read.domain)));
+/** An account's standing and smoothed rate, for its forecast and its group read. */
+type AccountStanding = { standing: LimitStanding; smoothed: number; periodEnd: number };
 
-  // Each account's standing against its aggregate limit, with the rates just measured.
-  const accountStandings = new Map<string, { standing: LimitStanding; smoothed: number; periodEnd: number }>();
+/** Each account's standing against its aggregate limit, with the rates just measured (exempt or unlimited accounts left out). */
+function accountStandingsOf(deps: LearnDeps, learned: WebsiteLearning[], at: number): Map<string, AccountStanding> {
+  const { schedule, stats, limits } = deps;
+  const accountStandings = new Map<string, AccountStanding>();
   const byAccount = new Map<string, WebsiteLearning[]>();
   for (const website of learned) {
     const group = byAccount.get(website.read.account);
@@ -108,6 +103,21 @@ export function learnFromReads(deps: LearnDeps, recorded: RecordedRead[], at: nu
     const standing = { usage: stats.accountHits(account, period.start), limit, ratePerSecond: smoothed + planned };
     accountStandings.set(account, { standing, smoothed, periodEnd: period.end });
   }
+
+  return accountStandings;
+}
+
+/**
+ * Learns from a page of reads just stored: each website's rates, spike state, forecast and
+ * next read time, and each account's forecast; an account near its aggregate limit has all
+ * its websites brought forward, to be read together. Returns the spikes newly noticed.
+ */
+export function learnFromReads(deps: LearnDeps, recorded: RecordedRead[], at: number): SpikeNotice[] {
+  const { schedule, limits, rules } = deps;
+  const spikeRules = deps.spikeRules ?? DEFAULT_SPIKE_RULES;
+  const learned = recorded.map((read) => learnWebsite(read, at, spikeRules, schedule.get(read.domain)));
+
+  const accountStandings = accountStandingsOf(deps, learned, at);
 
   const page: SchedulePage = { websites: [], accounts: [], groups: [], spikesStarted: [], spikesEnded: [] };
   for (const website of learned) {

@@ -80,9 +80,9 @@ const toPlan = (row: { name: string; settings: string; subdomains: string }): Pl
   subdomains: JSON.parse(row.subdomains) as string[],
 });
 
-export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: KeyBox) {
-  const toAccount = toAccountWith(keys);
-  const s = {
+/** Account rows. */
+function prepareAccountStatements(db: Db) {
+  return {
     account: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account = ?'),
     accountState: db.prepare<[string], { state: AccountState }>('SELECT state FROM accounts WHERE account = ?'),
     accountOfProviderUser: db.prepare<[string], { account: string }>('SELECT account FROM accounts WHERE provider_user_id = ?'),
@@ -100,6 +100,12 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
     ),
     setAccountState: db.prepare('UPDATE accounts SET state = ?, updated_at = ? WHERE account = ?'),
     setAccountPlan: db.prepare('UPDATE accounts SET plan = ?, updated_at = ? WHERE account = ?'),
+  };
+}
+
+/** Websites and the provider status the plugin last saw for them. */
+function prepareWebsiteStatements(db: Db) {
+  return {
     website: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE domain = ?'),
     websiteByToken: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE callback_token_hash = ?'),
     websitesOf: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE account = ? ORDER BY domain'),
@@ -147,12 +153,24 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
          AND (provider_checked_at IS NULL OR provider_checked_at <= @checkedBefore)
        ORDER BY provider_checked_at LIMIT @limit`,
     ),
+  };
+}
+
+/** Plans: the settings and subdomains a panel plan gives its websites. */
+function preparePlanStatements(db: Db) {
+  return {
     plan: db.prepare<[string], { name: string; settings: string; subdomains: string }>('SELECT * FROM plans WHERE name = ?'),
     plans: db.prepare<[], { name: string; settings: string; subdomains: string }>('SELECT * FROM plans ORDER BY name'),
     upsertPlan: db.prepare(
       `INSERT INTO plans (name, settings, subdomains, created_at, updated_at) VALUES (@name, @settings, @subdomains, @at, @at)
        ON CONFLICT (name) DO UPDATE SET settings = excluded.settings, subdomains = excluded.subdomains, updated_at = excluded.updated_at`,
     ),
+  };
+}
+
+/** An account renamed: its row and every table that names it. */
+function prepareRenameStatements(db: Db) {
+  return {
     renameRow: db.prepare('UPDATE accounts SET account = @to, provider_api_key = @key, updated_at = @at WHERE account = @from'),
     // What a customer's pages and statistics show follows the account to its new name; the
     // websites' own triggers carry the quota and read schedule (009, 012).
@@ -166,11 +184,33 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
       'UPDATE account_forecast SET account = @to WHERE account = @from',
       "UPDATE limits SET subject = @to WHERE scope = 'account' AND subject = @from",
     ].map((sql) => db.prepare(sql)),
+  };
+}
+
+/** Small named values the plugin keeps between runs. */
+function prepareKvStatements(db: Db) {
+  return {
     kvGet: db.prepare<[string], { value: string }>('SELECT value FROM kv WHERE key = ?'),
     kvSet: db.prepare(
       'INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
     ),
   };
+}
+
+// Prepared once per repository, grouped by the table they serve; the factory below reads as what the repository does.
+function prepareAccountsStatements(db: Db) {
+  return {
+    ...prepareAccountStatements(db),
+    ...prepareWebsiteStatements(db),
+    ...preparePlanStatements(db),
+    ...prepareRenameStatements(db),
+    ...prepareKvStatements(db),
+  };
+}
+
+export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: KeyBox) {
+  const toAccount = toAccountWith(keys);
+  const s = prepareAccountsStatements(db);
 
   return {
     getAccount: (account: string) => {

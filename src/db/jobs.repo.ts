@@ -187,7 +187,8 @@ export const CLAIMABLE_IDS_SQL = `
   ORDER BY c.run_at, c.id
   LIMIT @limit`;
 
-export function createJobsRepo(db: Db, now: () => number = Date.now) {
+/** Adding jobs: a new row, or the job already waiting under the same key. */
+function prepareEnqueueStatements(db: Db) {
   const insertStatement = db.prepare(`
     INSERT INTO jobs (kind, dedupe_key, pending_key, account, domain, payload, max_attempts, run_at, created_at, updated_at)
     VALUES (@kind, @dedupeKey, @pendingKey, @account, @domain, @payload, @maxAttempts, @runAt, @now, @now)
@@ -203,6 +204,11 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
   const bringForward = db.prepare("UPDATE jobs SET run_at = ?, updated_at = ? WHERE id = ? AND state = 'pending'");
   const pendingByKey = db.prepare("SELECT * FROM jobs WHERE pending_key = ? AND state = 'pending' AND pending_key IS NOT NULL LIMIT 1");
   const byId = db.prepare('SELECT * FROM jobs WHERE id = ?');
+  return { insertStatement, byDedupeKey, laterOfAccount, latestOfDomain, bringForward, pendingByKey, byId };
+}
+
+/** A job's life: claimed under a lease, then done, failed, retried or buried. */
+function prepareLifecycleStatements(db: Db) {
   // A job whose lease expired on its last allowed attempt keeps crashing or stalling its
   // worker; running it again forever would be worse than giving up on it.
   const buryExhaustedStatement = db.prepare(`
@@ -240,29 +246,54 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
     UPDATE jobs SET state = 'pending', attempts = 0, run_at = @now, lease_until = NULL, locked_by = NULL,
       finished_at = NULL, updated_at = @now
     WHERE state = 'dead'`);
+  return {
+    buryExhaustedStatement,
+    claimStatement,
+    completeStatement,
+    settleStatement,
+    failStatement,
+    extendStatement,
+    retryStatement,
+    retryAllDeadStatement,
+  };
+}
+
+/** What the admin pages and the worker's sleep read: lists, counts, the next due time. */
+function prepareListingStatements(db: Db) {
   const listAll = db.prepare('SELECT * FROM jobs ORDER BY id DESC LIMIT ?');
   const listByState = db.prepare('SELECT * FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?');
   const countStatement = db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state');
+  const nextRunAtStatement = db.prepare("SELECT MIN(run_at) AS runAt FROM jobs WHERE state = 'pending'");
+  return { listAll, listByState, countStatement, nextRunAtStatement };
+}
+
+// Prepared once per repository, grouped by what they serve; the factory below reads as the queue's operations.
+function prepareJobStatements(db: Db) {
+  return { ...prepareEnqueueStatements(db), ...prepareLifecycleStatements(db), ...prepareListingStatements(db) };
+}
+
+export function createJobsRepo(db: Db, now: () => number = Date.now) {
+  const s = prepareJobStatements(db);
+
   // job_counts is kept by triggers (migration 009): a few rows, however many jobs there are. Prepared
   // at first use: the repository also works on a database migrated only part of the way (upgrade tests).
   let countByKindStatement: Database.Statement<[], { state: JobState; kind: string; n: number }> | undefined;
-  const nextRunAtStatement = db.prepare("SELECT MIN(run_at) AS runAt FROM jobs WHERE state = 'pending'");
 
   function insertOne(input: NewJob, at: number): { job: Job; created: boolean } {
     const job = parseNewJob(input);
     if (job.pendingKey) {
-      const waiting = pendingByKey.get(job.pendingKey) as JobRow | undefined;
+      const waiting = s.pendingByKey.get(job.pendingKey) as JobRow | undefined;
       if (waiting) {
         // Joining a waiting job never makes it later: asked for sooner, it runs sooner.
         const runAt = job.runAt ?? at;
         if (runAt < waiting.run_at) {
-          bringForward.run(runAt, at, waiting.id);
+          s.bringForward.run(runAt, at, waiting.id);
           return { job: toJob({ ...waiting, run_at: runAt, updated_at: at }), created: false };
         }
         return { job: toJob(waiting), created: false };
       }
     }
-    const row = insertStatement.get({
+    const row = s.insertStatement.get({
       kind: job.kind,
       dedupeKey: job.dedupeKey ?? null,
       pendingKey: job.pendingKey ?? null,
@@ -275,7 +306,7 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
     }) as JobRow | undefined;
     if (row) return { job: toJob(row), created: true };
     // Only a dedupe_key conflict makes the insert do nothing.
-    const existing = byDedupeKey.get(job.dedupeKey) as JobRow;
+    const existing = s.byDedupeKey.get(job.dedupeKey) as JobRow;
     return { job: toJob(existing), created: false };
   }
 
@@ -286,8 +317,8 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
 
   const claimTransaction = db.transaction((workerId: string, limit: number, leaseMs: number) => {
     const at = now();
-    buryExhaustedStatement.run({ now: at });
-    const rows = claimStatement.all({ now: at, limit, workerId, leaseUntil: at + leaseMs }) as JobRow[];
+    s.buryExhaustedStatement.run({ now: at });
+    const rows = s.claimStatement.all({ now: at, limit, workerId, leaseUntil: at + leaseMs }) as JobRow[];
     return rows.map(toJob).sort((a, b) => a.runAt - b.runAt || a.id - b.id);
   });
 
@@ -316,7 +347,7 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
 
     /** Marks the job done, only while `workerId` still holds it (a reclaimed job's old worker loses). */
     complete(id: number, workerId: string): boolean {
-      return completeStatement.run({ id, workerId, now: now() }).changes === 1;
+      return s.completeStatement.run({ id, workerId, now: now() }).changes === 1;
     },
 
     /**
@@ -325,7 +356,7 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
      * when a worker holds it now or it is done already.
      */
     settle(id: number): boolean {
-      return settleStatement.run({ id, now: now() }).changes === 1;
+      return s.settleStatement.run({ id, now: now() }).changes === 1;
     },
 
     /**
@@ -334,7 +365,7 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
      */
     fail(id: number, workerId: string, failure: JobFailure): Job | null {
       const at = now();
-      const row = failStatement.get({
+      const row = s.failStatement.get({
         id,
         workerId,
         now: at,
@@ -347,7 +378,7 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
 
     extendLease(id: number, workerId: string, leaseMs: number): boolean {
       const at = now();
-      return extendStatement.run({ id, workerId, now: at, leaseUntil: at + leaseMs }).changes === 1;
+      return s.extendStatement.run({ id, workerId, now: at, leaseUntil: at + leaseMs }).changes === 1;
     },
 
     /**
@@ -356,46 +387,46 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
      * not run again: it could re-apply an old event after newer ones).
      */
     retry(id: number): Job | null {
-      const row = retryStatement.get({ id, now: now() }) as JobRow | undefined;
+      const row = s.retryStatement.get({ id, now: now() }) as JobRow | undefined;
       return row ? toJob(row) : null;
     },
 
     retryAllDead(): number {
-      return retryAllDeadStatement.run({ now: now() }).changes;
+      return s.retryAllDeadStatement.run({ now: now() }).changes;
     },
 
     get(id: number): Job | null {
-      const row = byId.get(id) as JobRow | undefined;
+      const row = s.byId.get(id) as JobRow | undefined;
       return row ? toJob(row) : null;
     },
 
     /** The job stored under `dedupeKey`; null when there is none. */
     findByDedupeKey(dedupeKey: string): Job | null {
-      const row = byDedupeKey.get(dedupeKey) as JobRow | undefined;
+      const row = s.byDedupeKey.get(dedupeKey) as JobRow | undefined;
       return row ? toJob(row) : null;
     },
 
     /** The jobs of `kind` for `account` queued after job `afterId`, newest first, at most `limit`: their ids and dedupe keys. */
     laterOfAccount(kind: string, account: string, afterId: number, limit = 100): { id: number; dedupeKey: string | null }[] {
-      const rows = laterOfAccount.all({ kind, account, afterId, limit }) as { id: number; dedupe_key: string | null }[];
+      const rows = s.laterOfAccount.all({ kind, account, afterId, limit }) as { id: number; dedupe_key: string | null }[];
       return rows.map((row) => ({ id: row.id, dedupeKey: row.dedupe_key }));
     },
 
     /** When the newest job of `kind` for `domain` was (or is) to run; null when there was none. */
     latestRunAt(kind: string, domain: string): number | null {
-      return latestOfDomain.get(domain, kind)?.run_at ?? null;
+      return s.latestOfDomain.get(domain, kind)?.run_at ?? null;
     },
 
     /** Newest first. */
     list(filter: JobListFilter = {}): Job[] {
       const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
-      const rows = (filter.state ? listByState.all(filter.state, limit) : listAll.all(limit)) as JobRow[];
+      const rows = (filter.state ? s.listByState.all(filter.state, limit) : s.listAll.all(limit)) as JobRow[];
       return rows.map(toJob);
     },
 
     counts(): Record<JobState, number> {
       const counts: Record<JobState, number> = { pending: 0, running: 0, done: 0, dead: 0 };
-      for (const row of countStatement.all() as { state: JobState; n: number }[]) counts[row.state] = row.n;
+      for (const row of s.countStatement.all() as { state: JobState; n: number }[]) counts[row.state] = row.n;
       return counts;
     },
 
@@ -413,7 +444,7 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
 
     /** The earliest run_at of a pending job (it may be in the past when ordering blocks it). */
     nextRunAt(): number | null {
-      return (nextRunAtStatement.get() as { runAt: number | null }).runAt;
+      return (s.nextRunAtStatement.get() as { runAt: number | null }).runAt;
     },
   };
 }

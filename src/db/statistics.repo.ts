@@ -140,8 +140,9 @@ export const toAction = (row: Record<string, unknown>): EnforcementAction => ({
   actionKey: row.action_key as string,
 });
 
-export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
-  const s = {
+/** Limits rows and whether their subject exists. */
+function prepareLimitStatements(db: Db) {
+  return {
     limits: db.prepare<[], LimitRow>('SELECT * FROM limits'),
     limit: db.prepare<[string, string], LimitRow>('SELECT * FROM limits WHERE scope = ? AND subject = ?'),
     setLimits: db.prepare(
@@ -157,6 +158,12 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     planExists: db.prepare<[string, string], { found: 1 }>(
       'SELECT 1 AS found FROM plans WHERE name = ? UNION ALL SELECT 1 FROM accounts WHERE plan = ? LIMIT 1',
     ),
+  };
+}
+
+/** Reads: the managed websites, samples, hourly hits and period usage. */
+function prepareReadStatements(db: Db) {
+  return {
     managedPage: db.prepare<[string, number], { domain: string; account: string }>(
       "SELECT domain, account FROM websites WHERE state = 'active' AND domain > ? ORDER BY domain LIMIT ?",
     ),
@@ -206,6 +213,12 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
       `SELECT hour, SUM(total) AS total, SUM(permitted) AS permitted, SUM(blocked) AS blocked, SUM(mitigated) AS mitigated
        FROM hits_hourly WHERE account = ? AND hour >= ? AND hour < ? GROUP BY hour ORDER BY hour`,
     ),
+  };
+}
+
+/** Quota snapshots and the enforcement actions taken on them. */
+function prepareEnforcementStatements(db: Db) {
+  return {
     insertAction: db.prepare(
       `INSERT OR IGNORE INTO enforcement_actions (at, account, domain, action, actor, reason, usage, limit_value, period_start, period_end,
          status_before, status_after, action_key)
@@ -227,6 +240,12 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
          OR website_quota.level IS NOT excluded.level`,
     ),
     actions: db.prepare<[number], Record<string, unknown>>('SELECT * FROM enforcement_actions ORDER BY id DESC LIMIT ?'),
+  };
+}
+
+/** Job runs, the locks between processes, and pruning. */
+function prepareRunStatements(db: Db) {
+  return {
     startRun: db.prepare("INSERT INTO job_runs (name, started_at, status) VALUES (?, ?, 'running')"),
     finishRun: db.prepare(
       'UPDATE job_runs SET finished_at = ?, status = ?, websites_read = ?, websites_failed = ?, details = ? WHERE id = ?',
@@ -245,6 +264,21 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     pruneSamples: db.prepare('DELETE FROM stats_samples WHERE taken_at < ?'),
     pruneRuns: db.prepare("DELETE FROM job_runs WHERE name = ? AND started_at < ? AND status <> 'running'"),
   };
+}
+
+// The statements are prepared once per repository; kept apart from the methods so the
+// factory reads as what the repository does, not as its SQL.
+function prepareStatisticsStatements(db: Db) {
+  return {
+    ...prepareLimitStatements(db),
+    ...prepareReadStatements(db),
+    ...prepareEnforcementStatements(db),
+    ...prepareRunStatements(db),
+  };
+}
+
+export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
+  const s = prepareStatisticsStatements(db);
 
   const toHolder = (row: LockRow): LockHolder => ({ host: row.host, pid: row.pid, since: row.since, expiresAt: row.expires_at });
   const host = hostname();

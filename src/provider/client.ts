@@ -167,7 +167,8 @@ export interface ProviderClientWithKey extends ProviderCalls {
 
 export type ProviderClient = ReturnType<typeof createProviderClient>;
 
-function createCalls(options: ProviderClientOptions) {
+/** The options checked and defaulted once; what every request of this client shares. */
+function transportSettings(options: ProviderClientOptions) {
   const baseUrl = new URL(options.baseUrl);
   if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') {
     throw new TypeError('baseUrl must be an http(s) URL');
@@ -187,6 +188,23 @@ function createCalls(options: ProviderClientOptions) {
   const prefixUrl = `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}/`;
   const origin = baseUrl.origin;
   const userAgent = options.userAgent ?? 'web-protection-panel-plugin';
+  return {
+    apiKey,
+    logger,
+    timeoutMs,
+    retry,
+    prefixUrl,
+    origin,
+    basePath: baseUrl.pathname.replace(/\/+$/, ''),
+    userAgent,
+    maxSockets: options.maxSockets ?? 64,
+  };
+}
+
+type TransportSettings = ReturnType<typeof transportSettings>;
+
+/** Reports each attempt to the caller's observer (metrics), which must never break the call it watches. */
+function attemptObservers(options: ProviderClientOptions) {
   const observe = (attempt: ProviderAttempt) => {
     try {
       options.onAttempt?.(attempt);
@@ -199,8 +217,17 @@ function createCalls(options: ProviderClientOptions) {
     const code = transportCode(error);
     observe({ method, error: typeof code === 'string' && code !== '' ? code : 'ERROR' });
   };
+  return { observe, observeFailure };
+}
 
-  function calculateDelay({ attemptCount, error }: RetryObject): number {
+type AttemptObservers = ReturnType<typeof attemptObservers>;
+
+/**
+ * got's retry decision: only the statuses and errors worth another try, and a call that is not
+ * idempotent only when the provider certainly did not process it; each retry is logged.
+ */
+function retryDelayCalculator(retry: RetryPolicy, logger: ProviderLogger) {
+  return function calculateDelay({ attemptCount, error }: RetryObject): number {
     const context = error.options.context.provider as RetryContext | undefined;
     if (!context) return 0;
     const status = error.response?.statusCode;
@@ -224,8 +251,13 @@ function createCalls(options: ProviderClientOptions) {
       'provider request failed, retrying',
     );
     return delayMs;
-  }
+  };
+}
 
+/** The got instance for every call but statistics: retries, attempt hooks, the key only to the provider's origin. */
+function createHttp(settings: TransportSettings, { observe, observeFailure }: AttemptObservers): Got {
+  const { prefixUrl, timeoutMs, retry, logger, origin, apiKey, userAgent } = settings;
+  const calculateDelay = retryDelayCalculator(retry, logger);
   const http: Got = got.extend({
     prefixUrl,
     timeout: { request: timeoutMs },
@@ -268,18 +300,28 @@ function createCalls(options: ProviderClientOptions) {
     followRedirect: false,
     responseType: 'text',
   });
+  return http;
+}
+
+/** Both transports of one client (got for most calls, the lean GET for statistics) behind `send` and `lean`. */
+function createTransport(options: ProviderClientOptions) {
+  const settings = transportSettings(options);
+  const { apiKey, logger, timeoutMs, retry, origin, userAgent } = settings;
+  const observers = attemptObservers(options);
+  const { observe, observeFailure } = observers;
+  const http = createHttp(settings, observers);
 
   // Statistics are read 100,000 times a sync: they take the lean path (see lean-get.ts).
   const lean = createLeanGet({
     origin,
-    basePath: baseUrl.pathname.replace(/\/+$/, ''),
+    basePath: settings.basePath,
     headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json', 'user-agent': userAgent },
     apiKey,
     timeoutMs,
     retryDelay: (attempt, retryAfterMs) => retryDelay(attempt, retry, retryAfterMs),
     parseRetryAfter: (value) => parseRetryAfter(value),
     onRetry: (details) => logger.warn(details, 'provider request failed, retrying'),
-    maxSockets: options.maxSockets ?? 64,
+    maxSockets: settings.maxSockets,
     onAttempt: observe,
   });
 
@@ -317,6 +359,12 @@ function createCalls(options: ProviderClientOptions) {
     }
     return { method: call.method, path: call.path, status, attempts, body: response.body };
   }
+
+  return { send, lean };
+}
+
+function createCalls(options: ProviderClientOptions) {
+  const { send, lean } = createTransport(options);
 
   /**
    * The one way an answer becomes a record, for both transports: JSON (an empty body reads as

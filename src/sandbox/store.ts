@@ -180,9 +180,9 @@ const websiteParams = (w: StoredWebsite) => ({
 
 const HOUR_MS = 3_600_000;
 
-/** Every SQL statement of the sandbox, prepared once per database. */
-export function createSandboxStore(db: Db) {
-  const s = {
+/** Users, and the devices and servers they register. */
+function prepareUserStatements(db: Db) {
+  return {
     insertUser: db.prepare(
       `INSERT INTO users (id, api_key, is_partner, domain_limit, tag, created_at, updated_at)
        VALUES (@id, @api_key, @is_partner, @domain_limit, @tag, @created_at, @updated_at)`,
@@ -202,6 +202,12 @@ export function createSandboxStore(db: Db) {
     ),
     deviceByIp: db.prepare<[string], { id: string }>('SELECT id FROM devices WHERE ip = ?'),
     serverByIp: db.prepare<[string], { id: string }>('SELECT id FROM servers WHERE ip = ?'),
+  };
+}
+
+/** Websites, the seeded demo set, and their DNS and certificate schedule. */
+function prepareWebsiteStatements(db: Db) {
+  return {
     websiteByDomain: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE domain = ?'),
     websitesAll: db.prepare<[], WebsiteRow>('SELECT * FROM websites ORDER BY created_at, domain'),
     websitesOfUser: db.prepare<[string], WebsiteRow>('SELECT * FROM websites WHERE user_id = ? ORDER BY created_at, domain'),
@@ -236,6 +242,12 @@ export function createSandboxStore(db: Db) {
     dueCerts: db.prepare<[number, number], { domain: string }>(
       'SELECT domain FROM websites WHERE cert_ready_at IS NOT NULL AND cert_ready_at <= ? ORDER BY cert_ready_at LIMIT ?',
     ),
+  };
+}
+
+/** Traffic counters, per website and per hour. */
+function prepareTrafficStatements(db: Db) {
+  return {
     counters: db.prepare<[string], TrafficCounters>('SELECT total, blocked, captcha FROM websites WHERE domain = ?'),
     addCounters: db.prepare(
       'UPDATE websites SET total = total + @hits, blocked = blocked + @blocked, captcha = captcha + @captcha WHERE domain = @domain',
@@ -259,6 +271,12 @@ export function createSandboxStore(db: Db) {
       `SELECT COALESCE(SUM(total), 0) AS total, COALESCE(SUM(blocked), 0) AS blocked, COALESCE(SUM(captcha), 0) AS captcha,
          COUNT(*) AS websites FROM websites WHERE user_id = ?`,
     ),
+  };
+}
+
+/** Callbacks waiting to be delivered, and the domains that do not resolve. */
+function prepareCallbackStatements(db: Db) {
+  return {
     insertCallback: db.prepare(
       `INSERT INTO callbacks (id, domain, user_id, url, body, created_at, next_attempt_at)
        VALUES (@id, @domain, @userId, @url, @body, @createdAt, @createdAt)`,
@@ -281,6 +299,21 @@ export function createSandboxStore(db: Db) {
     addNxdomain: db.prepare('INSERT OR IGNORE INTO nxdomains (domain) VALUES (?)'),
     isNxdomain: db.prepare<[string], { domain: string }>('SELECT domain FROM nxdomains WHERE domain = ?'),
   };
+}
+
+/** Every SQL statement of the sandbox, prepared once per database. */
+function prepareSandboxStatements(db: Db) {
+  return {
+    ...prepareUserStatements(db),
+    ...prepareWebsiteStatements(db),
+    ...prepareTrafficStatements(db),
+    ...prepareCallbackStatements(db),
+  };
+}
+
+/** The sandbox's storage: records in and out of SQLite, no provider rules (those are in the API handlers). */
+export function createSandboxStore(db: Db) {
+  const s = prepareSandboxStatements(db);
 
   const addTraffic = db.transaction((domain: string, at: number, hits: number, blocked: number, captcha: number, category: string) => {
     s.addCounters.run({ domain, hits, blocked, captcha });
