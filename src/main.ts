@@ -46,17 +46,14 @@ export async function startPlugin(options: PluginOptions): Promise<RunningPlugin
   }
 }
 
-/** Everything on the open database, in dependency order; what it starts closes with `life`. */
-async function wire(
-  options: PluginOptions,
-  { db, logger, secrets, life }: { db: Db; logger: Logger; secrets: PluginSecrets; life: Lifecycle },
-) {
+/** The repositories, the settings, the metrics and the provider client: what every other part is built on. */
+async function wireFoundations(options: PluginOptions, { db, logger, life }: { db: Db; logger: Logger; life: Lifecycle }) {
   const { config } = options;
-  const { accountDomain, server } = config;
   const role = ROLES[options.role];
   const now = options.now ?? Date.now;
-  const { jobs, accounts, stats, schedule, audit, sessions } = openRepositories(db, config, logger, now);
-  const settings = createPluginSettings(audit, config);
+  const repositories = openRepositories(db, config, logger, now);
+  const { jobs, schedule, stats } = repositories;
+  const settings = createPluginSettings(repositories.audit, config);
   if (role.serves) holdServeLock(config, stats, logger, life);
   const metrics = createMetrics({
     jobCounts: () => jobs.countsByKind(),
@@ -71,7 +68,19 @@ async function wire(
     client: options.providerOptions,
     onAttempt: metrics.providerAttempt,
   });
-  const { provider, sandbox } = connected;
+  return { ...repositories, settings, metrics, now, connected, provider: connected.provider, sandbox: connected.sandbox };
+}
+
+/** Everything on the open database, in dependency order; what it starts closes with `life`. */
+async function wire(
+  options: PluginOptions,
+  { db, logger, secrets, life }: { db: Db; logger: Logger; secrets: PluginSecrets; life: Lifecycle },
+) {
+  const { config } = options;
+  const { accountDomain, server } = config;
+  const role = ROLES[options.role];
+  const foundations = await wireFoundations(options, { db, logger, life });
+  const { jobs, accounts, stats, schedule, audit, sessions, settings, now, connected, sandbox } = foundations;
 
   // The worker is created once the server has its port (callback URLs need it); queueing wakes it.
   let wakeWorker = () => {};
@@ -79,53 +88,16 @@ async function wire(
   const httpServer = role.serves ? await startPluginServer({ config, logger, life, timeouts: options.serverTimeouts }) : undefined;
   const url = httpServer?.url ?? httpUrl(config.host, config.port);
 
+  // One bag of the parts built so far; each area's assembly takes what it needs from it.
+  const parts = { ...foundations, config, db, logger, queue, life };
   const services = wireServices(
-    {
-      db,
-      accounts,
-      stats,
-      schedule,
-      jobs,
-      audit,
-      sessions,
-      provider,
-      logger,
-      now,
-      queue,
-      life,
-      metrics,
-      settings,
-      callbackKey: secrets.callback,
-    },
+    { ...parts, callbackKey: secrets.callback },
     { accountDomain, server, publicUrl: config.publicUrl ?? url, sync: config.sync },
   );
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
-  const { imports, panelImport, panelCheck, resolveOwner } = wirePanelImport(options, {
-    db,
-    stats,
-    provider,
-    queue,
-    settings,
-    notifySecret: secrets.notify.value,
-    logger,
-    now,
-  });
+  const { imports, panelImport, panelCheck, resolveOwner } = wirePanelImport(options, { ...parts, notifySecret: secrets.notify.value });
   const worker = startBackground(
-    {
-      config,
-      jobs,
-      stats,
-      reconcile,
-      queue,
-      services,
-      notifySecret: secrets.notify.value,
-      notifyUrl: settings.notifyUrl,
-      logger,
-      now,
-      life,
-      panelCheck,
-      resolveOwner,
-    },
+    { ...parts, reconcile, services, notifySecret: secrets.notify.value, notifyUrl: settings.notifyUrl, panelCheck, resolveOwner },
     // Registration belongs to the long-running server; other roles need not queue it.
     {
       runWorker: options.worker ?? role.runsWorker,
@@ -138,17 +110,10 @@ async function wire(
   const repos = { accounts, stats, schedule, audit, sessions, adminViews: createAdminViewsRepo(db), imports };
   httpServer?.serve(
     createPluginApp({
-      config,
+      ...parts,
       secrets,
-      logger,
-      now,
-      queue,
-      provider,
-      settings,
       repos,
       services,
-      sandbox,
-      metrics,
       pagesUrl: config.publicUrl ?? url,
       ...(options.directadmin ? { directadmin: options.directadmin } : {}),
     }),
@@ -156,17 +121,15 @@ async function wire(
 
   // Only the server announces itself; a one-shot command need not, on every run.
   logger[role.serves ? 'info' : 'debug']({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : connected.url }, 'plugin started');
-  const parts = { url, db, jobs, accounts, provider, sandbox, stats, settings, audit, metrics };
+  const { provider, metrics } = foundations;
   return {
-    ...parts,
+    // The parts callers reach (RunningPlugin), then what the services and the worker offer them.
+    ...{ url, db, jobs, accounts, provider, sandbox, stats, settings, audit, metrics, schedule, reconcile, imports },
     syncStatistics: services.syncStatistics,
     enforceLimits: services.enforceLimits,
     readTick: services.readTick,
-    schedule,
     adminResume: services.adminResume,
-    reconcile,
     importPanel: panelImport.run,
-    imports,
     drain: worker.drain,
     close: life.close,
   } satisfies RunningPlugin;

@@ -145,7 +145,7 @@ export function importCommand(): Command {
       "Compare the panel's accounts, domains and subdomains with the plugin's and the provider's; --apply queues what is missing",
     )
     .argument('[panel]', `the panel to read: ${PANELS.join(', ')}`)
-    .option('--file <file>', 'read a JSON listing instead of a panel (README, "Bringing existing accounts in")')
+    .option('--file <file>', 'read a JSON listing instead of a panel (docs/panel-events.md, "Bringing existing accounts in")')
     .option('--root <dir>', "take the panel's tools and files under this folder (tests, a server image)")
     .option('--apply', 'queue account.created, domain.added, subdomain.added (and suspensions) for what is missing')
     .option('--prune', 'with --apply: also queue domain.removed (pausing them) for domains the panel no longer lists')

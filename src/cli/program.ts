@@ -24,7 +24,7 @@ export function createProgram(): Command {
   const program = new Command('wpp')
     .usage('<command> [options]')
     .description("Hosting control-panel plugin that puts customers' websites behind a web protection service.")
-    .addHelpText('after', '\nConfiguration comes from WPP_* environment variables (see README).')
+    .addHelpText('after', '\nConfiguration comes from WPP_* environment variables (docs/configuration.md).')
     // What an installed release is: `/usr/local/lib/wpp/wpp --version` names the version the launcher runs.
     .version(packageVersion(), '-V, --version', 'print the version of this wpp')
     // Options after a subcommand are the subcommand's (`jobs retry --limit 5` is refused, not a list option).

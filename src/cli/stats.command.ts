@@ -33,7 +33,7 @@ import {
 } from './shared.js';
 
 /**
- * Exit codes of `wpp sync-stats` and `wpp enforce` (README, "Exit codes"). Stopped by a signal
+ * Exit codes of `wpp sync-stats` and `wpp enforce` (docs/statistics-and-limits.md). Stopped by a signal
  * before the end: 128 + the signal, as shells report it (130 SIGINT, 143 SIGTERM).
  */
 export const EXIT = { ok: 0, failed: 1, usage: 2, locked: 3 } as const;

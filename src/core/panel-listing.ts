@@ -1,7 +1,7 @@
 /**
  * What a panel hosts, as `wpp import` compares it: its accounts, each with its domains and
  * their subdomains. Every panel reader (panel/listings/) ends in this one schema, and so does
- * `wpp import --file` (README, "Bringing existing accounts in"), so names are checked and
+ * `wpp import --file` (docs/panel-events.md, "Bringing existing accounts in"), so names are checked and
  * normalised exactly as the hooks' events are.
  */
 import { z } from 'zod';

@@ -119,7 +119,7 @@ function setting(name: string, value: string | undefined, example: string): stri
 
 export function envFileContent(settings: InstallSettings): string {
   return [
-    '# wpp settings, read by the service, the hooks and the panel pages (see the README, Configuration).',
+    '# wpp settings, read by the service, the hooks and the panel pages (see docs/configuration.md).',
     '# Written once by `wpp install`; yours from then on: an install or uninstall never changes it.',
     '# After a change: systemctl restart wpp',
     `WPP_PANEL=${settings.panel}`,

@@ -1,5 +1,5 @@
 /**
- * The one panel event schema every adapter translates into (README, "Panel events").
+ * The one panel event schema every adapter translates into (docs/panel-events.md).
  * Adapters only translate; everything after this schema is panel-independent.
  */
 import { createHash } from 'node:crypto';

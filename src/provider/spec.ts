@@ -50,7 +50,7 @@ export type RequestableStatus = (typeof REQUESTABLE_STATUSES)[number];
 
 /**
  * Statuses the client knows. The spec shows only `online` and `paused`; the others are the
- * sandbox's documented choice for "not shown" (see README), plus `issuing_certificate`,
+ * sandbox's documented choice for "not shown" (docs/sandbox.md), plus `issuing_certificate`,
  * which real deployments may report while a certificate is issued (the sandbox shows
  * issuance in `certificate_status` instead). Clients must accept any string, since a real
  * deployment may report values outside this list.
@@ -62,7 +62,7 @@ export type ReportedStatus = (typeof REPORTED_STATUSES)[number];
 export type SandboxStatus = Exclude<ReportedStatus, 'issuing_certificate' | 'error'>;
 
 /**
- * A website's `certificate_status` (sandbox extension, see README): `none` (ACME, DNS not
+ * A website's `certificate_status` (sandbox extension, see docs/sandbox.md): `none` (ACME, DNS not
  * verified yet), `issuing` (ACME issuance under way), `issued` (ACME certificate in place),
  * `custom` (the certificate sent in `certificate` is used). Clients keep unknown values as-is.
  */

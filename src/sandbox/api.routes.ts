@@ -94,7 +94,7 @@ function statisticsJson(context: SandboxContext, domain: string, query: Request[
   };
 }
 
-/** The provider interface, /v1.0, exactly as the spec and the README's choices describe. */
+/** The provider interface, /v1.0, exactly as the spec and the sandbox's documented choices (docs/sandbox.md) describe. */
 export function createApiRouter(context: SandboxContext): express.Router {
   const router = express.Router();
   const { store, websites } = context;

@@ -6,7 +6,7 @@ export interface ErrorDetail {
 
 /**
  * At most this many entries of `details` are answered; `details_omitted` counts the rest
- * (documented in the README), so a body with thousands of bad fields stays small.
+ * (documented in docs/sandbox.md), so a body with thousands of bad fields stays small.
  */
 export const MAX_ERROR_DETAILS = 50;
 /** At most this many problems are spelled out in a 422 `message`. */

@@ -18,7 +18,7 @@ export interface Principal {
   user: StoredUser;
 }
 
-/** The settings a website gets for every key a create leaves out (documented in the README). */
+/** The settings a website gets for every key a create leaves out (documented in docs/sandbox.md). */
 export const DEFAULT_SETTINGS: Settings = {
   rules: {
     content_scrapers: 'deny',
