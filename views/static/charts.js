@@ -13,6 +13,29 @@
     { stroke: '#135c2a', fill: 'rgba(19, 92, 42, 0.10)' },
   ];
   var HEIGHT = 260;
+  // Hit counts run to billions: "2.5B" reads at a glance where "2,500,000,000" crowds the axis.
+  var COMPACT = new Intl.NumberFormat(document.documentElement.lang || undefined, { notation: 'compact', maximumFractionDigits: 1 });
+
+  function hitLabels(plot, splits) {
+    return splits.map(function (value) {
+      return COMPACT.format(value);
+    });
+  }
+
+  /*
+   * The hit axis as wide as its longest label (plus ticks and gap), measured with the axis's
+   * own font: a fixed width cuts a long label at the chart's left edge, and a cut count misreads.
+   */
+  function hitAxisSize(plot, values, axisIndex, cycle) {
+    var axis = plot.axes[axisIndex];
+    // uPlot sizes axes in up to three cycles; after the first, keep the size (its autosize example does the same).
+    if (cycle > 1) return axis._size;
+    var longest = (values || []).reduce(function (widest, label) {
+      return label.length > widest.length ? label : widest;
+    }, '');
+    plot.ctx.font = axis.font[0];
+    return Math.ceil(axis.ticks.size + axis.gap + plot.ctx.measureText(longest).width / window.devicePixelRatio) + 4;
+  }
 
   function draw(script) {
     var target = document.getElementById(script.getAttribute('data-chart'));
@@ -32,7 +55,7 @@
         return s.values;
       }),
     );
-    var plot = new window.uPlot({ width: width(), height: HEIGHT, series: series, axes: [{}, { size: 60 }], scales: { x: { time: true } } }, columns, target);
+    var plot = new window.uPlot({ width: width(), height: HEIGHT, series: series, axes: [{}, { values: hitLabels, size: hitAxisSize }], scales: { x: { time: true } } }, columns, target);
     target.classList.add('drawn');
     var pending = 0;
     window.addEventListener('resize', function () {
