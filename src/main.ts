@@ -8,6 +8,7 @@ import { ensurePanelSecret } from './config.js';
 import { readPluginSecrets, type PluginSecrets } from './secrets.js';
 import { createJobQueue } from './core/job-queue.js';
 import { createPluginSettings } from './core/plugin-settings.js';
+import { createProviderContactRecorder } from './core/provider-contact.js';
 import { reconcileWebsites } from './core/reconcile.js';
 import { createAdminViewsRepo } from './db/admin-views.repo.js';
 import type { Db } from './db/open.js';
@@ -61,12 +62,16 @@ async function wireFoundations(options: PluginOptions, { db, logger, life }: { d
     now,
     processMetrics: role.serves,
   });
+  const recordContact = createProviderContactRecorder({ now, recordAnsweredAt: repositories.accounts.recordProviderAnswer });
   const connected = await connectProvider(config, {
     startsSandbox: role.serves,
     logger,
     life,
     client: options.providerOptions,
-    onAttempt: metrics.providerAttempt,
+    onAttempt: (attempt) => {
+      metrics.providerAttempt(attempt);
+      recordContact(attempt);
+    },
   });
   return { ...repositories, settings, metrics, now, connected, provider: connected.provider, sandbox: connected.sandbox };
 }

@@ -187,6 +187,9 @@ function prepareRenameStatements(db: Db) {
   };
 }
 
+/** The kv key of the provider's last usable answer (written by recordProviderAnswer, read by the admin views). */
+export const PROVIDER_ANSWERED_AT = 'provider.answered_at';
+
 /** Small named values the plugin keeps between runs. */
 function prepareKvStatements(db: Db) {
   return {
@@ -312,6 +315,8 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
 
     getFact: (key: string) => s.kvGet.get(key)?.value ?? null,
     setFact: (key: string, value: string) => void s.kvSet.run(key, value, now()),
+    /** When the provider last gave a usable answer (the admin overview's "provider last answered"). */
+    recordProviderAnswer: (at: number) => void s.kvSet.run(PROVIDER_ANSWERED_AT, String(at), at),
   };
 }
 

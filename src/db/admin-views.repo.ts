@@ -7,6 +7,7 @@
  */
 import type { QuotaLevel } from '../core/quota-level.js';
 import type { DesiredStatus, EnforcementAction, PausedBy } from '../core/types.js';
+import { PROVIDER_ANSWERED_AT } from './accounts.repo.js';
 import type { JobState } from './jobs.repo.js';
 import type { Db } from './open.js';
 import { toAction, type JobRun } from './statistics.repo.js';
@@ -126,9 +127,9 @@ export interface Overview {
   /** Enforcement actions since midnight UTC, by action. */
   actionsToday: Record<string, number>;
   /**
-   * When the provider last answered a statistics read: the newest stats sample. Samples are
-   * keyed by time first, so this is one index lookup; a sample exists only for a read that
-   * succeeded. Null: never.
+   * When the provider last answered: the newest stats sample (one index lookup: samples are
+   * keyed by time first; a sample exists only for a read that succeeded), or the last usable
+   * answer of any other call (recordProviderAnswer), whichever is later. Null: never.
    */
   providerReachedAt: number | null;
 }
@@ -461,7 +462,11 @@ function overviewStatements(db: Db) {
     jobsByState: db.prepare<[], Count>('SELECT state AS key, SUM(n) AS n FROM job_counts GROUP BY state'),
     lastRun: db.prepare<[string], Row>('SELECT * FROM job_runs WHERE name = ? ORDER BY started_at DESC, id DESC LIMIT 1'),
     actionsSince: db.prepare<[number], Count>('SELECT action AS key, COUNT(*) AS n FROM enforcement_actions WHERE at >= ? GROUP BY action'),
-    providerReachedAt: db.prepare<[], { at: number | null }>('SELECT MAX(taken_at) AS at FROM stats_samples'),
+    providerReachedAt: db.prepare<[string], { at: number | null }>(
+      `SELECT MAX(at) AS at FROM (
+         SELECT MAX(taken_at) AS at FROM stats_samples
+         UNION ALL SELECT CAST(value AS INTEGER) FROM kv WHERE key = ?)`,
+    ),
     accountsPage: db.prepare<[{ lo: string; hi: string; limit: number; offset: number }], Row>(
       `SELECT a.account, a.email, a.plan, a.state, a.created_at,
          (SELECT COUNT(*) FROM websites w WHERE w.account = a.account AND w.state = 'active') AS websites,
@@ -521,7 +526,7 @@ function readOverview(s: OverviewStatements, now: number): Overview {
     lastSync: lastRun('sync-stats'),
     lastEnforce: lastRun('enforce'),
     actionsToday: counted(s.actionsSince.all(Math.floor(now / DAY_MS) * DAY_MS)),
-    providerReachedAt: s.providerReachedAt.get()?.at ?? null,
+    providerReachedAt: s.providerReachedAt.get(PROVIDER_ANSWERED_AT)?.at ?? null,
   };
 }
 

@@ -11,17 +11,24 @@ import { waitFor } from '../helpers/wait.js';
 
 const DOMAIN = 'busy.example';
 
+/** The little of a canvas this check reads (the tests compile without the DOM's types). */
+interface Canvas2d {
+  height: number;
+  getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
+}
+
 /** Painted pixels in the chart canvas's leftmost columns: where a label wider than its axis spills over. */
 async function paintAtLeftEdge(page: Page): Promise<number> {
   return page
     .locator('#hits-chart canvas')
     .first()
-    .evaluate((canvas: HTMLCanvasElement) => {
+    .evaluate((element) => {
+      const canvas = element as unknown as Canvas2d;
       const context = canvas.getContext('2d');
       if (!context) throw new Error('the chart has no 2d canvas');
       const { data } = context.getImageData(0, 0, 2, canvas.height);
       let painted = 0;
-      for (let alpha = 3; alpha < data.length; alpha += 4) if (data[alpha] > 0) painted++;
+      for (let alpha = 3; alpha < data.length; alpha += 4) if ((data[alpha] ?? 0) > 0) painted++;
       return painted;
     });
 }
