@@ -13,6 +13,7 @@ import { createAdminViewsRepo } from './db/admin-views.repo.js';
 import type { Db } from './db/open.js';
 import { openPluginDatabase, SERVER_BUSY_TIMEOUT_MS } from './db/plugin-database.js';
 import { startBackground } from './jobs/background.js';
+import { TICK_BUDGET_SECONDS } from './jobs/plugin-schedule.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -129,7 +130,7 @@ async function wire(
     url,
     sandbox: sandbox && { url: sandbox.url, partnerKey: sandbox.partnerKey },
     syncStatistics: services.syncStatistics,
-    readTick: services.readTick,
+    readDueStatistics: (signal?: AbortSignal) => services.readTick(TICK_BUDGET_SECONDS, signal),
     enforceLimits: services.enforceLimits,
     adminResume: services.adminResume,
     importPanel: panelImport.run,

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { EnforceResult } from '../core/enforcement.js';
 import type { KeptEventsOutcome } from '../core/kept-events.js';
-import type { Services } from '../core/services.js';
+import type { ReadTickResult } from '../core/read-tick.js';
 import type { SyncOptions, SyncResult } from '../core/statistics.js';
 import type { Website } from '../core/types.js';
 import type { JobState } from '../db/jobs.repo.js';
@@ -69,8 +69,8 @@ export interface RunningPlugin {
   sandbox: { url: string; partnerKey: string } | undefined;
   /** One statistics sync now (the schedule runs it every WPP_SYNC_INTERVAL_MINUTES, then enforces). */
   syncStatistics(options?: Partial<SyncOptions>): Promise<SyncResult>;
-  /** One tick of the adaptive sync now, as the schedule runs every minute: reads up to `seconds` of the request budget's worth of due websites, enforcing what it read. */
-  readTick: Services['readTick'];
+  /** One tick of the adaptive sync now (`wpp sync-stats --due`), with the request budget of the tick `wpp serve` runs every minute: the websites due read, enforcing the accounts it read. */
+  readDueStatistics(signal?: AbortSignal): Promise<ReadTickResult>;
   /** One enforcement pass now; throws LockHeldError (recording a skipped run) while another pass runs. */
   enforceLimits(): Promise<EnforceResult>;
   /** An admin resumes a website for the rest of its period. */

@@ -80,7 +80,7 @@ describe('GET /metrics', () => {
       await plugin.idle();
       // Both are due (never read) before the tick, neither after it.
       expect(parseExposition((await scrape(plugin)).text).get('wpp_sync_due_websites')).toBe(2);
-      expect(await plugin.readTick(55)).toMatchObject({ read: 2, failed: 0 });
+      expect(await plugin.readDueStatistics()).toMatchObject({ read: 2, failed: 0 });
       const m = parseExposition((await scrape(plugin)).text);
       expect(m.get('wpp_sync_due_websites')).toBe(0);
       expect(m.get('wpp_sync_reads_total')).toBe(2);

@@ -21,7 +21,7 @@ const MEMBERS = [
   'importPanel',
   'jobCounts',
   'lastPanelImportAt',
-  'readTick',
+  'readDueStatistics',
   'resolveKeptPleskEvents',
   'sandbox',
   'syncStatistics',
