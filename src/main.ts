@@ -14,6 +14,7 @@ import { createAdminViewsRepo } from './db/admin-views.repo.js';
 import type { Db } from './db/open.js';
 import { openPluginDatabase, SERVER_BUSY_TIMEOUT_MS } from './db/plugin-database.js';
 import { startBackground } from './jobs/background.js';
+import { TICK_BUDGET_SECONDS } from './jobs/plugin-schedule.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -100,7 +101,10 @@ async function wire(
     { accountDomain, server, publicUrl: config.publicUrl ?? url, sync: config.sync },
   );
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
-  const { imports, panelImport, panelCheck, resolveOwner } = wirePanelImport(options, { ...parts, notifySecret: secrets.notify.value });
+  const { imports, panelImport, panelCheck, resolveOwner, ...panelCommands } = wirePanelImport(options, {
+    ...parts,
+    notifySecret: secrets.notify.value,
+  });
   const worker = startBackground(
     { ...parts, reconcile, services, notifySecret: secrets.notify.value, notifyUrl: settings.notifyUrl, panelCheck, resolveOwner },
     // Registration belongs to the long-running server; other roles need not queue it.
@@ -126,15 +130,17 @@ async function wire(
 
   // Only the server announces itself; a one-shot command need not, on every run.
   logger[role.serves ? 'info' : 'debug']({ url, provider: sandbox ? `embedded sandbox ${sandbox.url}` : connected.url }, 'plugin started');
-  const { provider, metrics } = foundations;
   return {
-    // The parts callers reach (RunningPlugin), then what the services and the worker offer them.
-    ...{ url, db, jobs, accounts, provider, sandbox, stats, settings, audit, metrics, schedule, reconcile, imports },
+    // What the commands and benches use (RunningPlugin): no repository or handle, each a thing they do.
+    url,
+    sandbox: sandbox && { url: sandbox.url, partnerKey: sandbox.partnerKey },
     syncStatistics: services.syncStatistics,
+    readDueStatistics: (signal?: AbortSignal) => services.readTick(TICK_BUDGET_SECONDS, signal),
     enforceLimits: services.enforceLimits,
-    readTick: services.readTick,
     adminResume: services.adminResume,
     importPanel: panelImport.run,
+    ...panelCommands,
+    jobCounts: () => jobs.counts(),
     drain: worker.drain,
     close: life.close,
   } satisfies RunningPlugin;

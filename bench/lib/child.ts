@@ -44,7 +44,7 @@ if (mode === 'sandbox') {
   if (target > 0) {
     // Polls the same counts `wpp jobs` shows; cheap (an index) next to a provider round trip.
     for (;;) {
-      const counts = plugin.jobs.counts();
+      const counts = plugin.jobCounts();
       if (counts.done + counts.dead >= target && counts.pending + counts.running === 0) {
         print({ seconds: (performance.now() - started) / 1000, done: counts.done, dead: counts.dead });
         break;

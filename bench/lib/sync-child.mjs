@@ -9,11 +9,12 @@
  * off) over a database the bench has already seeded; prints {"pid","rss_mb"} when ready.
  * On the command {"run": true} (a line on stdin) it runs one full statistics sync and then
  * one enforcement pass, and prints one JSON line with their wall times, their results, the
- * CPU it used, and counts read back from its database for the bench to check. Stops when
- * stdin closes, closing cleanly so --cpu-prof is written.
+ * CPU it used, and counts read back from its database (on a read-only connection of its own)
+ * for the bench to check. Stops when stdin closes, closing cleanly so --cpu-prof is written.
  */
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
 import { loadConfig } from '../../dist/config.js';
 import { startPlugin } from '../../dist/main.js';
 
@@ -73,8 +74,10 @@ async function runOnce() {
   const cpu2 = process.cpuUsage(cpu0);
   if (marks.length > 0) log(`sync progress: ${marks.join(', ')}`);
 
-  const one = (sql) => plugin.db.prepare(sql).get().n ?? 0;
-  const actions = plugin.db.prepare('SELECT action, COUNT(*) AS n FROM enforcement_actions GROUP BY action').all();
+  // Read back on a connection of its own, as an operator's sqlite3 would: the running plugin hands out no database.
+  const db = new Database(config.databaseFile, { readonly: true });
+  const one = (sql) => db.prepare(sql).get().n ?? 0;
+  const actions = db.prepare('SELECT action, COUNT(*) AS n FROM enforcement_actions GROUP BY action').all();
   print({
     sync_seconds: (t1 - t0) / 1000,
     enforce_seconds: (t2 - t1) / 1000,
@@ -95,6 +98,7 @@ async function runOnce() {
       actions: Object.fromEntries(actions.map((row) => [row.action, row.n])),
     },
   });
+  db.close();
 }
 
 print({ pid: process.pid, rss_mb: rssNow() });

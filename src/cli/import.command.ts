@@ -1,11 +1,6 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import { describeCounts, type Comparison, type Difference } from '../core/import-diff.js';
-import { IMPORT_RUN } from '../core/import.js';
-import { ingestEvents } from '../core/ingest.js';
-import { runKeptEvents } from '../core/kept-events.js';
-import { createToolRunner } from '../install/tools.js';
-import { resolveOwnerLookup } from '../panel/plesk-owner.js';
 import { PANELS } from '../core/panel-listing.js';
 import type { Config } from '../config.js';
 import { startPlugin } from '../main.js';
@@ -103,12 +98,7 @@ async function runImport(panel: string | undefined, values: z.output<typeof opti
   try {
     if ('panel' in source && source.panel === 'plesk') {
       // Root runs this (the timer, an admin): ask Plesk again for the owners the serve's worker may not ask about.
-      const tools = createToolRunner(source.root ?? '/');
-      const kept = await runKeptEvents({
-        jobs: plugin.jobs,
-        resolve: (lookup) =>
-          resolveOwnerLookup(lookup, { tools, ingest: (events) => ingestEvents(plugin.jobs, events, config.worker.maxAttempts) }),
-      });
+      const kept = await plugin.resolveKeptPleskEvents(source.root);
       // Standard error under --json: standard output is the comparison's JSON alone.
       const say = values.json ? console.error : console.log;
       if (kept.resolved > 0) say(`${kept.resolved} kept Plesk event${kept.resolved === 1 ? '' : 's'} queued: Plesk named the owner`);
@@ -116,7 +106,7 @@ async function runImport(panel: string | undefined, values: z.output<typeof opti
         say(`kept Plesk event (job ${waiting.job}) still waits for the owner of ${waiting.domain}: ${waiting.error}`);
     }
     if (scheduled) {
-      const skip = notDue(panel as string, config, plugin.stats.lastSuccessfulRun(IMPORT_RUN), Date.now());
+      const skip = notDue(panel as string, config, plugin.lastPanelImportAt(), Date.now());
       if (skip !== undefined) {
         console.log(skip);
         return 0;

@@ -121,6 +121,32 @@ async function runSyncStats(options: { enforce: boolean }): Promise<number> {
   });
 }
 
+/**
+ * `wpp sync-stats --due`: the adaptive sync's tick now (wpp serve runs one every minute): only
+ * the websites due, within the request budget of serve's tick, enforcing the accounts it read.
+ */
+async function runDueTick(): Promise<number> {
+  return withPlugin(async (plugin, signal) => {
+    const tick = await plugin.readDueStatistics(signal);
+    if (tick.skipped) {
+      console.log('another adaptive tick is running: this one did nothing');
+      return EXIT.locked;
+    }
+    const read = `${tick.read} of ${tick.due} due websites read, ${tick.failed} failed, ${tick.paused} paused, ${tick.spikes} attack spikes`;
+    if (tick.stopped) {
+      const stop = stoppedBy(signal);
+      console.log(`statistics tick stopped by ${stop.signal}: ${read}; what was read is stored (run ${tick.runId})`);
+      return stop.exitCode;
+    }
+    console.log(`statistics: ${read}, in ${tick.seconds.toFixed(1)} s (run ${tick.runId})`);
+    if (tick.failed > 0 && tick.read === 0) {
+      console.error(`wpp: every statistics read failed (${tick.failed} websites), e.g. ${tick.firstError ?? 'unknown error'}`);
+      return EXIT.failed;
+    }
+    return EXIT.ok;
+  });
+}
+
 async function runEnforce(): Promise<number> {
   // A signal lets the pass finish (it is short, and every action is keyed so a repeat is a no-op); a second exits at once.
   return withPlugin(async (plugin) => {
@@ -231,6 +257,10 @@ export const syncStatsCommand = () =>
   new Command('sync-stats')
     .description("read every website's statistics now (progress on standard error), then enforce the limits")
     .option('--no-enforce', 'only read the statistics')
+    .option(
+      '--due',
+      "only the websites due now, as wpp serve's adaptive sync reads them every minute (at most WPP_SYNC_RATE × 55), enforcing the accounts it read",
+    )
     .addHelpText(
       'after',
       `
@@ -238,8 +268,9 @@ Exit codes: ${EXIT.ok} it ran (some reads may have failed: it says how many); ${
 ${EXIT.usage} usage; ${EXIT.locked} skipped, another sync holds the lock (named); 130/143 stopped by SIGINT/SIGTERM
 (what was read is kept).`,
     )
-    .action(async (options: { enforce: boolean }) => {
-      process.exitCode = await runSyncStats(options);
+    .action(async (options: { enforce: boolean; due?: boolean }) => {
+      if (options.due && !options.enforce) throw new UsageError('--due enforces the accounts it read: it does not go with --no-enforce');
+      process.exitCode = options.due ? await runDueTick() : await runSyncStats(options);
     });
 
 export const enforceCommand = () =>

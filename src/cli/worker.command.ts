@@ -13,9 +13,7 @@ async function runWorker(options: { once?: boolean }): Promise<void> {
   }
   try {
     const result = await plugin.drain();
-    console.log(
-      `drained: ${result.done} done, ${result.failed} retried later, ${result.dead} dead; ${JSON.stringify(plugin.jobs.counts())}`,
-    );
+    console.log(`drained: ${result.done} done, ${result.failed} retried later, ${result.dead} dead; ${JSON.stringify(plugin.jobCounts())}`);
   } finally {
     await plugin.close();
   }

@@ -1,10 +1,12 @@
 /** `wpp import` on the plugin's parts, and the scheduled panel comparison where this process may run the panel's tools. */
 import type { Logger } from 'pino';
-import { sendDriftNotice } from '../core/import.js';
+import { IMPORT_RUN, sendDriftNotice } from '../core/import.js';
 import type { OwnerLookup } from '../core/job-kinds.js';
 import type { JobQueue } from '../core/job-queue.js';
+import { runKeptEvents } from '../core/kept-events.js';
 import type { PluginSettings } from '../core/plugin-settings.js';
 import { createImportRepo } from '../db/import.repo.js';
+import type { JobsRepo } from '../db/jobs.repo.js';
 import type { Db } from '../db/open.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import { createToolRunner } from '../install/tools.js';
@@ -18,6 +20,7 @@ export function wirePanelImport(
   options: Pick<PluginOptions, 'config' | 'role' | 'panelRoot' | 'panelToolsAsRoot'>,
   parts: {
     db: Db;
+    jobs: JobsRepo;
     stats: StatisticsRepo;
     provider: ProviderClient;
     queue: JobQueue;
@@ -57,12 +60,16 @@ export function wirePanelImport(
         }
       : undefined;
   // A kept Plesk event asks Plesk again for its owner where this process may run its tools (root).
-  const resolveOwner = mayRunPanelTools
-    ? async (lookup: OwnerLookup) =>
-        void (await resolveOwnerLookup(lookup, {
-          tools: createToolRunner(options.panelRoot ?? '/'),
-          ingest: (events) => queue.ingestEvents(events),
-        }))
-    : undefined;
-  return { imports, panelImport, panelCheck, resolveOwner };
+  const askPlesk = (root: string) => async (lookup: OwnerLookup) =>
+    void (await resolveOwnerLookup(lookup, { tools: createToolRunner(root), ingest: (events) => queue.ingestEvents(events) }));
+  const resolveOwner = mayRunPanelTools ? askPlesk(options.panelRoot ?? '/') : undefined;
+  return {
+    imports,
+    panelImport,
+    panelCheck,
+    resolveOwner,
+    /** `wpp import plesk`, run as root: every kept Plesk event asked about again, whatever this process's role. */
+    resolveKeptPleskEvents: (root = '/') => runKeptEvents({ jobs: parts.jobs, resolve: askPlesk(root) }),
+    lastPanelImportAt: () => parts.stats.lastSuccessfulRun(IMPORT_RUN),
+  };
 }

@@ -1,26 +1,18 @@
 /**
  * What the composition root (src/main.ts) is asked for and what it gives back: the roles a
- * process plays, its options, and the running plugin its callers (the CLI, tests, benches) use.
+ * process plays, its options, and the running plugin its callers (the `wpp` commands, the benches) use.
  */
 import type { DirectAdminApiOptions } from '../panel/directadmin-session.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { EnforceResult } from '../core/enforcement.js';
-import type { PluginSettings } from '../core/plugin-settings.js';
-import type { Services } from '../core/services.js';
+import type { KeptEventsOutcome } from '../core/kept-events.js';
+import type { ReadTickResult } from '../core/read-tick.js';
 import type { SyncOptions, SyncResult } from '../core/statistics.js';
 import type { Website } from '../core/types.js';
-import type { AccountsRepo } from '../db/accounts.repo.js';
-import type { ImportRepo } from '../db/import.repo.js';
-import type { JobsRepo } from '../db/jobs.repo.js';
-import type { Db } from '../db/open.js';
-import type { ReadScheduleRepo } from '../db/read-schedule.repo.js';
-import type { SettingsRepo } from '../db/settings.repo.js';
-import type { StatisticsRepo } from '../db/statistics.repo.js';
-import type { Metrics } from '../metrics.js';
+import type { JobState } from '../db/jobs.repo.js';
 import type { PanelImport } from '../panel/listings/index.js';
-import type { ProviderClient, ProviderClientOptions } from '../provider/index.js';
-import type { RunningSandbox } from '../sandbox/server.js';
+import type { ProviderClientOptions } from '../provider/index.js';
 
 /**
  * What a process is for. `serve` (wpp serve): the HTTP server, the embedded sandbox, the
@@ -64,36 +56,33 @@ export interface PluginOptions {
   workerOptions?: { pollMs?: number; leaseMs?: number; backoff?: { baseMs?: number; maxMs?: number } };
 }
 
+/**
+ * What a started plugin offers its callers (the `wpp` commands and the benches): its address,
+ * the embedded sandbox's if it started one, the one-shot commands, and its stop. No
+ * repository, database or provider handle: a caller that wants to look at the data opens the
+ * database file itself, as an operator's sqlite3 would (docs/architecture.md, "The composition root").
+ */
 export interface RunningPlugin {
+  /** Where the HTTP server listens (serve), or would (the other roles): callback URLs and links are built on it. */
   url: string;
-  db: Db;
-  jobs: JobsRepo;
-  accounts: AccountsRepo;
-  provider: ProviderClient;
-  sandbox: RunningSandbox | undefined;
-  stats: StatisticsRepo;
-  /** Auto-protect and the notification URL as they apply now (override ?? environment), and their changes. */
-  settings: PluginSettings;
-  /** The settings overrides and the audit of every settings, limits and plan change (who, when, before, after). */
-  audit: SettingsRepo;
-  /** This plugin's metrics registry (GET /metrics serves it). */
-  metrics: Metrics;
+  /** The provider sandbox this serve started because no provider is configured, printed for the demo; otherwise undefined. */
+  sandbox: { url: string; partnerKey: string } | undefined;
   /** One statistics sync now (the schedule runs it every WPP_SYNC_INTERVAL_MINUTES, then enforces). */
   syncStatistics(options?: Partial<SyncOptions>): Promise<SyncResult>;
-  /** One tick of the adaptive sync now: reads up to `seconds` of the request budget's worth of due websites, enforcing what it read. */
-  readTick: Services['readTick'];
-  /** The adaptive sync's schedule, forecasts and notices. */
-  schedule: ReadScheduleRepo;
+  /** One tick of the adaptive sync now (`wpp sync-stats --due`), with the request budget of the tick `wpp serve` runs every minute: the websites due read, enforcing the accounts it read. */
+  readDueStatistics(signal?: AbortSignal): Promise<ReadTickResult>;
   /** One enforcement pass now; throws LockHeldError (recording a skipped run) while another pass runs. */
   enforceLimits(): Promise<EnforceResult>;
   /** An admin resumes a website for the rest of its period. */
   adminResume(domain: string, admin: string): Promise<Website>;
-  /** One reconcile pass now (the schedule runs it every minute). */
-  reconcile(now?: number): { enqueued: number };
   /** `wpp import`: compares a panel's listing with the plugin and the provider, and queues what is missing when asked. */
   importPanel: PanelImport['run'];
-  /** The recorded comparisons (`wpp import`, the scheduled drift check). */
-  imports: ImportRepo;
+  /** `wpp import plesk` as root: asks Plesk (its tools under `root`, default /) again for the owners of the kept Plesk events, queueing those it names. */
+  resolveKeptPleskEvents(root?: string): Promise<KeptEventsOutcome>;
+  /** When the last successful panel comparison ran (`wpp import --if-due`), or null. */
+  lastPanelImportAt(): number | null;
+  /** How many jobs are in each state now (`wpp worker --once` prints it). */
+  jobCounts(): Record<JobState, number>;
   /** Runs due jobs until none is due (`wpp worker --once`). */
   drain(): Promise<{ done: number; failed: number; dead: number }>;
   close(): Promise<void>;

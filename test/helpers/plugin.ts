@@ -1,7 +1,14 @@
 import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startPlugin, type PluginOptions, type RunningPlugin } from '../../src/main.js';
+import { createJobQueue } from '../../src/core/job-queue.js';
+import { createPluginSettings } from '../../src/core/plugin-settings.js';
+import { reconcileWebsites } from '../../src/core/reconcile.js';
 import { signBody } from '../../src/core/signature.js';
+import { createImportRepo } from '../../src/db/import.repo.js';
+import { openDatabase } from '../../src/db/open.js';
+import { createProviderClient } from '../../src/provider/index.js';
+import { openRepositories } from '../../src/wiring/repositories.js';
 import { readCallbackKey, readNotifySecret } from '../../src/secrets.js';
 import { startTestSandbox, type TestSandbox } from './sandbox.js';
 import { createTempDir, removeTempDir } from './temp.js';
@@ -16,10 +23,46 @@ export const notifySecretOf = (plugin: { config: Pick<Config, 'notifySecret' | '
 /** The callback key of a plugin under test (in its data folder): its callback URL tokens derive from it. */
 export const callbackKeyOf = (plugin: { dataDir: string }) => readCallbackKey(plugin.dataDir);
 
-export interface TestPlugin extends RunningPlugin {
+/** The provider client options of plugins under test, and of the tests' own clients. */
+const TEST_PROVIDER_OPTIONS = { timeoutMs: 5000, retry: { limit: 1, baseDelayMs: 10, maxDelayMs: 50 } };
+
+/**
+ * What a test looks at beside a running plugin, opened the way an operator would look: a second
+ * connection to the plugin's SQLite file in its data folder (WAL and a busy timeout, so it reads
+ * what the plugin committed and waits for its write lock: src/db/open.ts) with the repositories
+ * on it, and a provider client of the test's own against the same provider. The running plugin
+ * keeps nothing of these in memory (the runtime settings are read from the database at every
+ * use), so what a test writes here the plugin sees, as it would a `wpp` command's.
+ */
+export function inspectPlugin(config: Config, provider: { url: string; apiKey: string }, now: () => number = Date.now) {
+  const db = openDatabase(config.databaseFile);
+  const logger = pino({ level: 'silent' });
+  const { jobs, accounts, stats, schedule, audit } = openRepositories(db, config, logger, now);
+  const { autoProtect, notifyUrl, current, overrides } = createPluginSettings(audit, config);
+  // Queued jobs wait for the worker's next poll: the test's connection cannot wake it.
+  const queue = createJobQueue({ jobs, maxAttempts: config.worker.maxAttempts, onQueued: () => {} });
+  return {
+    db,
+    jobs,
+    accounts,
+    stats,
+    schedule,
+    audit,
+    imports: createImportRepo(db),
+    /** The runtime settings as every process of the data folder reads them; tests change them as an admin does, on the admin pages. */
+    settings: { autoProtect, notifyUrl, current, overrides },
+    provider: createProviderClient({ baseUrl: provider.url, apiKey: provider.apiKey, logger, ...TEST_PROVIDER_OPTIONS }),
+    /** The schedule's reconcile pass (every minute in wpp serve; tests run the schedule off), as another process of the data folder runs it. */
+    reconcile: (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at }),
+    close: () => void db.close(),
+  };
+}
+
+export type PluginInspection = Omit<ReturnType<typeof inspectPlugin>, 'close'>;
+
+export interface TestPlugin extends Omit<RunningPlugin, 'sandbox'>, PluginInspection {
   config: Config;
   sandbox: undefined;
-  provider: RunningPlugin['provider'];
   /** POSTs a body to /hooks/events, signed with the panel secret unless `signature` is given. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked field by field
   postEvents(body: unknown, signature?: string | null): Promise<{ status: number; body: any }>;
@@ -28,6 +71,22 @@ export interface TestPlugin extends RunningPlugin {
    * (a callback's re-read held back for its window, never attempted) may still wait.
    */
   idle(timeoutMs?: number): Promise<void>;
+}
+
+/** A running plugin and what the test looks at, closed together (the plugin first: its jobs in flight still write). */
+function inspected<P extends RunningPlugin>(plugin: P, inspection: ReturnType<typeof inspectPlugin>) {
+  const { close, ...parts } = inspection;
+  return {
+    ...plugin,
+    ...parts,
+    async close() {
+      try {
+        await plugin.close();
+      } finally {
+        close();
+      }
+    },
+  };
 }
 
 /** The WPP_* environment of a plugin under test: temp data folder, port 0, the given provider. */
@@ -66,11 +125,13 @@ export async function startTestPlugin(
     // Tests run syncs and reconciliation themselves, when they mean to.
     scheduler: false,
     // Job retries carry the recovery in tests; the client's own retries would only slow them down.
-    providerOptions: { timeoutMs: 5000, retry: { limit: 1, baseDelayMs: 10, maxDelayMs: 50 } },
+    providerOptions: TEST_PROVIDER_OPTIONS,
     ...options,
   });
+  const inspection = inspectPlugin(config, { url: sandbox.url, apiKey: sandbox.partnerKey }, options.now);
+  const { jobs } = inspection;
   return {
-    ...plugin,
+    ...inspected(plugin, inspection),
     config,
     dataDir,
     sandbox: undefined,
@@ -85,9 +146,9 @@ export async function startTestPlugin(
     async idle(timeoutMs = 10_000) {
       await waitFor(
         () => {
-          if (plugin.jobs.counts().running > 0) return false;
+          if (jobs.counts().running > 0) return false;
           const at = (options.now ?? Date.now)();
-          return plugin.jobs.list({ state: 'pending', limit: 10_000 }).every((job) => job.attempts === 0 && job.runAt > at);
+          return jobs.list({ state: 'pending', limit: 10_000 }).every((job) => job.attempts === 0 && job.runAt > at);
         },
         timeoutMs,
         'the job queue to drain',
@@ -117,10 +178,7 @@ export async function withPlugin<T>(
  * A plugin whose provider is the embedded sandbox, as `npm start` without configuration runs
  * it (the demo pages exist), on port 0 with its own data folder; always stopped and removed.
  */
-export async function withDemoPlugin<T>(
-  fn: (plugin: RunningPlugin & { dataDir: string }) => Promise<T>,
-  options: { logger?: Logger } = {},
-): Promise<T> {
+export async function withDemoPlugin<T>(fn: (plugin: DemoPlugin) => Promise<T>, options: { logger?: Logger } = {}): Promise<T> {
   const dataDir = createTempDir('wpp-demo-');
   const config = loadConfig(
     {
@@ -140,10 +198,15 @@ export async function withDemoPlugin<T>(
     scheduler: false,
     workerOptions: { pollMs: 20, backoff: { baseMs: 20, maxMs: 200 } },
   });
+  const sandbox = plugin.sandbox as NonNullable<RunningPlugin['sandbox']>;
+  const demo = inspected(plugin, inspectPlugin(config, { url: sandbox.url, apiKey: sandbox.partnerKey }));
   try {
-    return await fn({ ...plugin, dataDir });
+    return await fn({ ...demo, config, dataDir });
   } finally {
-    await plugin.close();
+    await demo.close();
     removeTempDir(dataDir);
   }
 }
+
+/** A plugin on the embedded sandbox (withDemoPlugin), with what the test looks at. */
+export type DemoPlugin = RunningPlugin & PluginInspection & { config: Config; dataDir: string };

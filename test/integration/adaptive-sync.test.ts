@@ -4,7 +4,8 @@
  * runs one tick, as `wpp serve` does every minute.
  */
 import { describe, expect, it } from 'vitest';
-import { notifySecretOf, startTestPlugin, TEST_PANEL_SECRET } from '../helpers/plugin.js';
+import { runWpp } from '../helpers/cli.js';
+import { notifySecretOf, startTestPlugin, TEST_PANEL_SECRET, testEnv, withPlugin } from '../helpers/plugin.js';
 import { signedWith, startReceiver } from '../helpers/receiver.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { removeTempDir } from '../helpers/temp.js';
@@ -79,7 +80,7 @@ describe('the adaptive sync', () => {
               ...quiet.map((domain) => ({ domain, hits: 2 })),
             ]);
           }
-          const tick = await plugin.readTick(55);
+          const tick = await plugin.readDueStatistics();
           expect(tick).toMatchObject({ skipped: false, stopped: false, failed: 0 });
         }
 
@@ -123,11 +124,11 @@ describe('the adaptive sync', () => {
       await provision(plugin, [...domains.map((domain) => ['carol', domain] as [string, string]), ['dave', 'd1.example']]);
       plugin.stats.setLimits('account', 'carol', { accountHits: 10_000 });
       await addTraffic(sb, [...domains.map((domain) => ({ domain, hits: 2000 })), { domain: 'd1.example', hits: 2000 }]);
-      await plugin.readTick(55);
+      await plugin.readDueStatistics();
       // A second read 15 minutes after the first measures the rates: 0.2 hits a second each.
       clock.set(T0 + 15 * MINUTE);
       await addTraffic(sb, [...domains.map((domain) => ({ domain, hits: 180 })), { domain: 'd1.example', hits: 180 }]);
-      expect(await plugin.readTick(55)).toMatchObject({ read: 4 });
+      expect(await plugin.readDueStatistics()).toMatchObject({ read: 4 });
       // Dave has no limit: read again after the max age.
       expect((plugin.schedule.get('d1.example')?.nextReadAt as number) - clock.now()).toBe(60 * MINUTE);
 
@@ -138,7 +139,7 @@ describe('the adaptive sync', () => {
       clock.set(T0 + 20 * MINUTE);
       await addTraffic(sb, [{ domain: 'c1.example', hits: 2500 }]);
       plugin.schedule.markDue(['c1.example'], clock.now());
-      expect(await plugin.readTick(55)).toMatchObject({ read: 1 });
+      expect(await plugin.readDueStatistics()).toMatchObject({ read: 1 });
 
       // Carol now has 9,040 of 10,000 hits: the whole group is read together, within minutes.
       const next = domains.map((domain) => plugin.schedule.get(domain)?.nextReadAt as number);
@@ -162,7 +163,7 @@ describe('the adaptive sync', () => {
           for (let hour = 0; hour <= 24; hour++) {
             clock.set(T0 + hour * 60 * MINUTE);
             if (hour > 0) await addTraffic(sb, [{ domain: 'attacked.example', hits: 1000, blocked: 60 }]);
-            await plugin.readTick(55);
+            await plugin.readDueStatistics();
           }
           // Then 20,000 blocked hits in a quarter of an hour, still coming a quarter of an hour later.
           for (const minutes of [15, 30]) {
@@ -170,7 +171,7 @@ describe('the adaptive sync', () => {
             await addTraffic(sb, [{ domain: 'attacked.example', hits: 20_000, blocked: 20_000 }]);
             // Without a limit it is due only hourly: read it now (as its next hourly read would).
             plugin.schedule.markDue(['attacked.example'], clock.now());
-            await plugin.readTick(55);
+            await plugin.readDueStatistics();
           }
           const notices = plugin.schedule.notices('attacked.example');
           expect(notices).toHaveLength(1);
@@ -203,11 +204,11 @@ describe('the adaptive sync', () => {
           await provision(plugin, [['hana', 'warned.example']]);
           plugin.stats.setLimits('global', '', { websiteHits: 10_000 });
           await addTraffic(sb, [{ domain: 'warned.example', hits: 7000 }]);
-          await plugin.readTick(55);
+          await plugin.readDueStatistics();
           // 1,800 hits in the next 15 minutes (2 a second): 8,800 of 10,000, past the 80% warning.
           clock.set(T0 + 15 * MINUTE);
           await addTraffic(sb, [{ domain: 'warned.example', hits: 1800 }]);
-          await plugin.readTick(55);
+          await plugin.readDueStatistics();
 
           const stored = plugin.schedule.get('warned.example')?.limitReachedAt as number;
           // 1,200 hits left at 2 a second: 10 minutes.
@@ -236,20 +237,20 @@ describe('the adaptive sync', () => {
         { domain: 'g1.example', hits: 500 },
         { domain: 'g2.example', hits: 100 },
       ]);
-      expect(await plugin.readTick(55)).toMatchObject({ read: 2, failed: 0 });
+      expect(await plugin.readDueStatistics()).toMatchObject({ read: 2, failed: 0 });
       const usage = (domain: string) => plugin.stats.websiteUsage(domain, Date.parse('2026-11-01T00:00:00Z'));
 
       // A provider-side counter reset: the new counts are hits, never negative traffic.
       await sb.control('POST', '/_sandbox/websites/g1.example/counters/reset');
       await addTraffic(sb, [{ domain: 'g1.example', hits: 50 }]);
       clock.set(T0 + 15 * MINUTE);
-      expect(await plugin.readTick(55)).toMatchObject({ read: 2, failed: 0 });
+      expect(await plugin.readDueStatistics()).toMatchObject({ read: 2, failed: 0 });
       expect(usage('g1.example')).toBe(550);
 
       // Failed reads are recorded and tried again a minute later, not after the website's usual gap.
       plugin.schedule.markDue(['g1.example', 'g2.example'], clock.now());
       await sb.control('POST', '/_sandbox/faults', { mode: 'error' });
-      expect(await plugin.readTick(55)).toMatchObject({ read: 0, failed: 2 });
+      expect(await plugin.readDueStatistics()).toMatchObject({ read: 0, failed: 2 });
       expect(plugin.schedule.get('g1.example')?.nextReadAt).toBe(clock.now() + MINUTE);
       expect(plugin.stats.recentRuns('sync-stats')[0]).toMatchObject({ status: 'failed', websitesFailed: 2 });
       await sb.control('POST', '/_sandbox/faults', { mode: 'none' });
@@ -258,16 +259,16 @@ describe('the adaptive sync', () => {
       const held = plugin.stats.takeLock('sync-stats', 60_000);
       if (!held.taken) throw new Error('the lock should be free');
       clock.set(T0 + 16 * MINUTE);
-      expect(await plugin.readTick(55)).toMatchObject({ skipped: true, read: 0 });
+      expect(await plugin.readDueStatistics()).toMatchObject({ skipped: true, read: 0 });
       held.lock.release();
-      expect(await plugin.readTick(55)).toMatchObject({ skipped: false, read: 2, failed: 0 });
+      expect(await plugin.readDueStatistics()).toMatchObject({ skipped: false, read: 2, failed: 0 });
 
       // Stopped: a tick whose reads are slow stops at the signal, keeps what it read, frees the lock.
       plugin.schedule.markDue(['g1.example', 'g2.example'], clock.now());
       await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 3000 });
       const stop = new AbortController();
       setTimeout(() => stop.abort(), 200);
-      const stopped = await plugin.readTick(55, stop.signal);
+      const stopped = await plugin.readDueStatistics(stop.signal);
       expect(stopped).toMatchObject({ stopped: true, read: 0 });
       expect(plugin.stats.recentRuns('sync-stats')[0]?.status).toBe('stopped');
       await sb.control('POST', '/_sandbox/faults', { mode: 'none' });
@@ -278,10 +279,41 @@ describe('the adaptive sync', () => {
       await plugin.idle();
       plugin.schedule.markDue(['g2.example'], clock.now());
       clock.set(T0 + 20 * MINUTE);
-      const after = await plugin.readTick(55);
+      const after = await plugin.readDueStatistics();
       expect(after.read + after.failed).toBeLessThanOrEqual(1);
       expect(plugin.schedule.get('g2.example')?.nextReadAt).toBe(Number.MAX_SAFE_INTEGER);
       expect(plugin.schedule.dueCount(clock.now() + 24 * 60 * MINUTE)).toBe(1);
     });
   });
+});
+
+describe('wpp sync-stats --due', () => {
+  it('runs one tick of the adaptive sync beside wpp serve: the websites due read and their accounts enforced, then nothing is due', async () => {
+    await withPlugin(async (plugin, sb) => {
+      await provision(plugin, [
+        ['hana', 'h1.example'],
+        ['ivan', 'i1.example'],
+      ]);
+      plugin.stats.setLimits('global', '', { websiteHits: 100 });
+      await addTraffic(sb, [
+        { domain: 'h1.example', hits: 500 },
+        { domain: 'i1.example', hits: 50 },
+      ]);
+      const env = testEnv(plugin.dataDir, sb);
+      const tick = await runWpp(['sync-stats', '--due'], { env });
+      expect(tick.stdout).toMatch(/^statistics: 2 of 2 due websites read, 0 failed, 1 paused, 0 attack spikes, in [\d.]+ s \(run \d+\)$/m);
+      expect(tick.code).toBe(0);
+      expect(plugin.accounts.getWebsite('h1.example')).toMatchObject({ pausedBy: 'enforcement' });
+      expect(plugin.stats.recentRuns('sync-stats')[0]).toMatchObject({ status: 'ok', websitesRead: 2 });
+
+      // Both were just read: the next tick finds nothing due.
+      const again = await runWpp(['sync-stats', '--due'], { env });
+      expect(again.stdout).toMatch(/^statistics: 0 of 0 due websites read/m);
+      expect(again.code).toBe(0);
+
+      const both = await runWpp(['sync-stats', '--due', '--no-enforce'], { env });
+      expect(both.code).toBe(2);
+      expect(both.stderr).toContain('--due enforces the accounts it read');
+    });
+  }, 30_000);
 });

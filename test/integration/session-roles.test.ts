@@ -12,11 +12,10 @@ import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { signBody } from '../../src/core/signature.js';
-import type { RunningPlugin } from '../../src/main.js';
 import { createPagesRouter, type PagesDeps } from '../../src/web/pages/pages.routes.js';
 import { createPageClient } from '../helpers/page-client.js';
 import { admin, customer, launchUrl, type LaunchTarget } from '../helpers/pages.js';
-import { TEST_PANEL_SECRET, withDemoPlugin } from '../helpers/plugin.js';
+import { TEST_PANEL_SECRET, withDemoPlugin, type DemoPlugin } from '../helpers/plugin.js';
 import { routesOf } from '../helpers/routes.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -45,7 +44,7 @@ const FORM_FIELDS = {
 };
 
 /** A demo plugin (the demo pages exist) whose log lines are kept. */
-async function withLoggedDemoPlugin<T>(fn: (plugin: RunningPlugin & { dataDir: string }, logs: string[]) => Promise<T>): Promise<T> {
+async function withLoggedDemoPlugin<T>(fn: (plugin: DemoPlugin, logs: string[]) => Promise<T>): Promise<T> {
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -90,7 +89,7 @@ async function signIn(plugin: LaunchTarget, role: Role) {
 
 const concrete = (path: string) => path.replace(':domain', 'alice.example').replace(':id', '1');
 
-async function provision(plugin: RunningPlugin) {
+async function provision(plugin: DemoPlugin) {
   const body = JSON.stringify([
     { type: 'account.created', account: 'alice' },
     { type: 'domain.added', account: 'alice', domain: 'alice.example' },
@@ -105,7 +104,7 @@ async function provision(plugin: RunningPlugin) {
   expect(answer.status).toBe(202);
   await waitFor(() => plugin.accounts.getWebsite('bob.example')?.providerStatus != null, 10_000, 'bob.example provisioned');
   // Every callback the sandbox queued delivered, and every job done: only the requests under test can change a row.
-  const sandbox = plugin.sandbox as NonNullable<RunningPlugin['sandbox']>;
+  const sandbox = plugin.sandbox as NonNullable<DemoPlugin['sandbox']>;
   await waitFor(
     async () => {
       const answer = await fetch(`${sandbox.url}/_sandbox/callbacks?limit=1000`, {
@@ -162,7 +161,8 @@ describe('a session serves only its own role', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(snapshot(dataDir)).toEqual(before);
 
-      const metrics = (await plugin.metrics.render()).body;
+      // The plugin's own registry, as a scraper on the same machine reads it (loopback needs no token).
+      const metrics = await (await fetch(`${plugin.url}/metrics`)).text();
       const customerRefusals = AREA_ROUTES.filter((r) => r.path.startsWith('/admin')).length;
       expect(metrics).toContain(`wpp_session_refusals_total{role="admin",reason="wrong_role"} ${customerRefusals}`);
       expect(metrics).toContain(`wpp_session_refusals_total{role="customer",reason="wrong_role"} ${AREA_ROUTES.length - customerRefusals}`);
