@@ -5,13 +5,11 @@
  * rollback to a version that does not know the database's schema puts that copy back only
  * when asked to, keeping the current database beside it: nothing is lost either way.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { API_KEY_FILE } from '../config.js';
 import { backupDatabase } from '../db/backup.js';
-import { loadMigrations } from '../db/migrate.js';
+import { newestMigration, schemaLevel } from '../db/migrate.js';
 import { openPluginDatabase } from '../db/plugin-database.js';
 import { LAYOUT } from './layout.js';
 import type { ToolRunner } from './tools.js';
@@ -46,21 +44,6 @@ export async function installedData(tools: ToolRunner): Promise<InstalledData> {
   const shownDatabaseFile = join(dataDir, 'plugin.sqlite');
   return { databaseFile: tools.at(shownDatabaseFile), keyFile: tools.at(keyFile), shownDatabaseFile };
 }
-
-/** The newest migration the database has, or undefined when there is no database yet. */
-export function schemaLevel(databaseFile: string): number | undefined {
-  if (!existsSync(databaseFile)) return undefined;
-  const db = new Database(databaseFile, { readonly: true, fileMustExist: true });
-  try {
-    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
-    if (!table) return 0;
-    return (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
-  } finally {
-    db.close();
-  }
-}
-
-export const newestMigration = (migrationsDir: string) => loadMigrations(migrationsDir).at(-1)?.version ?? 0;
 
 const BACKUP_PREFIX = 'plugin.sqlite.before-';
 const backupName = (version: string, now: Date) => `${BACKUP_PREFIX}${version}-${now.toISOString().replace(/[:.]/g, '-')}`;
