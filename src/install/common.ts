@@ -216,9 +216,6 @@ export function systemdService(unit: string, panelCheck?: { service: string; tim
       if (panelCheck) await tools.check(LAYOUT.systemctl, ['enable', '--now', TIMER]);
       if (start) await tools.check(LAYOUT.systemctl, ['restart', 'wpp.service']);
       return {
-        key: this.key,
-        describe: this.describe,
-        fingerprint: this.fingerprint,
         ids: [],
         undo: [systemctl(['disable', '--now', 'wpp.service']), ...(panelCheck ? [systemctl(['disable', '--now', TIMER])] : [])],
         afterRemoval: [systemctl(['daemon-reload'])],
