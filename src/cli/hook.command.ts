@@ -22,7 +22,7 @@ import type { AdapterResult } from '../panel/adapters/result.js';
 import { PANEL_EVENT_TYPES, type PanelEvent } from '../panel/events.js';
 import { translatePleskHook } from '../panel/plesk-owner.js';
 import { createAccountsRepo } from '../db/accounts.repo.js';
-import { createToolRunner } from '../install/tools.js';
+import { createToolRunner, type ToolRunner } from '../install/tools.js';
 import { normalizeDomain } from '../provider/spec.js';
 import { signBody } from '../core/signature.js';
 import { configFromEnv, standaloneConfigFromEnv } from './shared.js';
@@ -57,6 +57,52 @@ async function postEvents(config: Config, events: PanelEvent[]): Promise<IngestR
 }
 
 /**
+ * The plugin's database for one hook run: opened on first use and kept until the run closes it,
+ * so reading the plugin's record and queueing the events share one connection (each open is
+ * the start check of the data folder, the pragmas and the migrations, on a path the panel
+ * waits on). A failed open is kept as well: whoever uses it next meets the same error.
+ */
+export interface HookDatabase {
+  use(): Db;
+  close(): void;
+}
+
+export function hookDatabase(config: () => Config, open: (config: Config) => Db = openPluginDatabase): HookDatabase {
+  let opened: { db: Db } | { error: unknown } | undefined;
+  return {
+    use() {
+      if (opened === undefined) {
+        try {
+          opened = { db: open(config()) };
+        } catch (error) {
+          opened = { error };
+        }
+      }
+      if ('error' in opened) throw opened.error;
+      return opened.db;
+    },
+    close() {
+      if (opened && 'db' in opened) opened.db.close();
+      opened = undefined;
+    },
+  };
+}
+
+/** Runs `fn` on the run's database, or on one of its own (opened with `open`) when no run gives one. */
+function withHookDatabase<T>(
+  config: Config,
+  given: { database?: HookDatabase | undefined; open?: ((config: Config) => Db) | undefined },
+  fn: (database: HookDatabase) => T,
+): T {
+  const database = given.database ?? hookDatabase(() => config, given.open);
+  try {
+    return fn(database);
+  } finally {
+    if (!given.database) database.close();
+  }
+}
+
+/**
  * Writes the events into the jobs table, or posts them when this process cannot open it.
  * `mayPost: false` (cPanel: every hook wpp registers runs as root) refuses the post instead:
  * a process that may not write the database may not read the panel secret either, so the
@@ -65,27 +111,27 @@ async function postEvents(config: Config, events: PanelEvent[]): Promise<IngestR
 export async function deliverEvents(
   config: Config,
   events: PanelEvent[],
-  open: (config: Config) => Db = openPluginDatabase,
-  mayPost = true,
+  options: { database?: HookDatabase; open?: (config: Config) => Db; mayPost?: boolean } = {},
 ): Promise<IngestResult[]> {
   if (events.length === 0) return [];
-  let db: Db | undefined;
-  try {
-    db = open(config);
-    return ingestEvents(createJobsRepo(db), events, config.worker.maxAttempts);
-  } catch (error) {
-    if (!mayNotWrite(error)) throw error;
-    if (!mayPost) {
-      throw new Error(
-        `this process (uid ${process.getuid?.() ?? '?'}) may not write the plugin's database: cPanel runs wpp's hooks as root; is the hook registered with another user? (${(error as Error).message})`,
-        { cause: error },
-      );
+  const written = withHookDatabase(config, options, (database) => {
+    try {
+      return { results: ingestEvents(createJobsRepo(database.use()), events, config.worker.maxAttempts) };
+    } catch (error) {
+      if (!mayNotWrite(error)) throw error;
+      return { error };
     }
-    // Nothing was written (ingest is one transaction): hand the events to the running plugin.
-    return postEvents(config, events);
-  } finally {
-    db?.close();
+  });
+  if (!('error' in written)) return written.results;
+  const { error } = written;
+  if (options.mayPost === false) {
+    throw new Error(
+      `this process (uid ${process.getuid?.() ?? '?'}) may not write the plugin's database: cPanel runs wpp's hooks as root; is the hook registered with another user? (${(error as Error).message})`,
+      { cause: error },
+    );
   }
+  // Nothing was written (ingest is one transaction): hand the events to the running plugin.
+  return postEvents(config, events);
 }
 
 /**
@@ -93,11 +139,10 @@ export async function deliverEvents(
  * worker (as root) or the root timer tries again until Plesk names the owner. The same event
  * kept twice in one minute (a handler run twice) is one job.
  */
-export function queueOwnerLookup(config: Config, lookup: OwnerLookup): { jobId: number; created: boolean } {
-  const db = openPluginDatabase(config);
-  try {
+export function queueOwnerLookup(config: Config, lookup: OwnerLookup, database?: HookDatabase): { jobId: number; created: boolean } {
+  return withHookDatabase(config, { database }, (opened) => {
     const minute = Math.floor(Date.parse(lookup.occurredAt) / 60_000);
-    const { job, created } = queueJob(createJobsRepo(db), {
+    const { job, created } = queueJob(createJobsRepo(opened.use()), {
       kind: 'panel.owner',
       dedupeKey: `owner:${lookup.panel}:${lookup.event}:${lookup.domain.toLowerCase()}:${minute}`,
       account: null,
@@ -106,40 +151,29 @@ export function queueOwnerLookup(config: Config, lookup: OwnerLookup): { jobId: 
       maxAttempts: config.worker.maxAttempts,
     });
     return { jobId: job.id, created };
-  } finally {
-    db.close();
-  }
+  });
 }
 
 /** The domains of an account's active websites, from the plugin's database (the addon's hidden subdomain, modifyacct). */
-function activeWebsitesOf(account: string): string[] {
+function activeWebsitesOf(database: HookDatabase, account: string): string[] {
   let db: Db;
   try {
-    db = openPluginDatabase(configFromEnv());
+    db = database.use();
   } catch {
     // Delivering the events will say why the database cannot be opened.
     return [];
   }
-  try {
-    return createAccountsRepo(db)
-      .websitesOf(account)
-      .filter((website) => website.state === 'active')
-      .map((website) => website.domain);
-  } finally {
-    db.close();
-  }
+  return createAccountsRepo(db)
+    .websitesOf(account)
+    .filter((website) => website.state === 'active')
+    .map((website) => website.domain);
 }
 
 /** The account the plugin has `domain` under, from its database (a Plesk removal names no owner). */
-function websiteAccountIn(domain: string): string | undefined {
+function websiteAccountIn(database: HookDatabase, domain: string): string | undefined {
   const normalized = normalizeDomain(domain);
   if (normalized === null) return undefined;
-  const db = openPluginDatabase(configFromEnv());
-  try {
-    return createAccountsRepo(db).getWebsite(normalized)?.account;
-  } finally {
-    db.close();
-  }
+  return createAccountsRepo(database.use()).getWebsite(normalized)?.account;
 }
 
 const describeResults = (results: IngestResult[]) =>
@@ -151,8 +185,19 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** What one hook run takes from outside: its settings, the panel's tools, its standard input, how it opens the plugin's database. */
+export interface HookRun {
+  config: () => Config;
+  tools: ToolRunner;
+  stdin: () => Promise<string>;
+  open: (config: Config) => Db;
+}
+
+/** A hook as panels run it: the settings of the environment, the real tools ('/': a hook runs as root), the process's stdin. */
+const processHookRun = (): HookRun => ({ config: configFromEnv, tools: createToolRunner('/'), stdin: readStdin, open: openPluginDatabase });
+
 /** A hook as commander read it: cPanel's --describe, the Plesk event or DirectAdmin hook name, emit's command line. */
-type HookCall =
+export type HookCall =
   | { panel: 'cpanel'; describe: boolean }
   | { panel: 'plesk' | 'directadmin'; name: string }
   | { panel: 'virtualmin'; phase: VirtualminPhase }
@@ -206,8 +251,17 @@ function hookAnswer(call: HookCall) {
   };
 }
 
-/** Runs one hook; returns the process exit code. Output is one line, as panels expect. */
-async function runHook(call: HookCall): Promise<number> {
+/** Runs one hook; returns the process exit code. Output is one line, as panels expect. It opens the plugin's database at most once. */
+export async function runHook(call: HookCall, run: HookRun = processHookRun()): Promise<number> {
+  const database = hookDatabase(run.config, run.open);
+  try {
+    return await answerHook(call, run, database);
+  } finally {
+    database.close();
+  }
+}
+
+async function answerHook(call: HookCall, run: HookRun, database: HookDatabase): Promise<number> {
   const { panel } = call;
   const { print, failedExit, setCpanelBlocking } = hookAnswer(call);
 
@@ -220,23 +274,29 @@ async function runHook(call: HookCall): Promise<number> {
       }
       let input: unknown;
       try {
-        input = JSON.parse(await readStdin());
+        input = JSON.parse(await run.stdin());
       } catch {
         print(false, 'stdin is not JSON: cPanel passes the hook payload as one JSON object');
         return 1;
       }
       setCpanelBlocking((input as { context?: { stage?: unknown } } | null)?.context?.stage === 'pre');
       // The real whmapi1: a hook runs as root with the environment cPanel gives it, no setting moves the tool.
-      const tools = createToolRunner('/');
-      result = await readCpanelHook(input, { domainsOf: (user) => cpanelDomainsOf(tools, user) }, { websitesOf: activeWebsitesOf });
+      result = await readCpanelHook(
+        input,
+        { domainsOf: (user) => cpanelDomainsOf(run.tools, user) },
+        { websitesOf: (account) => activeWebsitesOf(database, account) },
+      );
       break;
     }
     case 'plesk': {
       // The real /usr/sbin/plesk: no setting moves it, since a handler runs as root with an environment Plesk builds.
-      const plesk = await translatePleskHook(call.name, process.env, { tools: createToolRunner('/'), websiteAccount: websiteAccountIn });
+      const plesk = await translatePleskHook(call.name, process.env, {
+        tools: run.tools,
+        websiteAccount: (domain) => websiteAccountIn(database, domain),
+      });
       if (plesk.pending) {
         try {
-          const kept = queueOwnerLookup(configFromEnv(), plesk.pending);
+          const kept = queueOwnerLookup(run.config(), plesk.pending, database);
           print(true, `${plesk.note} (job ${kept.jobId}${kept.created ? '' : ', already kept'})`);
           return 0;
         } catch (error) {
@@ -249,7 +309,7 @@ async function runHook(call: HookCall): Promise<number> {
     }
     case 'directadmin':
       // A restore and a renamed domain also read the user's files, where DirectAdmin keeps them ('/': a hook runs as root).
-      result = await translateDirectAdminHookWithFiles(call.name, process.env, createToolRunner('/'));
+      result = await translateDirectAdminHookWithFiles(call.name, process.env, run.tools);
       break;
     case 'virtualmin':
       result = translateVirtualminHook(call.phase, process.env);
@@ -269,8 +329,8 @@ async function runHook(call: HookCall): Promise<number> {
     return 0;
   }
   try {
-    const config = configFromEnv();
-    print(true, describeResults(await deliverEvents(config, result.events, openPluginDatabase, panel !== 'cpanel')));
+    const config = run.config();
+    print(true, describeResults(await deliverEvents(config, result.events, { database, mayPost: panel !== 'cpanel' })));
     return 0;
   } catch (error) {
     print(false, `could not queue the event: ${(error as Error).message}`);

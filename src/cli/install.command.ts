@@ -3,7 +3,6 @@
  * (service, hooks, menu entries, pages), one takes it away; the data stays unless --purge.
  */
 import { randomBytes } from 'node:crypto';
-import { isAbsolute, resolve } from 'node:path';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { install, uninstall, type EngineOptions } from '../install/engine.js';
@@ -15,18 +14,14 @@ import { createToolRunner } from '../install/tools.js';
 import { paths } from '../paths.js';
 import { checkReleaseRunsHere } from '../install/release.js';
 import { prepareDatabaseForRelease } from '../install/release-data.js';
-import { optionValues, UsageError, validateOptions } from './shared.js';
+import { optionValues, rootFolderOption, UsageError, validateOptions } from './shared.js';
 
 const targetSchema = z.enum(INSTALL_TARGETS as [InstallTarget, ...InstallTarget[]], {
   error: () => `the panel is one of ${INSTALL_TARGETS.join(', ')}`,
 });
 
 const commonOptions = {
-  root: z
-    .string()
-    .refine(isAbsolute, 'give an absolute folder')
-    .transform((dir) => resolve(dir))
-    .optional(),
+  root: rootFolderOption,
   'dry-run': z.boolean().optional(),
 };
 const installOptions = z.object({

@@ -1,23 +1,20 @@
 /** `wpp rollback`: back to the version the last upgrade from a release replaced. */
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { restoreDatabase } from '../db/backup.js';
 import { LAYOUT } from '../install/layout.js';
-import { backupBefore, installedData, newestMigration, schemaLevel } from '../install/release-data.js';
+import { newestMigration, schemaLevel } from '../db/migrate.js';
+import { backupBefore, installedData } from '../install/release-data.js';
 import { rollbackTarget } from '../install/rollback.js';
 import { TOOL_PATH, createToolRunner } from '../install/tools.js';
 import { requireRoot } from './install.command.js';
-import { optionValues, validateOptions } from './shared.js';
+import { optionValues, rootFolderOption, validateOptions } from './shared.js';
 
 const rollbackOptions = z.object({
-  root: z
-    .string()
-    .refine(isAbsolute, 'give an absolute folder')
-    .transform((dir) => resolve(dir))
-    .optional(),
+  root: rootFolderOption,
   'restore-backup': z.boolean().optional(),
 });
 

@@ -1,7 +1,8 @@
 import { constants as osConstants, userInfo } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { loadConfig, readMachineFacts, type Config, type StandaloneConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 
@@ -48,6 +49,13 @@ export function strictOptions(command: Command): Command {
 }
 
 /** Every option of `command` by the name it is typed with; flags are true or undefined. */
+/** `--root DIR` of the commands that write a system (install, uninstall, rollback): every system path goes below this absolute folder. */
+export const rootFolderOption = z
+  .string()
+  .refine(isAbsolute, 'give an absolute folder')
+  .transform((dir) => resolve(dir))
+  .optional();
+
 export const optionValues = (command: Command): OptionValues =>
   Object.fromEntries(command.options.map((option) => [option.name(), command.getOptionValue(option.attributeName())]));
 

@@ -24,7 +24,7 @@ import Database from 'better-sqlite3';
 import { describeHolder, SERVE_LOCK } from '../locks.js';
 import { keyFileProblem } from './api-keys.js';
 import { inheritedOwner } from './files.js';
-import { loadMigrations } from './migrate.js';
+import { loadMigrations, recordedMigration } from './migrate.js';
 import type { Db } from './open.js';
 import { processIsAlive, readLockHolder } from './statistics.repo.js';
 
@@ -43,7 +43,7 @@ function summarise(db: Db, file: string): DatabaseSummary {
   const count = (table: string) => db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
   return {
     bytes: statSync(file).size,
-    migration: db.prepare('SELECT COALESCE(MAX(version), 0) FROM schema_migrations').pluck().get() as number,
+    migration: recordedMigration(db) ?? 0,
     accounts: count('accounts'),
     websites: count('websites'),
   };
@@ -65,8 +65,7 @@ export function inspectBackup(file: string, migrationsDir: string): DatabaseSumm
   try {
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') throw new BackupError(`${file} is damaged (integrity_check: ${String(integrity)})`);
-    const hasMigrations = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
-    if (!hasMigrations) throw new BackupError(`${file} is not a wpp plugin database (it has no schema_migrations table)`);
+    if (recordedMigration(db) === null) throw new BackupError(`${file} is not a wpp plugin database (it has no schema_migrations table)`);
     const ours = new Map(loadMigrations(migrationsDir).map((m) => [m.version, m.name]));
     const applied = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as { version: number; name: string }[];
     const newest = Math.max(0, ...ours.keys());

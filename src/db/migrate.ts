@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Db } from './open.js';
 
 export interface Migration {
@@ -46,6 +47,38 @@ export function loadMigrations(dir: string): Migration[] {
   return migrations;
 }
 
+/** Newest version of the folder's migrations: what this code brings a database up to (0 when there are none). */
+export const newestMigration = (dir: string): number => loadMigrations(dir).at(-1)?.version ?? 0;
+
+/**
+ * The queries that say how migrations are recorded (the schema_migrations table), here only.
+ * Exported for database-probe.ts, whose worker thread runs them as plain text.
+ */
+export const MIGRATION_QUERIES = {
+  hasTable: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+  newest: 'SELECT MAX(version) AS v FROM schema_migrations',
+} as const;
+
+/** The newest migration `db` records: null when it has no schema_migrations table (migrations never ran on it), 0 when it records none. */
+export function recordedMigration(db: Db): number | null {
+  if (!db.prepare(MIGRATION_QUERIES.hasTable).get()) return null;
+  return (db.prepare(MIGRATION_QUERIES.newest).get() as { v: number | null }).v ?? 0;
+}
+
+/**
+ * The newest migration the database `file` records, read through a read-only connection that
+ * changes nothing: undefined when there is no file, 0 when migrations never ran on it.
+ */
+export function schemaLevel(file: string): number | undefined {
+  if (!existsSync(file)) return undefined;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return recordedMigration(db) ?? 0;
+  } finally {
+    db.close();
+  }
+}
+
 export interface MigrateResult {
   applied: Migration[];
   version: number;
@@ -64,7 +97,7 @@ export function migrate(db: Db, dir: string): MigrateResult {
     name TEXT NOT NULL,
     applied_at TEXT NOT NULL
   )`);
-  const current = (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
+  const current = recordedMigration(db) ?? 0;
   const newestKnown = migrations.at(-1)?.version ?? 0;
   if (current > newestKnown) throw new DatabaseTooNewError(current, newestKnown);
 

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createPrivateFile, makePrivateDir, printNotice, securePrivateDir, tightenPrivate, type Notice } from './files.js';
-import { migrate } from './migrate.js';
+import { migrate, recordedMigration } from './migrate.js';
 
 export type Db = Database.Database;
 
@@ -101,7 +101,7 @@ export function openMigratedDatabase(file: string, migrationsDir: string, option
   const { busyTimeoutMs, ...rest } = openOptions;
   const db = openDatabase(file, rest);
   try {
-    if (createdAt !== undefined && !db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get()) {
+    if (createdAt !== undefined && recordedMigration(db) === null) {
       throw lostDatabase(file, marker, createdAt, 'has no tables');
     }
     migrate(db, migrationsDir);

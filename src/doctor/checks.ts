@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig, type Config, type Env, type MachineFacts } from '../config.js';
-import { loadMigrations } from '../db/migrate.js';
+import { newestMigration } from '../db/migrate.js';
 import { processIsAlive, readLockHolder } from '../db/statistics.repo.js';
 import { describeError } from '../errors.js';
 import { describeHolder, SERVE_LOCK } from '../locks.js';
@@ -17,7 +17,7 @@ import { paths } from '../paths.js';
 import { providerTarget } from '../wiring/provider.js';
 import { createProviderClient, isProviderError, type ProviderClientOptions } from '../provider/index.js';
 import { fail, ok, SkipCheck, warn, type CheckResult, type DoctorCheck } from './doctor.js';
-import { probeDatabase } from './database-probe.js';
+import { probeDatabase } from '../db/database-probe.js';
 import { LAYOUT } from '../install/layout.js';
 import { currentInstallSource } from '../install/source.js';
 import { createToolRunner, type ToolRunner } from '../install/tools.js';
@@ -99,7 +99,7 @@ export async function checkDatabase(config: Config, signal: AbortSignal): Promis
   }
   const wal = statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0;
   const probe = await probeDatabase(file, signal);
-  const newest = loadMigrations(paths.migrations).at(-1)?.version ?? 0;
+  const newest = newestMigration(paths.migrations);
   const where = `${file} ${formatBytes(size)}${wal > 0 ? ` (+ ${formatBytes(wal)} WAL)` : ''}`;
   if (probe.quickCheck.join() !== 'ok')
     return fail(`${where} is damaged (quick_check: ${probe.quickCheck.join('; ')}): restore it from a backup`);

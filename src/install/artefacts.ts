@@ -73,6 +73,9 @@ export interface RegistrationRecord {
   purgeOnly?: boolean;
 }
 
+/** What registering left: the record but for the artefact's own key, description and fingerprint. */
+export type RegistrationOutcome = Omit<RegistrationRecord, 'key' | 'describe' | 'fingerprint'>;
+
 /** Something registered with the panel or the system through their tools (hooks, menu entries, a service). */
 export interface RegistrationArtefact {
   kind: 'registration';
@@ -85,8 +88,8 @@ export interface RegistrationArtefact {
   first?: boolean;
   /** Undone only by an uninstall with --purge. */
   purgeOnly?: boolean;
-  /** Registers (safely when part of it is already there) and returns what uninstall needs. */
-  register(tools: ToolRunner): Promise<RegistrationRecord>;
+  /** Registers (safely when part of it is already there) and returns what uninstall needs; the engine records it under this artefact's key, description and fingerprint. */
+  register(tools: ToolRunner): Promise<RegistrationOutcome>;
   /** Whether the recorded registration is still in place: a second install skips it; doctor reports it. */
   isInPlace(tools: ToolRunner, record: RegistrationRecord): Promise<boolean>;
 }

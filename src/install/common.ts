@@ -3,13 +3,13 @@
  * hook and page runs, and the systemd service that runs `wpp serve`.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readEnvFile } from './env-file.js';
 import type { Artefact, RegistrationArtefact } from './artefacts.js';
 import { VIRTUALMIN_VARIABLES } from '../panel/adapters/virtualmin.js';
 import { LAYOUT } from './layout.js';
 import type { ReleaseOrigin } from './release.js';
 import { serviceUserRegistration } from './service-user.js';
-import { TOOL_PATH, type ToolRunner } from './tools.js';
+import { TOOL_PATH } from './tools.js';
 
 /** Where this copy of wpp is: the launcher runs it. */
 export interface InstallSource {
@@ -164,12 +164,6 @@ export function systemdUnit(source: InstallSource): string {
   ].join('\n');
 }
 
-/** True when /etc/wpp/env names a provider: only then is the service started (else it would provision into a sandbox). */
-async function providerConfigured(tools: ToolRunner): Promise<boolean> {
-  const text = await readFile(tools.at(LAYOUT.envFile), 'utf8').catch(() => '');
-  return /^\s*WPP_PROVIDER_URL=['"]?[^'"\s]/m.test(text);
-}
-
 /**
  * On a panel, the scheduled comparison of its accounts (WPP_PANEL_CHECK_HOURS) runs here as
  * root, since the panel's tools answer root only and `wpp serve` runs as the wpp user. Hourly;
@@ -215,15 +209,13 @@ export function systemdService(unit: string, panelCheck?: { service: string; tim
     fingerprint: panelCheck ? fingerprintOf(unit, panelCheck) : fingerprintOf(unit),
     async register(tools) {
       await tools.check(LAYOUT.systemctl, ['daemon-reload']);
-      const start = await providerConfigured(tools);
+      // Started only when /etc/wpp/env names a provider: without one it would provision into the embedded sandbox.
+      const start = (await readEnvFile(tools)).WPP_PROVIDER_URL !== undefined;
       // restart, not start: an upgrade's new unit or code must take effect.
       await tools.check(LAYOUT.systemctl, ['enable', 'wpp.service']);
       if (panelCheck) await tools.check(LAYOUT.systemctl, ['enable', '--now', TIMER]);
       if (start) await tools.check(LAYOUT.systemctl, ['restart', 'wpp.service']);
       return {
-        key: this.key,
-        describe: this.describe,
-        fingerprint: this.fingerprint,
         ids: [],
         undo: [systemctl(['disable', '--now', 'wpp.service']), ...(panelCheck ? [systemctl(['disable', '--now', TIMER])] : [])],
         afterRemoval: [systemctl(['daemon-reload'])],

@@ -112,7 +112,7 @@ export function scriptHooks(key: string, script: string, expected: ScriptHook[],
         await tools.check(call.tool, call.args);
       }
       const ours = listed.filter((l) => expected.some((hook) => sameHook(l, hook)));
-      return { key, describe: this.describe, fingerprint: this.fingerprint, ids: ours.map((hook) => hook.id), undo: ours.map(deleteCall) };
+      return { ids: ours.map((hook) => hook.id), undo: ours.map(deleteCall) };
     },
     async isInPlace(tools) {
       return missingFrom(await listedHooks(tools)).length === 0;

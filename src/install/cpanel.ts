@@ -83,9 +83,6 @@ function menuEntry(installJson: string, icon: string): RegistrationArtefact {
     async register(tools) {
       await tools.check(CPANEL.installPlugin, args);
       return {
-        key: this.key,
-        describe: this.describe,
-        fingerprint: this.fingerprint,
         ids: [],
         undo: [{ tool: CPANEL.uninstallPlugin, args }],
       };
@@ -109,9 +106,6 @@ function whmEntry(appConfig: string): RegistrationArtefact {
     async register(tools) {
       await tools.check(CPANEL.registerAppconfig, [OURS.appConfig]);
       return {
-        key: this.key,
-        describe: this.describe,
-        fingerprint: this.fingerprint,
         ids: [WHM_APP],
         undo: [{ tool: CPANEL.unregisterAppconfig, args: [WHM_APP] }],
       };

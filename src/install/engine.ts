@@ -139,7 +139,12 @@ async function placeRegistration(
     options.print(`would register  ${registration.describe}`);
     return { record: previous, changed: true };
   }
-  const record = await registration.register(options.tools);
+  const record: RegistrationRecord = {
+    key: registration.key,
+    describe: registration.describe,
+    fingerprint: registration.fingerprint,
+    ...(await registration.register(options.tools)),
+  };
   options.print(`${previous ? 're-registered' : 'registered'}  ${registration.describe}`);
   return { record, changed: true };
 }

@@ -140,9 +140,6 @@ export function pleskEventHandler(event: string): RegistrationArtefact {
         throw new Error(`${PLESK_TOOL} bin event_handler --list shows ${ours.length} handlers running "${command}" after --create, not 1`);
       const ids = ours.map((h) => h.id);
       return {
-        key: this.key,
-        describe: this.describe,
-        fingerprint: this.fingerprint,
         ids,
         undo: ids.map((id) => eventHandler(['--delete', id])),
       };
@@ -168,9 +165,6 @@ export function pleskExtensionRegistration(): RegistrationArtefact {
     async register(tools) {
       await tools.check(PLESK_TOOL, ['bin', 'extension', '--register', PLESK_EXTENSION_ID]);
       return {
-        key: this.key,
-        describe: this.describe,
-        fingerprint: this.fingerprint,
         ids: [PLESK_EXTENSION_ID],
         undo: [{ tool: PLESK_TOOL, args: ['bin', 'extension', '--uninstall', PLESK_EXTENSION_ID] }],
       };

@@ -5,14 +5,13 @@
  * rollback to a version that does not know the database's schema puts that copy back only
  * when asked to, keeping the current database beside it: nothing is lost either way.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { API_KEY_FILE } from '../config.js';
 import { backupDatabase } from '../db/backup.js';
-import { loadMigrations } from '../db/migrate.js';
+import { newestMigration, schemaLevel } from '../db/migrate.js';
 import { openPluginDatabase } from '../db/plugin-database.js';
+import { readEnvFile } from './env-file.js';
 import { LAYOUT } from './layout.js';
 import type { ToolRunner } from './tools.js';
 
@@ -24,43 +23,14 @@ export interface InstalledData {
   shownDatabaseFile: string;
 }
 
-/** One `NAME=value` of the settings file, as sh would read a plain or quoted value; undefined when not set. */
-function settingIn(text: string, name: string): string | undefined {
-  let value: string | undefined;
-  for (const line of text.split('\n')) {
-    const match = new RegExp(`^\\s*(?:export\\s+)?${name}=(.*)$`).exec(line);
-    if (match?.[1] === undefined) continue;
-    value = match[1]
-      .trim()
-      .replace(/^'(.*)'$/, '$1')
-      .replace(/^"(.*)"$/, '$1');
-  }
-  return value || undefined;
-}
-
 /** Where the installation keeps its database and key file: WPP_DATA_DIR and WPP_KEY_FILE of /etc/wpp/env, else the defaults. */
 export async function installedData(tools: ToolRunner): Promise<InstalledData> {
-  const settings = await readFile(tools.at(LAYOUT.envFile), 'utf8').catch(() => '');
-  const dataDir = settingIn(settings, 'WPP_DATA_DIR') ?? LAYOUT.dataDir;
-  const keyFile = settingIn(settings, 'WPP_KEY_FILE') ?? join(dataDir, API_KEY_FILE);
+  const settings = await readEnvFile(tools);
+  const dataDir = settings.WPP_DATA_DIR ?? LAYOUT.dataDir;
+  const keyFile = settings.WPP_KEY_FILE ?? join(dataDir, API_KEY_FILE);
   const shownDatabaseFile = join(dataDir, 'plugin.sqlite');
   return { databaseFile: tools.at(shownDatabaseFile), keyFile: tools.at(keyFile), shownDatabaseFile };
 }
-
-/** The newest migration the database has, or undefined when there is no database yet. */
-export function schemaLevel(databaseFile: string): number | undefined {
-  if (!existsSync(databaseFile)) return undefined;
-  const db = new Database(databaseFile, { readonly: true, fileMustExist: true });
-  try {
-    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
-    if (!table) return 0;
-    return (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
-  } finally {
-    db.close();
-  }
-}
-
-export const newestMigration = (migrationsDir: string) => loadMigrations(migrationsDir).at(-1)?.version ?? 0;
 
 const BACKUP_PREFIX = 'plugin.sqlite.before-';
 const backupName = (version: string, now: Date) => `${BACKUP_PREFIX}${version}-${now.toISOString().replace(/[:.]/g, '-')}`;

@@ -87,9 +87,6 @@ export function serviceUserRegistration(): RegistrationArtefact {
       if (!(await lookupServiceUser(tools)))
         throw new Error(`${USER_TOOLS.useradd} ran, but ${LAYOUT.serviceUser} is still unknown to getent`);
       return {
-        key: this.key,
-        describe: this.describe,
-        fingerprint: this.fingerprint,
         ids: [],
         purgeOnly: true,
         undo: [{ tool: USER_TOOLS.userdel, args: [LAYOUT.serviceUser] }],

@@ -71,7 +71,7 @@ export function virtualminCommandCheck(): RegistrationArtefact {
     async register(tools) {
       const current = await free(tools);
       if (current !== undefined) throw new Error(foreignPostCommand(current));
-      return { key: this.key, describe: this.describe, fingerprint: this.fingerprint, ids: [], undo: [] };
+      return { ids: [], undo: [] };
     },
     async isInPlace(tools) {
       return (await free(tools)) === undefined;
@@ -89,7 +89,7 @@ export function virtualminRegistration(): RegistrationArtefact {
     async register(tools) {
       const { tool, args } = call('register');
       await tools.check(tool, args);
-      return { key: this.key, describe: this.describe, fingerprint: this.fingerprint, ids: [], undo: [call('unregister')] };
+      return { ids: [], undo: [call('unregister')] };
     },
     async isInPlace(tools) {
       const { tool, args } = call('check');

@@ -242,7 +242,7 @@ describe('a cPanel hook that may not write the database', () => {
         throw Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' });
       };
       const config = { ...plugin.config, hook: { ...plugin.config.hook, url: plugin.url } };
-      await expect(deliverEvents(config, result.events, readOnly, false)).rejects.toThrow(
+      await expect(deliverEvents(config, result.events, { open: readOnly, mayPost: false })).rejects.toThrow(
         /may not write the plugin's database: cPanel runs wpp's hooks as root/,
       );
       // Nothing reached the running plugin either.

@@ -209,11 +209,9 @@ describe('hooks that cannot open the database', () => {
       const readOnly = () => {
         throw Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' });
       };
-      const delivered = await deliverEvents(
-        { ...plugin.config, hook: { ...plugin.config.hook, url: plugin.url } },
-        [result.data],
-        readOnly,
-      );
+      const delivered = await deliverEvents({ ...plugin.config, hook: { ...plugin.config.hook, url: plugin.url } }, [result.data], {
+        open: readOnly,
+      });
       expect(delivered).toEqual([{ eventId: result.data.id, type: 'domain.added', jobId: expect.any(Number), created: true }]);
       // The common case: SQLite opened the file read-only without complaint; only the write fails.
       const second = finishEvent('emit', { type: 'domain.added', account: 'carol', domain: 'carol2.example' });
@@ -226,8 +224,11 @@ describe('hooks that cannot open the database', () => {
         return db;
       };
       expect(
-        (await deliverEvents({ ...plugin.config, hook: { ...plugin.config.hook, url: plugin.url } }, [second.data], opensReadOnly))[0]
-          ?.created,
+        (
+          await deliverEvents({ ...plugin.config, hook: { ...plugin.config.hook, url: plugin.url } }, [second.data], {
+            open: opensReadOnly,
+          })
+        )[0]?.created,
       ).toBe(true);
       await plugin.idle();
       expect(plugin.accounts.getWebsite('carol.example')?.account).toBe('carol');

@@ -18,7 +18,7 @@ function memoryRegistration(panelState: Set<string>, key: string, fingerprint = 
     async register() {
       this.registered++;
       panelState.add(key);
-      return { key, describe: this.describe, fingerprint, ids: [`id-${key}`], undo: [{ tool: '/usr/bin/true', args: [key] }] };
+      return { ids: [`id-${key}`], undo: [{ tool: '/usr/bin/true', args: [key] }] };
     },
     async isInPlace() {
       return panelState.has(key);
@@ -94,6 +94,14 @@ describe('the install engine', () => {
     expect(existsSync(join(root, 'opt/old'))).toBe(false);
     expect(existsSync(join(root, 'opt/a'))).toBe(true);
     expect((await readInstallRecord(createToolRunner(root), 'test'))?.registrations).toEqual([]);
+  });
+
+  test("the record keeps each registration's key, description and fingerprint with the ids and undo calls registering left", async () => {
+    const state = new Set<string>();
+    await install(plan('test', [memoryRegistration(state, 'hooks', 'v7')]), options());
+    expect((await readInstallRecord(createToolRunner(root), 'test'))?.registrations).toEqual([
+      { key: 'hooks', describe: 'test hooks', fingerprint: 'v7', ids: ['id-hooks'], undo: [{ tool: '/usr/bin/true', args: ['hooks'] }] },
+    ]);
   });
 
   test('a dry run changes nothing and writes no record', async () => {

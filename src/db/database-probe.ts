@@ -7,6 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { MIGRATION_QUERIES } from './migrate.js';
 
 export interface DatabaseProbe {
   /** The newest migration recorded; null when the file has no schema_migrations table. */
@@ -22,8 +23,9 @@ let db;
 try {
   db = new Database(workerData.file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 1000');
-  const migrations = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
-  const version = migrations ? (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get().v ?? 0) : null;
+  // recordedMigration of migrate.ts, with its queries.
+  const migrations = db.prepare(workerData.queries.hasTable).get();
+  const version = migrations ? (db.prepare(workerData.queries.newest).get().v ?? 0) : null;
   const quickCheck = db.pragma('quick_check(5)').map((row) => String(Object.values(row)[0]));
   parentPort.postMessage({ probe: { version, quickCheck } });
 } catch (error) {
@@ -38,7 +40,7 @@ const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 /** Probes `file` in a worker; `signal` terminates it. Rejects with the driver's error (its `code` kept). */
 export function probeDatabase(file: string, signal?: AbortSignal): Promise<DatabaseProbe> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver } });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, queries: MIGRATION_QUERIES } });
     const stop = () => {
       void worker.terminate();
       reject(signal?.reason instanceof Error ? signal.reason : new Error('stopped'));
