@@ -109,14 +109,24 @@ function parameters(operation: Operation): Json[] {
   return found;
 }
 
-function requestBody(body: NonNullable<Operation['body']>): Json {
+/** A form sends a list as one comma-joined field (`ip=a,b`), which OpenAPI calls form style, not exploded. */
+function formEncoding(schema: Json | undefined): Json | undefined {
+  const properties = (schema?.properties ?? {}) as Record<string, Json>;
+  const lists = Object.keys(properties).filter((name) => properties[name]?.type === 'array');
+  return lists.length === 0 ? undefined : Object.fromEntries(lists.map((name) => [name, { style: 'form', explode: false }]));
+}
+
+function requestBody(body: NonNullable<Operation['body']>, schemas: Record<string, Json>): Json {
   const content: Json = {};
   if (body.json) content['application/json'] = { schema: componentRef(body.json) };
-  if (body.form) content['application/x-www-form-urlencoded'] = { schema: componentRef(body.form) };
+  if (body.form) {
+    const encoding = formEncoding(schemas[body.form]);
+    content['application/x-www-form-urlencoded'] = { schema: componentRef(body.form), ...(encoding ? { encoding } : {}) };
+  }
   return { required: body.required, content };
 }
 
-function operationObject(operation: Operation): Json {
+function operationObject(operation: Operation, schemas: Record<string, Json>): Json {
   const responses: Json = {};
   for (const answer of [...operation.answers].sort((a, b) => a.status - b.status)) {
     responses[String(answer.status)] = {
@@ -133,7 +143,7 @@ function operationObject(operation: Operation): Json {
     tags: [operation.path.split('/')[1]],
     ...(operation.origin === 'extension' ? { 'x-extension': 'a sandbox extension that clients use (docs/sandbox.md)' } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
-    ...(operation.body ? { requestBody: requestBody(operation.body) } : {}),
+    ...(operation.body ? { requestBody: requestBody(operation.body, schemas) } : {}),
     responses,
   };
 }
@@ -142,15 +152,18 @@ const DESCRIPTION = [
   "The web protection provider's HTTP interface as wpp speaks it and its sandbox implements it.",
   'Described in words in docs/provider-api.md; where the interface leaves something open (answer bodies, error codes, limits,',
   "extensions marked x-extension), this document states the sandbox's choices, recorded in docs/sandbox.md.",
+  'Any other path or method under /v1.0 answers 404 (not_found), after the key check (401) and, like every request, the',
+  'rate limit (429) and injected faults (500, 503).',
   'Generated from the zod schemas in src/provider/ by `npm run openapi`; do not edit by hand.',
 ].join(' ');
 
 /** The OpenAPI 3.1 document of the /v1.0 interface. */
 export function buildOpenApiDocument(): Json {
+  const schemas = { ...componentSchemas(REQUEST_COMPONENTS, 'input'), ...componentSchemas(ANSWER_COMPONENTS, 'output') };
   const paths: Record<string, Json> = {};
   for (const operation of OPERATIONS) {
     const path = (paths[fullPath(operation)] ??= {});
-    path[operation.method] = operationObject(operation);
+    path[operation.method] = operationObject(operation, schemas);
   }
   return {
     openapi: '3.1.0',
@@ -167,7 +180,7 @@ export function buildOpenApiDocument(): Json {
     ],
     paths,
     components: {
-      schemas: { ...componentSchemas(REQUEST_COMPONENTS, 'input'), ...componentSchemas(ANSWER_COMPONENTS, 'output') },
+      schemas,
       responses: errorResponses(),
       securitySchemes: {
         bearerKey: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer <API key>`, as wpp sends it' },

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { fullPath, OPERATIONS } from '../../src/provider/openapi-routes.js';
+import { ALWAYS_POSSIBLE_ERRORS, fullPath, OPERATIONS } from '../../src/provider/openapi-routes.js';
 import type { SandboxAnswer } from '../../src/sandbox/context.js';
 
 export const OPENAPI_FILE = resolve(dirname(fileURLToPath(import.meta.url)), '../../docs/openapi.json');
@@ -55,6 +55,14 @@ function templateOf(document: OpenApiDocument, path: string): string | undefined
   });
 }
 
+/**
+ * A path or method outside the interface is refused: 404, or first like any /v1.0 request (the
+ * key check, the rate limit, an injected fault), each with the error body of its status.
+ */
+const OUTSIDE_THE_INTERFACE = Object.fromEntries(
+  [...ALWAYS_POSSIBLE_ERRORS, 404].map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }]),
+);
+
 export interface AnswerChecker {
   /** Problems with one answer: empty when it matches the document. */
   check(answer: SandboxAnswer): string[];
@@ -79,8 +87,7 @@ export function createAnswerChecker(document: OpenApiDocument = JSON.parse(readF
       const body = JSON.parse(JSON.stringify(answer.body)) as unknown;
       const template = templateOf(document, answer.path);
       const operation = template ? document.paths[template]?.[answer.method.toLowerCase()] : undefined;
-      // A path or method outside the interface may only be refused, with the error body of that status.
-      const responses = operation?.responses ?? { '404': { $ref: '#/components/responses/Error404' } };
+      const responses = operation?.responses ?? OUTSIDE_THE_INTERFACE;
       const declared = responses[String(answer.status)];
       if (!declared) return [`${where}: status not in docs/openapi.json (${Object.keys(responses).join(', ')})`];
       const response = responseOf(declared);

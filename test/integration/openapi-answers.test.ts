@@ -53,10 +53,12 @@ describe('the OpenAPI document and the sandbox', () => {
       (await call(sandbox, 'POST', '/v1.0/user', { form: { id: 'ann@example.com' } })).status,
       (await call(sandbox, 'POST', '/v1.0/device', { form: { ip: 'not an address' } })).status,
       (await call(sandbox, 'GET', '/v1.0/nothing-here')).status,
+      // Outside the interface the key is still checked first (doctor probes the provider this way).
+      (await call(sandbox, 'GET', '/v1.0/', { key: 'not-a-key' })).status,
     ];
     await sandbox.control('POST', '/_sandbox/faults', { mode: 'ratelimit', retryAfter: 3, times: 1 });
     statuses.push((await call(sandbox, 'GET', '/v1.0/user')).status);
-    expect(statuses).toEqual([201, 200, 401, 409, 422, 404, 429]);
+    expect(statuses).toEqual([201, 200, 401, 409, 422, 404, 401, 429]);
     expect(answers.map((answer) => answer.status)).toEqual(statuses);
     expect(sandbox.answerMismatches()).toEqual([]);
   });
