@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { createAnswerChecker, type AnswerChecker } from './openapi-answers.js';
@@ -41,6 +42,9 @@ export async function startTestSandbox({ checkAnswers = true, ...options }: Test
     ? (answer) => {
         checker ??= createAnswerChecker();
         mismatches.push(...checker.check(answer));
+        // For measuring which operations and statuses the suite provokes: one line per answer checked.
+        if (process.env.WPP_TEST_ANSWER_LOG)
+          appendFileSync(process.env.WPP_TEST_ANSWER_LOG, `${answer.method} ${answer.path} ${answer.status}\n`);
         options.observeAnswer?.(answer);
       }
     : options.observeAnswer;
