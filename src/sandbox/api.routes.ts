@@ -16,6 +16,15 @@ import type { SandboxContext } from './context.js';
 import { parseOr422 } from './validation.js';
 import { websiteToJson, type Principal } from './websites.js';
 import type { StoredUser } from './store.js';
+import type {
+  WireAsset,
+  WireUser,
+  WireUserStatistics,
+  WireUserWithKey,
+  WireWebsiteDeleted,
+  WireUserDeleted,
+  WireWebsiteStatistics,
+} from '../provider/wire.js';
 
 /** Reads the key from `Authorization: Bearer KEY` or the bare `Authorization: KEY`. */
 export function keyFromAuthorization(header: string | undefined): string | null {
@@ -46,7 +55,7 @@ function domainParam(req: Request): string {
   return domain;
 }
 
-function userToJson(context: SandboxContext, user: StoredUser, withKey: boolean) {
+function userToJson(context: SandboxContext, user: StoredUser, withKey: boolean): WireUser | WireUserWithKey {
   return {
     id: user.id,
     ...(withKey ? { api_key: user.apiKey } : {}),
@@ -70,7 +79,7 @@ const requirePartner = (principal: Principal, action: string) => {
   if (!principal.user.isPartner) throw forbidden(`Only the partner key may ${action}`);
 };
 
-function statisticsJson(context: SandboxContext, domain: string, query: Request['query'], createdAt: number) {
+function statisticsJson(context: SandboxContext, domain: string, query: Request['query'], createdAt: number): WireWebsiteStatistics {
   const range = parseOr422(statisticsQuerySchema, query);
   const now = context.now();
   const from = range.from ? Date.parse(range.from) : undefined;
@@ -167,7 +176,7 @@ export function createApiRouter(context: SandboxContext): express.Router {
     const count = store.countWebsites(user.id);
     if (count > 0) throw conflict(`User ${user.id} still owns ${count} website${count === 1 ? '' : 's'}`);
     store.deleteUser(user.id);
-    res.json({ status: 'ok', id: user.id });
+    res.json({ status: 'ok', id: user.id } satisfies WireUserDeleted);
   });
 
   router.get('/user/:id/statistics', (req, res) => {
@@ -180,7 +189,7 @@ export function createApiRouter(context: SandboxContext): express.Router {
       permitted: totals.total - totals.blocked,
       blocked: totals.blocked,
       mitigated: { total: totals.blocked + totals.captcha, captcha: totals.captcha, deny: totals.blocked },
-    });
+    } satisfies WireUserStatistics);
   });
 
   const addAsset = (kind: 'device' | 'server') => (req: Request, res: Response) => {
@@ -212,7 +221,7 @@ export function createApiRouter(context: SandboxContext): express.Router {
       zone: asset.zone,
       tag: asset.tag,
       created_at: new Date(asset.createdAt).toISOString(),
-    });
+    } satisfies WireAsset);
   };
   router.post('/device', addAsset('device'));
   router.post('/server', addAsset('server'));
@@ -255,7 +264,7 @@ export function createApiRouter(context: SandboxContext): express.Router {
   router.delete('/website/:domain', (req, res) => {
     const domain = domainParam(req);
     websites.remove(principalOf(res), domain);
-    res.json({ status: 'ok', domain });
+    res.json({ status: 'ok', domain } satisfies WireWebsiteDeleted);
   });
 
   router.use((req) => {

@@ -50,6 +50,16 @@ function bodyParserError(error: unknown): SandboxError | null {
   return new SandboxError(status, 'bad_request', 'The request body could not be read');
 }
 
+/** Hands every JSON answer of this request to `observe` just before it is sent. */
+function observeAnswers(req: Request, res: Response, observe: NonNullable<SandboxContext['observeAnswer']>): void {
+  const json = res.json.bind(res);
+  res.json = (body: unknown) => {
+    const path = new URL(req.originalUrl, 'http://sandbox').pathname;
+    observe({ method: req.method, path, status: res.statusCode, headers: res.getHeaders(), body });
+    return json(body);
+  };
+}
+
 /** Applies the injected fault to one /v1.0 request; true when the request was answered here. */
 async function applyFault(fault: Fault, req: Request, res: Response): Promise<boolean> {
   switch (fault.mode) {
@@ -101,6 +111,7 @@ export function createSandboxApp(context: SandboxContext): express.Express {
   app.use(`/${API_VERSION}`, (req, res, next) => {
     const started = performance.now();
     const fault = context.faults.consume();
+    if (context.observeAnswer) observeAnswers(req, res, context.observeAnswer);
     res.on('close', () => {
       const entry = {
         at: new Date().toISOString(),

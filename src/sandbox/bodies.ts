@@ -13,6 +13,7 @@ import {
   tagListSchema,
   userIdSchema,
 } from '../provider/spec.js';
+import { wireStatisticsQuerySchema } from '../provider/wire.js';
 
 /**
  * Form bodies arrive in the shapes real clients send: a comma-joined string, repeated keys
@@ -137,12 +138,10 @@ export const bulkTrafficBodySchema = z
   .array(z.strictObject({ domain: domainSchema, ...trafficFields }).refine(trafficAddsUp, trafficMessage))
   .max(100_000);
 
-export const statisticsQuerySchema = z
-  .object({
-    from: z.iso.datetime({ offset: true }).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
-  })
-  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: 'from must not be after to', path: ['from'] });
+export const statisticsQuerySchema = wireStatisticsQuerySchema.refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), {
+  message: 'from must not be after to',
+  path: ['from'],
+});
 
 export const nxdomainBodySchema = z.strictObject({ domains: z.array(domainSchema).min(1).max(10_000) });
 

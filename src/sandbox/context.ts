@@ -18,4 +18,15 @@ export interface SandboxContext {
   now: () => number;
   /** Domain limit given to each new user; null: unlimited. */
   defaultDomainLimit: number | null;
+  /** Sees every /v1.0 JSON answer as it is sent (the tests check each against docs/openapi.json). */
+  observeAnswer?: ((answer: SandboxAnswer) => void) | undefined;
+}
+
+/** One /v1.0 answer: the request's method and path (no query) and what is sent back. */
+export interface SandboxAnswer {
+  method: string;
+  path: string;
+  status: number;
+  headers: Record<string, unknown>;
+  body: unknown;
 }

@@ -1,5 +1,6 @@
 import express, { type Request } from 'express';
 import { z } from 'zod';
+import { buildOpenApiDocument } from '../provider/openapi.js';
 import { normalizeDomain } from '../provider/spec.js';
 import { authenticate } from './api.routes.js';
 import { bulkTrafficBodySchema, bulkWebsitesBodySchema, nxdomainBodySchema, trafficBodySchema } from './bodies.js';
@@ -13,11 +14,19 @@ const limitSchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).d
 
 /**
  * `/_sandbox/...`: how tests and demos drive the provider's side of the world (traffic, DNS,
- * faults). Partner key only; it never sees the /v1.0 faults.
+ * faults), and the interface's OpenAPI document. Partner key only, but for the document; it
+ * never sees the /v1.0 faults.
  */
 export function createControlRouter(context: SandboxContext): express.Router {
   const router = express.Router();
   const { store } = context;
+
+  // The interface's description is no secret: served without a key, so tools can read it as they find it.
+  let document: unknown;
+  router.get('/openapi.json', (_req, res) => {
+    document ??= buildOpenApiDocument();
+    res.json(document);
+  });
 
   router.use((req, _res, next) => {
     if (!authenticate(context, req).user.isPartner) throw forbidden('The control API takes the partner key');

@@ -1,3 +1,5 @@
+import { MAX_ERROR_DETAILS, type WireError, type WireErrorCode } from '../provider/wire.js';
+
 /** One field problem, as listed in an error body's `details`. */
 export interface ErrorDetail {
   path: string;
@@ -8,7 +10,7 @@ export interface ErrorDetail {
  * At most this many entries of `details` are answered; `details_omitted` counts the rest
  * (documented in docs/sandbox.md), so a body with thousands of bad fields stays small.
  */
-export const MAX_ERROR_DETAILS = 50;
+export { MAX_ERROR_DETAILS };
 /** At most this many problems are spelled out in a 422 `message`. */
 const MAX_MESSAGE_DETAILS = 10;
 /** A detail's `path` or `message` longer than this is cut (a client may send a huge key). */
@@ -25,7 +27,8 @@ export class SandboxError extends Error {
   override readonly name = 'SandboxError';
   constructor(
     readonly httpStatus: number,
-    readonly code: string,
+    /** One of the codes docs/openapi.json lists for the status. */
+    readonly code: WireErrorCode,
     message: string,
     readonly details: ErrorDetail[] = [],
     readonly headers: Record<string, string> = {},
@@ -35,9 +38,9 @@ export class SandboxError extends Error {
 }
 
 /** The JSON body of every sandbox error: `details` capped at MAX_ERROR_DETAILS, the rest counted. */
-export function errorBody(error: SandboxError) {
+export function errorBody(error: SandboxError): WireError {
   return {
-    status: 'error' as const,
+    status: 'error',
     code: error.code,
     message: error.message,
     details: error.details.slice(0, MAX_ERROR_DETAILS).map((detail) => ({ path: cut(detail.path), message: cut(detail.message) })),

@@ -6,7 +6,7 @@ import { paths } from '../paths.js';
 import { listen } from '../http-server.js';
 import { createSandboxApp } from './app.js';
 import { createCallbackDispatcher } from './callbacks.js';
-import type { SandboxContext } from './context.js';
+import type { SandboxAnswer, SandboxContext } from './context.js';
 import { createFaultState } from './faults.js';
 import { errorBody, SandboxError } from './errors.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -42,6 +42,8 @@ export interface SandboxOptions {
   /** Default: pino at info on standard output. Its callers pass theirs, at WPP_LOG_LEVEL (the sandbox reads no setting itself). */
   logger?: Logger;
   now?: () => number;
+  /** Sees every /v1.0 JSON answer as it is sent; the tests check each against docs/openapi.json. */
+  observeAnswer?: (answer: SandboxAnswer) => void;
   /** Where the listen address is set, for the message when listening fails. Default "--host and --port". */
   listenSetting?: string;
 }
@@ -117,6 +119,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     logger,
     now,
     defaultDomainLimit: options.defaultDomainLimit ?? null,
+    observeAnswer: options.observeAnswer,
   };
   const app = createSandboxApp(context);
 

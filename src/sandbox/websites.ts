@@ -8,6 +8,7 @@ import {
   type Settings,
   type SettingsPatch,
 } from '../provider/spec.js';
+import type { WireWebsite } from '../provider/wire.js';
 import { checkCertificatePair } from './certificates.js';
 import { alreadyExists, forbidden, notFound, SandboxError, validationFailed, type ErrorDetail } from './errors.js';
 import type { Resolver } from './resolver.js';
@@ -324,7 +325,7 @@ export function createWebsiteService(options: WebsiteServiceOptions) {
 export type WebsiteService = ReturnType<typeof createWebsiteService>;
 
 /** The website as the API answers it: the full schema, never the private key. */
-export function websiteToJson(website: StoredWebsite) {
+export function websiteToJson(website: StoredWebsite): WireWebsite {
   return {
     domain: website.domain,
     user_id: website.userId,
