@@ -178,7 +178,10 @@ export async function withPlugin<T>(
  * A plugin whose provider is the embedded sandbox, as `npm start` without configuration runs
  * it (the demo pages exist), on port 0 with its own data folder; always stopped and removed.
  */
-export async function withDemoPlugin<T>(fn: (plugin: DemoPlugin) => Promise<T>, options: { logger?: Logger } = {}): Promise<T> {
+export async function withDemoPlugin<T>(
+  fn: (plugin: DemoPlugin) => Promise<T>,
+  options: { logger?: Logger; now?: () => number } = {},
+): Promise<T> {
   const dataDir = createTempDir('wpp-demo-');
   const config = loadConfig(
     {
@@ -197,6 +200,7 @@ export async function withDemoPlugin<T>(fn: (plugin: DemoPlugin) => Promise<T>, 
     logger: options.logger ?? pino({ level: 'silent' }),
     scheduler: false,
     workerOptions: { pollMs: 20, backoff: { baseMs: 20, maxMs: 200 } },
+    ...(options.now ? { now: options.now } : {}),
   });
   const sandbox = plugin.sandbox as NonNullable<RunningPlugin['sandbox']>;
   const demo = inspected(plugin, inspectPlugin(config, { url: sandbox.url, apiKey: sandbox.partnerKey }));

@@ -11,6 +11,7 @@ import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { CALLBACK_REREAD_SPACING_MS } from '../../src/core/job-queue.js';
 import { signBody } from '../../src/core/signature.js';
 import { createPagesRouter, type PagesDeps } from '../../src/web/pages/pages.routes.js';
 import { createPageClient } from '../helpers/page-client.js';
@@ -43,6 +44,9 @@ const FORM_FIELDS = {
   return_to: 'list',
 };
 
+/** How far the demo plugin's clock runs ahead of the sandbox's: provision moves it past the held re-reads. */
+let clockOffset = 0;
+
 /** A demo plugin (the demo pages exist) whose log lines are kept. */
 async function withLoggedDemoPlugin<T>(fn: (plugin: DemoPlugin, logs: string[]) => Promise<T>): Promise<T> {
   const logs: string[] = [];
@@ -52,7 +56,8 @@ async function withLoggedDemoPlugin<T>(fn: (plugin: DemoPlugin, logs: string[]) 
       done();
     },
   });
-  return withDemoPlugin((plugin) => fn(plugin, logs), { logger: pino({ level: 'info' }, stream) });
+  clockOffset = 0;
+  return withDemoPlugin((plugin) => fn(plugin, logs), { logger: pino({ level: 'info' }, stream), now: () => Date.now() + clockOffset });
 }
 
 /** Every row of every table of every SQLite file under `dir` (the plugin's and the sandbox's), sessions aside. */
@@ -103,19 +108,34 @@ async function provision(plugin: DemoPlugin) {
   });
   expect(answer.status).toBe(202);
   await waitFor(() => plugin.accounts.getWebsite('bob.example')?.providerStatus != null, 10_000, 'bob.example provisioned');
-  // Every callback the sandbox queued delivered, and every job done: only the requests under test can change a row.
+  // The sandbox's own clock done with both websites (DNS seen after 2 s, the certificate issued 5 s
+  // later), every callback it queued delivered, and every job done, the re-reads those callbacks hold
+  // back for CALLBACK_REREAD_SPACING_MS included (the plugin's clock moves past them): only the
+  // requests under test can change a row. Without this, the DNS timer could move bob.example, or a
+  // held re-read run, between the snapshots.
   const sandbox = plugin.sandbox as NonNullable<DemoPlugin['sandbox']>;
+  const headers = { authorization: `Bearer ${sandbox.partnerKey}` };
+  const settled = async (domain: string) => {
+    const website = (await (await fetch(`${sandbox.url}/v1.0/website?domain=${domain}`, { headers })).json()) as {
+      status: string;
+      certificate_status: string;
+    };
+    return website.status === 'online' && website.certificate_status === 'issued';
+  };
   await waitFor(
     async () => {
-      const answer = await fetch(`${sandbox.url}/_sandbox/callbacks?limit=1000`, {
-        headers: { authorization: `Bearer ${sandbox.partnerKey}` },
-      });
-      const callbacks = (await answer.json()) as { delivered_at: string | null }[];
+      if (!(await settled('alice.example')) || !(await settled('bob.example'))) return false;
+      const callbacks = (await (await fetch(`${sandbox.url}/_sandbox/callbacks?limit=1000`, { headers })).json()) as {
+        delivered_at: string | null;
+      }[];
+      if (!callbacks.every((c) => c.delivered_at)) return false;
       const counts = plugin.jobs.counts();
-      return callbacks.every((c) => c.delivered_at) && counts.pending === 0 && counts.running === 0;
+      const held = plugin.jobs.list({ state: 'pending', limit: 100 }).some((job) => job.runAt > Date.now() + clockOffset);
+      if (held) clockOffset += CALLBACK_REREAD_SPACING_MS;
+      return counts.pending === 0 && counts.running === 0;
     },
-    10_000,
-    'the sandbox to deliver its callbacks and the job queue to drain',
+    20_000,
+    'the sandbox to verify DNS, issue certificates and deliver its callbacks, and the job queue to drain',
   );
 }
 
