@@ -255,14 +255,13 @@ export function createEnforcement(deps: EnforcementDeps) {
     }
   }
 
-  /** Decides and carries out one account's pauses, resumes and warnings on its stored usage, counting them into `result`. */
-  async function enforceAccount(
-    account: string,
-    limits: LimitResolver,
-    result: Omit<EnforceResult, 'runId'>,
-    snapshots: ReturnType<typeof quotaSnapshots>,
-  ): Promise<void> {
-    const at = now();
+  /**
+   * One account's decisions on its stored usage, each with the website it names; its quota
+   * snapshots go to `snapshots`. Synchronous and apart from the provider calls that follow, so
+   * only the websites a decision names are held while those calls run, not the account's every
+   * row (held that long, a pass's rows are promoted to V8's old generation).
+   */
+  function decideAccount(account: string, limits: LimitResolver, snapshots: ReturnType<typeof quotaSnapshots>, at: number) {
     const accountLimits = limits.forAccount(account);
     const period = limits.periodOf(account, at);
     const usage = new Map(stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
@@ -278,10 +277,25 @@ export function createEnforcement(deps: EnforcementDeps) {
       enforcementPausedPeriod: website.enforcementPausedPeriod,
     }));
     snapshots.add(quotasOf(account, period, accountLimits, quotaWebsites));
-    const decisions = decide({ account, limits: accountLimits, period, websites: quotaWebsites }, at);
-    for (const decision of decisions) {
+    const decisions = decide({ account, limits: accountLimits, period, websites: quotaWebsites }, at).map((decision) => ({
+      decision,
+      website: decision.domain ? (byDomain.get(decision.domain) ?? null) : null,
+    }));
+    return { period, decisions };
+  }
+
+  /** Decides and carries out one account's pauses, resumes and warnings on its stored usage, counting them into `result`. */
+  async function enforceAccount(
+    account: string,
+    limits: LimitResolver,
+    result: Omit<EnforceResult, 'runId'>,
+    snapshots: ReturnType<typeof quotaSnapshots>,
+  ): Promise<void> {
+    const at = now();
+    const { period, decisions } = decideAccount(account, limits, snapshots, at);
+    for (const { decision, website } of decisions) {
       try {
-        const outcome = await apply(decision, decision.domain ? (byDomain.get(decision.domain) ?? null) : null, account, period, at);
+        const outcome = await apply(decision, website, account, period, at);
         if (outcome === 'left_alone') result.leftAlone++;
         else if (outcome === 'none') continue;
         else if (decision.kind === 'pause') result.paused++;

@@ -27,12 +27,27 @@ export interface ReaderOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** One website's read: its counters, its error, or null when the stop abandoned it. */
+type ReadResult =
+  | { ok: true; website: ManagedWebsite; counters: Counters; mitigationDetail: StatsRead['mitigationDetail'] }
+  | { ok: false; website: ManagedWebsite; error: string }
+  | null;
+
+/** A page being read: its websites, how many of them are queued so far, and where each result goes. */
+interface PageInRead {
+  websites: ManagedWebsite[];
+  queued: number;
+  done: (result: ReadResult) => void;
+}
+
 export function createStatsReader(deps: { provider: ProviderClient; now: () => number; limits: LimitResolver }, options: ReaderOptions) {
   const { provider, now, limits } = deps;
   const queue = new PQueue({
     concurrency: options.concurrency,
     ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}),
   });
+  // Pages in the order they were asked for; the oldest one's websites are queued first.
+  const pages: PageInRead[] = [];
   // One listener on the caller's signal. At the stop, reads not started yet are dropped from
   // the queue and the pages in flight settle at once; the reads in flight see the signal.
   // (A listener per queued read, p-queue's `signal` option, made every add and remove scan
@@ -40,13 +55,20 @@ export function createStatsReader(deps: { provider: ProviderClient; now: () => n
   const stop = new AbortController();
   // Each request in flight listens too (up to `concurrency` of them): not a leak.
   setMaxListeners(0, stop.signal);
-  stop.signal.addEventListener('abort', () => queue.clear(), { once: true });
+  stop.signal.addEventListener(
+    'abort',
+    () => {
+      queue.clear();
+      pages.length = 0;
+    },
+    { once: true },
+  );
   const onStop = () => stop.abort(options.signal?.reason);
   if (options.signal?.aborted) onStop();
   else options.signal?.addEventListener('abort', onStop, { once: true });
 
   /** Reads one website's counters; null when the stop abandoned the read (it is read again next time). */
-  const readOne = async (website: ManagedWebsite) => {
+  const readOne = async (website: ManagedWebsite): Promise<ReadResult> => {
     try {
       const s = await provider.getWebsiteStatistics(website.domain, {}, { signal: stop.signal });
       const counters: Counters = { total: s.total, permitted: s.permitted, blocked: s.blocked, mitigated: s.mitigated };
@@ -60,12 +82,34 @@ export function createStatsReader(deps: { provider: ProviderClient; now: () => n
   };
 
   /**
+   * Keeps at most `concurrency` reads waiting in the queue, taken from the pages in order, and
+   * queues the next one as each read ends. (Queuing a whole page at once kept a task, its
+   * closures and promises per website alive for as long as the page took: long enough to be
+   * promoted to V8's old generation, where they made most of the sync's peak memory.)
+   */
+  const pump = () => {
+    while (!stop.signal.aborted && queue.size < options.concurrency) {
+      const page = pages[0];
+      if (!page) return;
+      const website = page.websites[page.queued++];
+      if (page.queued >= page.websites.length) pages.shift();
+      if (!website) continue;
+      void queue
+        .add(() => readOne(website))
+        .then((result) => {
+          page.done(result);
+          pump();
+        });
+    }
+  };
+
+  /**
    * Reads a page through the queue. It settles when every read has, or at the stop with the
    * reads done by then (the queue drops the others): one stop listener per page, not per read.
    */
   const fetchPage = (page: ManagedWebsite[]): Promise<PageResult> =>
     new Promise((resolve) => {
-      const results: Awaited<ReturnType<typeof readOne>>[] = [];
+      const results: ReadResult[] = [];
       let pending = page.length;
       let settled = false;
       const settle = () => {
@@ -92,15 +136,16 @@ export function createStatsReader(deps: { provider: ProviderClient; now: () => n
       };
       if (stop.signal.aborted || page.length === 0) return settle();
       stop.signal.addEventListener('abort', settle, { once: true });
-      for (const website of page) {
-        void queue
-          .add(() => readOne(website))
-          .then((result) => {
-            if (settled) return;
-            results.push(result);
-            if (--pending === 0) settle();
-          });
-      }
+      pages.push({
+        websites: page,
+        queued: 0,
+        done: (result) => {
+          if (settled) return;
+          results.push(result);
+          if (--pending === 0) settle();
+        },
+      });
+      pump();
     });
 
   return {

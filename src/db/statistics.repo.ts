@@ -225,10 +225,12 @@ function prepareEnforcementStatements(db: Db) {
        VALUES (@at, @account, @domain, @action, @actor, @reason, @usage, @limitValue, @periodStart, @periodEnd, @statusBefore, @statusAfter, @actionKey)`,
     ),
     // Unchanged rows are not written: a pass over 100,000 websites rewrites only what moved.
+    // The quota binds by name and the time as the one positional parameter: a copy of each
+    // quota with the time added ({ ...quota, at }) was an old-generation allocation per website.
     upsertQuota: db.prepare(
       `INSERT INTO website_quota (domain, account, period_start, period_end, usage, website_limit, account_usage, account_limit,
          warning_percent, level, updated_at)
-       VALUES (@domain, @account, @periodStart, @periodEnd, @usage, @websiteLimit, @accountUsage, @accountLimit, @warningPercent, @level, @at)
+       VALUES (@domain, @account, @periodStart, @periodEnd, @usage, @websiteLimit, @accountUsage, @accountLimit, @warningPercent, @level, ?)
        ON CONFLICT (domain) DO UPDATE SET account = excluded.account, period_start = excluded.period_start,
          period_end = excluded.period_end, usage = excluded.usage, website_limit = excluded.website_limit,
          account_usage = excluded.account_usage, account_limit = excluded.account_limit, warning_percent = excluded.warning_percent,
@@ -339,7 +341,7 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
 
   const saveQuotas = db.transaction((quotas: WebsiteQuota[], at: number) => {
     let written = 0;
-    for (const quota of quotas) written += s.upsertQuota.run({ ...quota, at }).changes;
+    for (const quota of quotas) written += s.upsertQuota.run(quota, at).changes;
     return written;
   });
 

@@ -399,6 +399,35 @@ describe('schedule and rate', () => {
     });
   });
 
+  it('reads every website once over many pages, with reads in flight across page ends, and stores each read', async () => {
+    await withPlugin(async (plugin, sb) => {
+      const domains = Array.from({ length: 14 }, (_, i) => `p${String(i).padStart(2, '0')}.example`);
+      await provision(
+        plugin,
+        domains.map((domain, i) => [`acct${i % 3}`, domain]),
+      );
+      for (const [i, domain] of domains.entries()) await traffic(sb, domain, 100 + i);
+      // Slow answers keep three reads in flight while a page ends and the next one starts.
+      await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 30 });
+      const progress: number[] = [];
+      const result = await plugin.syncStatistics({ pageSize: 4, concurrency: 3, onProgress: (done) => progress.push(done) });
+      await sb.control('POST', '/_sandbox/faults', { mode: 'none' });
+
+      expect(result).toMatchObject({ skipped: false, stopped: false, total: 14, read: 14, failed: 0 });
+      expect(progress).toEqual([4, 8, 12, 14]);
+      const reads = (await sb.control<{ method: string; path: string }[]>('GET', '/_sandbox/requests?limit=1000'))
+        .filter((request) => request.method === 'GET' && request.path.endsWith('/statistics'))
+        .map((request) => decodeURIComponent(request.path.split('/')[3] ?? ''));
+      expect(reads.sort()).toEqual(domains);
+      const hits = new Map(
+        ['acct0', 'acct1', 'acct2'].flatMap((account) =>
+          usageReport({ stats: plugin.stats, accounts: plugin.accounts }, account, Date.now()).websites.map((w) => [w.domain, w.hits]),
+        ),
+      );
+      expect(domains.map((domain) => hits.get(domain))).toEqual(domains.map((_, i) => 100 + i));
+    });
+  });
+
   it('keeps to the configured request rate', async () => {
     await withPlugin(async (plugin) => {
       await provision(

@@ -417,6 +417,29 @@ describe('tolerant response parsing', () => {
     expect(stats).toEqual({ domain: 'example.com', total: 100, permitted: 75, blocked: 25, mitigated: 7 });
   });
 
+  it('keeps from and to only when the provider sent them, and no other keys', () => {
+    const without = websiteStatisticsSchema.parse({ domain: 'Example.com', total: 10, blocked: 2, mitigated: 1 });
+    expect(without).toStrictEqual({ domain: 'example.com', total: 10, permitted: 8, blocked: 2, mitigated: 1 });
+    const withRange = websiteStatisticsSchema.parse({ domain: 'example.com', from: '2024-01-01T00:00:00Z', total: 10, blocked: 2 });
+    expect(withRange).toStrictEqual({
+      domain: 'example.com',
+      from: '2024-01-01T00:00:00Z',
+      total: 10,
+      permitted: 8,
+      blocked: 2,
+      mitigated: 0,
+    });
+    const user = userStatisticsSchema.parse({ user_id: 'alice@example.com', to: '2024-01-02T00:00:00Z', total: 9, blocked: 1 });
+    expect(user).toStrictEqual({
+      userId: 'alice@example.com',
+      to: '2024-01-02T00:00:00Z',
+      total: 9,
+      permitted: 8,
+      blocked: 1,
+      mitigated: 0,
+    });
+  });
+
   it('derives mitigated from captcha + deny when the breakdown has no total', () => {
     const stats = websiteStatisticsSchema.parse({ domain: 'example.com', total: 10, blocked: 2, mitigated: { captcha: 3, deny: 2 } });
     expect(stats.mitigated).toBe(5);
