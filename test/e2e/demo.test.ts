@@ -66,6 +66,8 @@ describe('the demo panel', () => {
         await page.getByRole('button', { name: 'Run a sync now' }).click();
         await expect.poll(() => page.getByRole('status').textContent()).toContain('Statistics were read');
         expect(await rowOf(page, 'shop.example').textContent()).toContain('1,500');
+        // The next step follows what was counted: no more "send traffic" once it was read.
+        expect(await rowOf(page, 'shop.example').textContent()).toContain('Counted. Set a hit limit below its hits in Settings');
 
         await setLimitOnSettingsPage(page);
         await page.goto(new URL('/admin/demo', page.url()).href);

@@ -26,10 +26,23 @@ const NEXT_STEP: Partial<Record<WebsiteStateKind, string>> = {
   being_set_up: 'A job creates it at the provider.',
 };
 
-export function websiteState(website: Website): WebsiteState {
+/**
+ * A protected website's next step once a sync has counted its hits: traffic was sent and read,
+ * so what is left to see is enforcement.
+ */
+function nextOnceCounted(hits: number, limit: number | null): string {
+  if (limit === null) return 'Counted. Set a hit limit below its hits in Settings, then run a sync: enforcement pauses it.';
+  return hits > limit ? 'Over its limit: the next sync pauses it.' : 'Counted against its limit: a sync pauses it once it is over.';
+}
+
+export function websiteState(website: Website, usage: { hits: number; limit: number | null } = { hits: 0, limit: null }): WebsiteState {
   const state = describeWebsite(website, 'admin');
   const next =
-    state.pausedBy === 'enforcement' ? 'Raise its hit limit in Settings: the next sync resumes it.' : (NEXT_STEP[state.kind] ?? '');
+    state.pausedBy === 'enforcement'
+      ? 'Raise its hit limit in Settings: the next sync resumes it.'
+      : state.kind === 'protected' && usage.hits > 0
+        ? nextOnceCounted(usage.hits, usage.limit)
+        : (NEXT_STEP[state.kind] ?? '');
   return { label: state.label, badge: state.tone, next };
 }
 
@@ -59,7 +72,7 @@ export function demoAccounts(deps: { accounts: AccountsRepo; stats: StatisticsRe
     state: account.state,
     websites: accountUsageNow(deps, account.account, now, resolver).websites.map(({ website, hits, limit: hitLimit }) => ({
       domain: website.domain,
-      state: websiteState(website),
+      state: websiteState(website, { hits, limit: hitLimit }),
       providerStatus: website.providerStatus,
       hits,
       limit: hitLimit,
