@@ -6,7 +6,7 @@
  * domain's certificate and key), so the CSRF check that follows sees every form's token.
  */
 import cookieParser from 'cookie-parser';
-import express, { type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { LaunchRefusal } from '../../core/launch-tokens.js';
 import type { SessionEnd, SessionService } from '../../core/sessions.js';
@@ -62,6 +62,11 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
       if (req.pageSession) sessions.end(req.pageSession);
       res.clearCookie(sessionCookieName(role, req, secureCookies), sessionCookieOptions(req, secureCookies));
       res.set('Cache-Control', 'no-store').render('signed-out', { title: 'Signed out' });
+    });
+    // The page's path, for the menu to mark the current item (layout/head.ejs).
+    areaRouter.use((req: Request, res: Response, next: NextFunction) => {
+      res.locals.currentPath = req.baseUrl + req.path;
+      next();
     });
     areaRouter.use(pages);
     return areaRouter;
