@@ -10,7 +10,7 @@ import { paths } from '../paths.js';
 import { createAssetsRouter } from './pages/assets.routes.js';
 import { isCsrfError } from './pages/csrf.js';
 import { createPagesRouter, type PagesDeps } from './pages/pages.routes.js';
-import { isPageRequest, renderErrorPage } from './pages/render.js';
+import { renderErrorPage, wantsErrorPage } from './pages/render.js';
 import { securityHeaders, type SecurityOptions } from './security.js';
 
 export interface AppDeps {
@@ -73,7 +73,7 @@ function errorMiddleware(logger: Logger, pages: boolean) {
     // A body still unread (refused before it was wanted: no session, too large) is not read now
     // either: the connection closes after the answer instead of draining what the client sends.
     if (!req.complete) res.set('Connection', 'close');
-    if (pages && isPageRequest(req)) renderErrorPage(res, appError);
+    if (pages && wantsErrorPage(req)) renderErrorPage(res, appError);
     else res.status(httpStatusFor(appError.code)).json(errorBody(appError));
   };
 }

@@ -59,3 +59,20 @@ describe('page navigation', () => {
     });
   });
 });
+
+describe('a page that does not exist', () => {
+  it('is an HTML page for a browser, with a way back, and stays a JSON error for API clients', async () => {
+    await withPlugin(async (plugin) => {
+      const browser = await fetch(`${plugin.url}/no-such-page`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+      expect(browser.status).toBe(404);
+      expect(browser.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await browser.text();
+      expect(html).toContain('<h1>Not found</h1>');
+      expect(html).toContain('<a href="/">Back to the start</a>');
+      expect(html).toMatch(/<a class="skip-link" href="#main">/);
+      const api = await fetch(`${plugin.url}/no-such-page`, { headers: { accept: '*/*' } });
+      expect(api.status).toBe(404);
+      expect(await api.json()).toMatchObject({ status: 'error', code: 'NOT_FOUND' });
+    });
+  });
+});

@@ -12,6 +12,12 @@ const PAGE_PREFIXES = ['/panel', '/admin', '/launch', '/logout'];
 export const isPageRequest = (req: Request) =>
   req.path === '/' || PAGE_PREFIXES.some((prefix) => req.path === prefix || req.path.startsWith(`${prefix}/`));
 
+/**
+ * Whether an error answers with a page: a page's path, or a browser that asked for HTML before
+ * JSON (a mistyped address). API clients (asking for JSON, or for any type first) keep JSON errors.
+ */
+export const wantsErrorPage = (req: Request) => isPageRequest(req) || req.accepts(['json', 'html']) === 'html';
+
 const TITLES: Partial<Record<AppErrorCode, string>> = {
   UNAUTHORIZED: 'Please sign in again',
   FORBIDDEN: 'Not allowed',
