@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { admin, customer, launchUrl } from '../helpers/pages.js';
-import { createPageClient } from '../helpers/page-client.js';
-import { withPlugin } from '../helpers/plugin.js';
+import { createPageClient, textOf } from '../helpers/page-client.js';
+import { withDemoPlugin, withPlugin } from '../helpers/plugin.js';
 
 /** The main menu's links that carry aria-current, as `href=value`. */
 function currentMenuItems(html: string): string[] {
@@ -73,6 +73,28 @@ describe('a page that does not exist', () => {
       const api = await fetch(`${plugin.url}/no-such-page`, { headers: { accept: '*/*' } });
       expect(api.status).toBe(404);
       expect(await api.json()).toMatchObject({ status: 'error', code: 'NOT_FOUND' });
+    });
+  });
+});
+
+describe('a sign-in link that no longer works', () => {
+  const staleLink = (plugin: { url: string; dataDir: string }) => launchUrl(plugin, admin(), { now: Date.now() - 60 * 60_000 });
+
+  it('tells the demo user the command that prints a fresh link', async () => {
+    await withDemoPlugin(async (plugin) => {
+      const answer = await createPageClient(plugin.url).get(staleLink(plugin));
+      expect(answer.status).toBe(401);
+      expect(textOf(answer.body)).toContain('This sign-in link has expired. Open Web protection from your control panel again.');
+      expect(textOf(answer.body)).toContain('In this demo, `npx wpp launch-url --admin NAME` in the plugin’s folder prints a fresh link.');
+    });
+  });
+
+  it('sends a panel user back to the panel, with no word of the demo', async () => {
+    await withPlugin(async (plugin) => {
+      const answer = await createPageClient(plugin.url).get(staleLink(plugin));
+      expect(answer.status).toBe(401);
+      expect(textOf(answer.body)).toContain('This sign-in link has expired. Open Web protection from your control panel again.');
+      expect(answer.body).not.toContain('launch-url');
     });
   });
 });

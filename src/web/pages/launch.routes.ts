@@ -13,11 +13,14 @@ import { sessionCookieName, sessionCookieOptions } from './session.middleware.js
 const REFUSALS: Record<LaunchRefusal, string> = {
   malformed: 'This sign-in link is damaged. Open Web protection from your control panel again.',
   bad_signature: 'This sign-in link was not made by your control panel. Open Web protection from your control panel again.',
-  expired: 'This sign-in link has expired (they last a minute). Open Web protection from your control panel again.',
+  expired: 'This sign-in link has expired. Open Web protection from your control panel again.',
   not_yet_valid: "This sign-in link is not valid yet: the panel's clock and this server's disagree. Tell your host.",
   replayed: 'This sign-in link was already used. Open Web protection from your control panel again.',
   wrong_role: 'This sign-in link does not open these pages. Open Web protection from your control panel again.',
 };
+
+/** Added in the demo (the embedded sandbox), where there is no panel to open the pages again from. */
+const DEMO_HINT = ' In this demo, `npx wpp launch-url --admin NAME` in the plugin’s folder prints a fresh link.';
 
 /** Where a launch may send the browser: a page of the plugin itself, never another site. */
 function localTarget(value: unknown): string | undefined {
@@ -33,10 +36,13 @@ export function createLaunchRouter({
   secureCookies,
   logger,
   onRefused,
+  demo = false,
 }: {
   sessions: SessionService;
   secureCookies: boolean;
   logger: Logger;
+  /** The provider is the embedded sandbox: a refused link also says how to print a fresh one. */
+  demo?: boolean;
   /** Told of each refused launch (the metrics). */
   onRefused?: (reason: LaunchRefusal | 'missing') => void;
 }) {
@@ -66,7 +72,8 @@ export function createLaunchRouter({
       if (!(error instanceof LaunchTokenError)) throw error;
       logger.warn({ reason: error.reason, ip: req.ip }, 'launch token refused');
       onRefused?.(error.reason);
-      throw new AppError(error.reason === 'wrong_role' ? 'FORBIDDEN' : 'UNAUTHORIZED', REFUSALS[error.reason], [], { cause: error });
+      const message = REFUSALS[error.reason] + (demo ? DEMO_HINT : '');
+      throw new AppError(error.reason === 'wrong_role' ? 'FORBIDDEN' : 'UNAUTHORIZED', message, [], { cause: error });
     }
   });
   return router;

@@ -44,7 +44,15 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
   const router = express.Router();
   const csrf = createCsrf(sessions);
   router.use(cookieParser());
-  router.use(createLaunchRouter({ sessions, secureCookies, logger: deps.logger, onRefused: deps.observer?.launchRefused }));
+  router.use(
+    createLaunchRouter({
+      sessions,
+      secureCookies,
+      logger: deps.logger,
+      onRefused: deps.observer?.launchRefused,
+      demo: deps.admin.demo !== undefined,
+    }),
+  );
 
   router.get('/', (_req, res) => {
     res.render('home', { title: 'Web protection' });
