@@ -6,8 +6,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { withBrowser } from '../helpers/browser.js';
 import { customer, launchUrl } from '../helpers/pages.js';
-import { withPlugin } from '../helpers/plugin.js';
-import { waitFor } from '../helpers/wait.js';
+import { protectedWebsite, withPlugin } from '../helpers/plugin.js';
 
 const DOMAIN = 'busy.example';
 
@@ -36,13 +35,7 @@ async function paintAtLeftEdge(page: Page): Promise<number> {
 describe('the traffic chart', () => {
   it('draws every hit-axis label whole, up to billions of hits, at both page widths', { timeout: 120_000 }, async () => {
     await withPlugin(async (plugin, sb) => {
-      await plugin.postEvents([
-        { type: 'account.created', account: 'dora' },
-        { type: 'domain.added', account: 'dora', domain: DOMAIN },
-      ]);
-      await plugin.idle();
-      await sb.control('POST', `/_sandbox/websites/${DOMAIN}/dns-verified`);
-      await waitFor(() => plugin.accounts.getWebsite(DOMAIN)?.providerStatus === 'online', 10_000, 'the website to be online');
+      await protectedWebsite(plugin, sb, 'dora', DOMAIN);
       await plugin.syncStatistics(); // the first read is the baseline
       await sb.control('POST', `/_sandbox/websites/${DOMAIN}/traffic`, { hits: 2_500_000_000, blocked: 1_000_000, mitigated: 0 });
       await plugin.syncStatistics();

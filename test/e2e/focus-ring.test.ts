@@ -7,8 +7,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { withBrowser } from '../helpers/browser.js';
 import { admin, customer, launchUrl } from '../helpers/pages.js';
-import { withPlugin } from '../helpers/plugin.js';
-import { waitFor } from '../helpers/wait.js';
+import { protectedWebsite, withPlugin } from '../helpers/plugin.js';
 
 const DOMAIN = 'focus.example';
 
@@ -66,13 +65,7 @@ describe('focus rings', () => {
     { timeout: 120_000 },
     async () => {
       await withPlugin(async (plugin, sb) => {
-        await plugin.postEvents([
-          { type: 'account.created', account: 'fay' },
-          { type: 'domain.added', account: 'fay', domain: DOMAIN },
-        ]);
-        await plugin.idle();
-        await sb.control('POST', `/_sandbox/websites/${DOMAIN}/dns-verified`);
-        await waitFor(() => plugin.accounts.getWebsite(DOMAIN)?.providerStatus === 'online', 10_000, 'the website to be online');
+        await protectedWebsite(plugin, sb, 'fay', DOMAIN);
 
         await withBrowser(async (context) => {
           const page = await context.newPage();

@@ -157,6 +157,25 @@ export async function startTestPlugin(
   };
 }
 
+/**
+ * An account with one domain, provisioned and online at the sandbox (its DNS marked verified),
+ * as a customer's page sees a protected website.
+ */
+export async function protectedWebsite(
+  plugin: Awaited<ReturnType<typeof startTestPlugin>>,
+  sandbox: TestSandbox,
+  account: string,
+  domain: string,
+): Promise<void> {
+  await plugin.postEvents([
+    { type: 'account.created', account },
+    { type: 'domain.added', account, domain },
+  ]);
+  await plugin.idle();
+  await sandbox.control('POST', `/_sandbox/websites/${domain}/dns-verified`);
+  await waitFor(() => plugin.accounts.getWebsite(domain)?.providerStatus === 'online', 10_000, `${domain} to be online`);
+}
+
 /** A sandbox and a plugin provisioning into it, both on port 0, always stopped and removed. */
 export async function withPlugin<T>(
   fn: (plugin: Awaited<ReturnType<typeof startTestPlugin>>, sandbox: TestSandbox) => Promise<T>,
