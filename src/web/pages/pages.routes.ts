@@ -8,6 +8,7 @@
 import cookieParser from 'cookie-parser';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import { createFormat } from '../../core/format.js';
 import type { LaunchRefusal } from '../../core/launch-tokens.js';
 import type { SessionEnd, SessionService } from '../../core/sessions.js';
 import type { SessionRole } from '../../db/sessions.repo.js';
@@ -44,6 +45,12 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
   const router = express.Router();
   const csrf = createCsrf(sessions);
   router.use(cookieParser());
+  // Every page writes numbers, days and times through one Format (core/format.ts), made once: Intl's formatters are costly to build.
+  const format = createFormat();
+  router.use((_req: Request, res: Response, next: NextFunction) => {
+    res.locals.format = format;
+    next();
+  });
   router.use(
     createLaunchRouter({
       sessions,
