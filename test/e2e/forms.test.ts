@@ -40,7 +40,7 @@ describe('forms', () => {
           const button = form.querySelector('button[type=submit]');
           let retried = false;
           const record = () => {
-            const status = form.querySelector('[role="status"]');
+            const status = form.querySelector('.form-progress');
             const seen = JSON.parse(g.sessionStorage.getItem('seen') ?? '[]');
             seen.push({ text: status?.textContent ?? null, live: status?.getAttribute('aria-live') ?? null, disabled: button.disabled });
             g.sessionStorage.setItem('seen', JSON.stringify(seen));
@@ -197,7 +197,7 @@ describe('forms', () => {
   });
 
   it(
-    'keeps the admin menu, Demo panel included, in one row at 1280 px, and inside the screen at 390 px',
+    'keeps the admin menu, Demo panel included, in one row at 1280 px, and inside the screen at 390 px; the demo forms have the error summary too',
     { timeout: 120_000 },
     async () => {
       await withDemoPlugin(async (plugin) => {
@@ -231,6 +231,21 @@ describe('forms', () => {
           /* eslint-enable @typescript-eslint/no-explicit-any */
           expect(widths.scrollWidth).toBeLessThanOrEqual(390);
           expect(widths.right).toBeLessThanOrEqual(390);
+
+          // The demo panel's forms: a refused one opens on the same summary.
+          await page.setViewportSize({ width: 1280, height: 900 });
+          await page.goto(`${plugin.url}/admin/demo`);
+          await page.locator('#demo-domain-account').fill('dora');
+          await page.locator('#demo-domain').fill('not a domain');
+          await page.getByRole('button', { name: 'Add domain' }).click();
+          const summary = page.locator('#error-summary');
+          await summary.waitFor();
+          await expect.poll(() => activeElementId(page)).toBe('error-summary');
+          expect(await summary.getByRole('link').allTextContents()).toEqual(['Domain: "not a domain" is not a valid domain name']);
+          expect(await summary.getByRole('link').getAttribute('href')).toBe('#demo-domain');
+          expect(await page.locator('#demo-domain').getAttribute('aria-invalid')).toBe('true');
+          expect(await page.locator('#demo-domain').getAttribute('aria-describedby')).toBe('demo-domain-problem');
+          await screenshots(page, 'forms-demo-errors');
         });
       });
     },

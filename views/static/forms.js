@@ -15,7 +15,7 @@
       // Present (empty) from the start: a live region added with its text is not always announced.
       status = document.createElement('span');
       status.className = 'form-progress';
-      status.setAttribute('role', 'status');
+      // A polite live region, not role=status: a page's status role is its one message after a save.
       status.setAttribute('aria-live', 'polite');
       var buttons = form.querySelectorAll('button[type=submit], button:not([type]), input[type=submit]');
       var last = buttons[buttons.length - 1];
