@@ -11,32 +11,18 @@ import { accountUsageNow, createLimitResolver } from '../../core/limits.js';
 import type { Protection } from '../../core/protection.js';
 import { TRAFFIC_RANGES, trafficView, trafficWindow, type TrafficRange } from '../../core/traffic-view.js';
 import type { Website } from '../../core/types.js';
-import {
-  formOf,
-  readWebsiteSettings,
-  saveWebsiteSettings,
-  submittedForm,
-  type FieldProblems,
-  type SettingsForm,
-  type SettingsView,
-  type UploadedFile,
-} from '../../core/website-settings.js';
+import { createSettingsReader } from '../../core/settings-snapshot.js';
+import { saveWebsiteSettings, submittedForm, type UploadedFile } from '../../core/website-settings.js';
 import { NOTICES_READ, spikeNotices } from '../../core/website-notices.js';
 import { customerActions, describeWebsite } from '../../core/website-state.js';
 import type { AccountsRepo } from '../../db/accounts.repo.js';
 import type { ReadScheduleRepo } from '../../db/read-schedule.repo.js';
+import type { SettingsSnapshotsRepo } from '../../db/settings-snapshots.repo.js';
 import type { StatisticsRepo } from '../../db/statistics.repo.js';
 import { AppError } from '../../errors.js';
-import {
-  CERTS_ISSUERS,
-  LOADBALANCER_FLAGS,
-  normalizeDomain,
-  RULE_CATEGORIES,
-  RULE_POLICIES,
-  RULESETS,
-  type ProviderClient,
-} from '../../provider/index.js';
+import { normalizeDomain, type ProviderClient } from '../../provider/index.js';
 import { rulesEditorUrl } from '../../config.js';
+import { knownSettingsLocals, SETTINGS_VOCABULARY, settingsErrorSummary, type SettingsLocals } from './domain-settings.js';
 import { probeRulesEditor } from './rules-editor.js';
 import { pageUser } from './session.middleware.js';
 
@@ -46,6 +32,8 @@ export interface PanelPagesDeps {
   /** The adaptive sync's forecasts and attack-spike notices. */
   schedule: Pick<ReadScheduleRepo, 'get' | 'accountForecast' | 'notices'>;
   provider: Pick<ProviderClient, 'lookupWebsite' | 'updateWebsite'>;
+  /** The last settings read of each website, shown while a read behind the page refreshes them. */
+  settingsSnapshots: Pick<SettingsSnapshotsRepo, 'get' | 'saveRead' | 'saveFailure'>;
   protection: Pick<Protection, 'protect' | 'pause' | 'resume'>;
   /** The rules editor's URL template ({domain}, {lang}, {api_key}); undefined: no editor to offer. */
   rulesEditorTemplate: string | undefined;
@@ -107,6 +95,7 @@ function closedAccountPage(accounts: Pick<AccountsRepo, 'accountState'>) {
 
 export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   const router = express.Router();
+  const settings = createSettingsReader({ provider: deps.provider, snapshots: deps.settingsSnapshots, now: deps.now });
   router.use(closedAccountPage(deps.accounts));
   router.get('/', (req: Request, res: Response) => {
     const account = sessionAccount(req);
@@ -121,16 +110,18 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   router.get('/domains/:domain', async (req: Request, res: Response) => {
     const website = ownWebsite(req, deps.accounts);
     const range = rangeSchema.parse(req.query.range);
-    const settings = await settingsOrNote(deps, website.domain);
-    renderDomainPage(res, 200, deps, website, range, { ...settings, flash: flashOf(req) });
+    const known = knownSettingsLocals(await settings.known(website.domain));
+    renderDomainPage(res, 200, deps, website, range, { ...known, flash: flashOf(req) });
   });
 
   router.post(CERTIFICATE_FORM, async (req: Request, res: Response) => {
     const website = ownWebsite(req, deps.accounts);
-    const current = await readWebsiteSettings(deps.provider, website.domain);
+    // Saving compares with the provider's settings as they are now: this one read is waited for.
+    const current = await settings.refresh(website.domain);
     const files = (Array.isArray(req.files) ? req.files : []) as UploadedFile[];
     const result = await saveWebsiteSettings(deps, website, { body: req.body, files, current });
     if (result.saved) {
+      settings.store(website.domain, result.view);
       res.redirect(303, `${domainPath(website)}?done=${result.changed.length > 0 ? 'saved' : 'unchanged'}#settings`);
       return;
     }
@@ -138,7 +129,8 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
       view: current,
       form: submittedForm(req.body, current),
       problems: result.problems,
-      flash: { kind: 'error', message: 'Nothing was saved: please check the fields marked below.' },
+      errorSummary: settingsErrorSummary(result.problems),
+      flash: null,
     });
   });
 
@@ -226,24 +218,6 @@ function domainRows(deps: PanelPagesDeps, account: string) {
 
 const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
 
-interface SettingsLocals {
-  view: SettingsView | null;
-  form: SettingsForm | null;
-  problems: FieldProblems;
-  settingsNote?: string;
-}
-
-/** The current settings, or a note saying why they cannot be shown (the provider is down): the rest of the page still works. */
-async function settingsOrNote(deps: PanelPagesDeps, domain: string): Promise<SettingsLocals> {
-  try {
-    const view = await readWebsiteSettings(deps.provider, domain);
-    return { view, form: formOf(view), problems: {} };
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    return { view: null, form: null, problems: {}, settingsNote: error.message };
-  }
-}
-
 function renderDomainPage(
   res: Response,
   status: number,
@@ -274,13 +248,7 @@ function renderDomainPage(
       chartJson: chartJson(traffic.series),
       mitigation: deps.stats.latestMitigation(website.domain),
       spikes: spikeNotices(deps.schedule.notices(website.domain, NOTICES_READ), now),
-      vocabulary: {
-        categories: RULE_CATEGORIES,
-        policies: RULE_POLICIES,
-        rulesets: RULESETS,
-        flags: LOADBALANCER_FLAGS,
-        issuers: CERTS_ISSUERS,
-      },
+      vocabulary: SETTINGS_VOCABULARY,
       hasEditor: deps.rulesEditorTemplate !== undefined,
       ...locals,
     });
