@@ -89,6 +89,6 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
     return areaRouter;
   };
   router.use('/panel', area('customer', createPanelRouter(deps.panel), [CERTIFICATE_FORM]));
-  router.use('/admin', area('admin', createAdminRouter(deps.admin)));
+  router.use('/admin', area('admin', createAdminRouter(deps.admin, format)));
   return router;
 }
