@@ -87,6 +87,20 @@ describe('a website paused by the hit limit', () => {
     );
   });
 
+  it("writes the times in the panel's time zone (WPP_TIME_ZONE) and names it", async () => {
+    await withPlugin(
+      async (plugin) => {
+        await twoAccounts(plugin);
+        pausedByTheLimit(plugin, Date.UTC(2026, 10, 18, 9, 5), NOV_1, DEC_1);
+        const page = await (await signedIn(plugin, customer('alice'), NOV_20)).get('/panel/domains/shop.example');
+        expect(textOf(page.body)).toMatch(/Paused since 18 Nov 2026, 18:05 (JST|GMT\+9)\./);
+        expect(textOf(page.body)).toContain('Hits per hour (Asia/Tokyo)');
+        expect(page.body).toContain('data-time-zone="Asia/Tokyo"');
+      },
+      { env: { WPP_TIME_ZONE: 'Asia/Tokyo' }, now: () => NOV_20 },
+    );
+  });
+
   it('refuses to start with an upgrade page that is no http(s) URL, and says which setting and why', async () => {
     const sandbox = await startTestSandbox();
     const dataDir = createTempDir('wpp-plugin-');
@@ -163,6 +177,9 @@ describe('the enforcement log as CSV', () => {
       );
       expect(row).toContain(',2026-11-01,2026-11-30,');
       expect(row).toContain('2026-11-18T09:05:00.000Z');
+      // The log page says the same period, its last day inclusive (not the next period's first day).
+      const runs = textOf((await client.get('/admin/runs?account=alice')).body);
+      expect(runs).toContain('1 Nov 2026 to 30 Nov 2026');
     });
   });
 });
