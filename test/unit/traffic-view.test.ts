@@ -20,6 +20,12 @@ describe('trafficView', () => {
     expect(view.series.permitted.at(-3)).toBe(5);
   });
 
+  it('starts at the first counted hour when the statistics are older than the record (a domain moved between accounts)', () => {
+    const view = trafficView([row(now - 50 * HOUR, 7)], now, '7d', now - 2 * HOUR);
+    expect(view.series.x[0]).toBe((Math.floor(now / HOUR) - 50) * 3600);
+    expect(view.series.permitted[0]).toBe(7);
+  });
+
   it('still shows the current hour for a website added a minute ago', () => {
     const view = trafficView([], now, '7d', now - 60_000);
     expect(view.series.x).toEqual([(Math.floor(now / HOUR) * HOUR) / 1000]);
