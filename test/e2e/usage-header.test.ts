@@ -2,7 +2,8 @@
  * Usage and its consequences in a real browser, on a clock frozen at 20 Nov 2026, 10:30 UTC
  * (a monthly period, 1 to 30 Nov): the account header's hits, reset day and forecast; the
  * sentence when a limit is near; a website the hit limit paused, with since, until and the
- * host's upgrade link (set, and unset: "contact your host"); and pausing with its
+ * host's upgrade link (set, and unset: "contact your host", with the panel's time zone on the
+ * page and the chart); and pausing with its
  * confirmation in a browser with JavaScript off, the result shown as a warning.
  */
 import type { BrowserContext, Page } from 'playwright-core';
@@ -117,21 +118,37 @@ describe('usage and its consequences in the browser', () => {
     },
   );
 
-  it('tells the customer to contact their host when the host set no upgrade page', { timeout: 120_000 }, async () => {
-    await withPlugin(
-      async (plugin, sb) => {
-        await doraThisPeriod(plugin, sb);
-        await withBrowser(async (context) => {
-          const page = await context.newPage();
-          await signInDora(plugin, context, page, `/panel/domains/${OVER}`);
-          const paused = await text(page, '.paused-by-limit');
-          expect(paused).toContain('Paused since 20 Nov 2026, 10:30 UTC.');
-          expect(paused).toContain('To resume sooner, contact your host.');
-          expect(await page.getByRole('link', { name: 'Raise your limit' }).count()).toBe(0);
-          await screenshots(page, 'usage-paused-no-upgrade');
-        });
-      },
-      { now: () => NOW },
-    );
-  });
+  it(
+    "tells the customer to contact their host when the host set no upgrade page, in the panel's time zone, the chart's labels too",
+    { timeout: 120_000 },
+    async () => {
+      await withPlugin(
+        async (plugin, sb) => {
+          await doraThisPeriod(plugin, sb);
+          await withBrowser(async (context) => {
+            const page = await context.newPage();
+            await page.setViewportSize({ width: 1280, height: 900 });
+            await signInDora(plugin, context, page, `/panel/domains/${OVER}`);
+            const paused = await text(page, '.paused-by-limit');
+            // 10:30 UTC is 19:30 in Tokyo.
+            expect(paused).toMatch(/Paused since 20 Nov 2026, 19:30 (GMT\+9|JST)\./);
+            expect(paused).toContain('To resume sooner, contact your host.');
+            expect(await page.getByRole('link', { name: 'Raise your limit' }).count()).toBe(0);
+
+            // The chart's legend under the cursor: the hour of the only point (10:00 UTC), in Tokyo's time.
+            const chart = page.locator('#hits-chart.drawn .u-over');
+            await chart.waitFor({ state: 'visible' });
+            const box = await chart.boundingBox();
+            if (!box) throw new Error('the chart has no plot area');
+            await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+            await expect
+              .poll(() => page.locator('#hits-chart .u-legend .u-series').first().textContent())
+              .toMatch(/20 Nov, 19:00 (GMT\+9|JST)/);
+            await screenshots(page, 'usage-paused-no-upgrade');
+          });
+        },
+        { env: { WPP_TIME_ZONE: 'Asia/Tokyo' }, now: () => NOW },
+      );
+    },
+  );
 });
