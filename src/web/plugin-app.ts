@@ -128,6 +128,7 @@ export function createPluginApp(deps: PluginAppDeps) {
       secureCookies: (config.publicUrl ?? '').startsWith('https:'),
       logger: logger.child({ component: 'pages' }),
       ...(deps.metrics ? { observer: deps.metrics.pages } : {}),
+      timeZone: config.pages.timeZone,
       security: { frameAncestors: config.pages.frameAncestors, dashboardOrigin: originOf(rulesEditorTemplate(config, deps.sandbox?.url)) },
       panel: {
         accounts,
@@ -137,6 +138,7 @@ export function createPluginApp(deps: PluginAppDeps) {
         settingsSnapshots: deps.repos.settingsSnapshots,
         protection: deps.services.protection,
         rulesEditorTemplate: rulesEditorTemplate(config, deps.sandbox?.url),
+        upgradeUrl: config.pages.upgradeUrl,
         now: deps.now,
       },
       admin: {

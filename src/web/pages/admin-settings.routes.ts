@@ -6,6 +6,7 @@
  * with `admin:<name>`. A form with problems comes back (400) with each message next to its
  * field and nothing stored; a stored one redirects (303) to the page with a fixed message.
  */
+import type { Format } from '../../core/format.js';
 import { isDeepStrictEqual } from 'node:util';
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -19,7 +20,6 @@ import type { StatisticsRepo } from '../../db/statistics.repo.js';
 import type { NotifySecret } from '../../secrets.js';
 import { AppError } from '../../errors.js';
 import { describeSettings, settingPathLabel } from '../../provider/setting-words.js';
-import { utc } from './admin-format.js';
 import { errorSummary, type SummaryProblem } from './error-summary.js';
 import { sessionAdmin } from './session.middleware.js';
 
@@ -141,11 +141,11 @@ export function changeLines(before: unknown, after: unknown): string[] {
 }
 
 /** Everything the page shows; `forms` are the forms sent back with their problems. */
-function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Saved | undefined) {
+function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Saved | undefined, format: Pick<Format, 'dateTime'>) {
   const overrides = deps.settings.overrides();
   const source = (name: 'auto_protect' | 'notify_url') => {
     const override = overrides[name];
-    return override ? `changed by ${override.updatedBy} on ${utc(override.updatedAt)}` : 'from the environment';
+    return override ? `changed by ${override.updatedBy} on ${format.dateTime(override.updatedAt)}` : 'from the environment';
   };
   const plans = deps.accounts.listPlans();
   return {
@@ -163,7 +163,7 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
     notifySecret: deps.notifySecret.source === 'generated' ? deps.notifySecret : { source: 'environment' },
     changes: deps.audit
       .listChanges({ limit: 50 })
-      .map((change) => ({ ...change, when: utc(change.at), lines: changeLines(change.before, change.after) })),
+      .map((change) => ({ ...change, when: format.dateTime(change.at), lines: changeLines(change.before, change.after) })),
     forms: { limits: emptyForm(), plan: emptyForm(), notifyUrl: emptyForm(), ...forms },
     fields: SETTINGS_FIELDS,
     describeSettings,
@@ -176,7 +176,7 @@ function renderProblems(res: Response, deps: SettingsPagesDeps, forms: Partial<F
   res
     .status(400)
     .set('Cache-Control', 'no-store')
-    .render('admin/settings', settingsPage(deps, forms, undefined));
+    .render('admin/settings', settingsPage(deps, forms, undefined, res.locals.format as Format));
 }
 /** A problem inside the plan's settings names the setting as the customer's form does, and its key as typed: "People (rules.humans): …". */
 function planProblemWords(path: PropertyKey[], message: string): string {
@@ -196,7 +196,7 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
 
   router.get('/settings', (req, res) => {
     const what = typeof req.query.saved === 'string' && req.query.saved in SAVED_MESSAGES ? (req.query.saved as Saved) : undefined;
-    res.set('Cache-Control', 'no-store').render('admin/settings', settingsPage(deps, {}, what));
+    res.set('Cache-Control', 'no-store').render('admin/settings', settingsPage(deps, {}, what, res.locals.format as Format));
   });
 
   router.post('/settings/limits', (req, res) => {

@@ -5,7 +5,8 @@ import type { JobQueue } from '../../core/job-queue.js';
 import type { Period } from '../../core/quota.js';
 import type { AdminViewsRepo } from '../../db/admin-views.repo.js';
 import type { ReadScheduleRepo } from '../../db/read-schedule.repo.js';
-import { fmt } from './admin-format.js';
+import type { Format } from '../../core/format.js';
+import { createAdminFormat } from './admin-format.js';
 import { createAdminJobsRouter } from './admin-jobs.routes.js';
 import { createAdminRunsRouter } from './admin-runs.routes.js';
 import { createAdminWebsitesRouter } from './admin-websites.routes.js';
@@ -37,8 +38,9 @@ export interface AdminPagesDeps {
 /** A provider that has not answered for this long is shown as a warning. */
 const PROVIDER_QUIET_MS = 60 * 60_000;
 
-export function createAdminRouter(deps: AdminPagesDeps): express.Router {
+export function createAdminRouter(deps: AdminPagesDeps, format: Format): express.Router {
   const router = express.Router();
+  const fmt = createAdminFormat(format);
   router.use((_req: Request, res: Response, next: NextFunction) => {
     res.locals.fmt = fmt;
     res.locals.now = deps.now();

@@ -4,6 +4,7 @@
  * the outside world (visitors and DNS, through the sandbox's control API), runs a sync now,
  * and opens the customer's view of an account in its own session (the admin stays signed in).
  */
+import type { Format } from '../../core/format.js';
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -118,7 +119,7 @@ function demoPage(deps: DemoPagesDeps) {
       ...(refused ? { errorSummary: demoErrorSummary(refused.form, refused.state) } : {}),
       ...(done ? { flash: { kind: done === 'sync-busy' ? 'error' : 'ok', message: MESSAGES[done] } } : {}),
       accounts: demoAccounts(deps, deps.now()),
-      actions: deps.stats.recentActions(10).map(describeAction),
+      actions: deps.stats.recentActions(10).map((action) => describeAction(action, res.locals.format as Format)),
       maxHits: MAX_DEMO_HITS,
       forms: states,
     });

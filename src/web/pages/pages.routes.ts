@@ -35,6 +35,8 @@ export interface PagesDeps {
   admin: AdminPagesDeps;
   /** Told of refused launches and sessions. Default: nobody. */
   observer?: PagesObserver;
+  /** The panel's time zone for every date and time the pages write (WPP_TIME_ZONE, else the server's); undefined: UTC, said. */
+  timeZone?: string | undefined;
 }
 
 /** Url-encoded forms: the largest, the admin's limits and plans, are a few kilobytes. */
@@ -46,7 +48,7 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
   const csrf = createCsrf(sessions);
   router.use(cookieParser());
   // Every page writes numbers, days and times through one Format (core/format.ts), made once: Intl's formatters are costly to build.
-  const format = createFormat();
+  const format = createFormat({ timeZone: deps.timeZone });
   router.use((_req: Request, res: Response, next: NextFunction) => {
     res.locals.format = format;
     next();
@@ -87,6 +89,6 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
     return areaRouter;
   };
   router.use('/panel', area('customer', createPanelRouter(deps.panel), [CERTIFICATE_FORM]));
-  router.use('/admin', area('admin', createAdminRouter(deps.admin)));
+  router.use('/admin', area('admin', createAdminRouter(deps.admin, format)));
   return router;
 }

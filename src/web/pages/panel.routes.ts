@@ -6,14 +6,16 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { currentForecast, forecastWords } from '../../core/forecast.js';
-import { accountUsageNow, createLimitResolver } from '../../core/limits.js';
+import { currentForecast, forecastLimitReached, forecastWords } from '../../core/forecast.js';
+import type { Format } from '../../core/format.js';
+import { accountUsageNow, createLimitResolver, type AccountUsage, type LimitResolver } from '../../core/limits.js';
 import type { Protection } from '../../core/protection.js';
 import { TRAFFIC_RANGES, trafficView, trafficWindow, type TrafficRange } from '../../core/traffic-view.js';
 import type { Website } from '../../core/types.js';
 import { createSettingsReader } from '../../core/settings-snapshot.js';
 import { saveWebsiteSettings, submittedForm, type UploadedFile } from '../../core/website-settings.js';
 import { NOTICES_READ, spikeNotices } from '../../core/website-notices.js';
+import { accountHeader, nearLimitSentence, pausedByLimit } from '../../core/usage-words.js';
 import { customerActions, describeWebsite } from '../../core/website-state.js';
 import type { AccountsRepo } from '../../db/accounts.repo.js';
 import type { ReadScheduleRepo } from '../../db/read-schedule.repo.js';
@@ -37,6 +39,8 @@ export interface PanelPagesDeps {
   protection: Pick<Protection, 'protect' | 'pause' | 'resume'>;
   /** The rules editor's URL template ({domain}, {lang}, {api_key}); undefined: no editor to offer. */
   rulesEditorTemplate: string | undefined;
+  /** The host's upgrade page template (WPP_UPGRADE_URL: {account}, {domain}); undefined: "contact your host". */
+  upgradeUrl?: string | undefined;
   now: () => number;
 }
 
@@ -50,19 +54,25 @@ export function sessionAccount(req: Request): string {
   return user.account;
 }
 
-/** The messages a redirect after a form may show, by the fixed word in `?done=`. */
-const DONE_MESSAGES: Record<string, string> = {
-  protected: 'Protection requested. The protection service now waits for the domain’s DNS, if it is not set yet.',
-  paused: 'Protection paused: visitors now reach the website directly.',
-  resumed: 'Protection resumed.',
-  saved: 'Settings saved at the protection service.',
-  unchanged: 'Nothing to save: no setting was changed.',
+/**
+ * The messages a redirect after a form may show, by the fixed word in `?done=`. A pause is
+ * what the customer asked for but leaves the website unprotected: a warning, not a success.
+ */
+const DONE_MESSAGES: Record<string, { kind: 'ok' | 'warn'; message: string }> = {
+  protected: { kind: 'ok', message: 'Protection requested. The protection service now waits for the domain’s DNS, if it is not set yet.' },
+  paused: {
+    kind: 'warn',
+    message: 'Protection paused: visitors now reach your website directly, unprotected. Resume to protect it again.',
+  },
+  resumed: { kind: 'ok', message: 'Protection resumed.' },
+  saved: { kind: 'ok', message: 'Settings saved at the protection service.' },
+  unchanged: { kind: 'ok', message: 'Nothing to save: no setting was changed.' },
 };
 
-const flashOf = (req: Request) => {
-  const message = typeof req.query.done === 'string' ? DONE_MESSAGES[req.query.done] : undefined;
-  return message ? { kind: 'ok', message } : null;
-};
+const flashOf = (req: Request) => (typeof req.query.done === 'string' ? (DONE_MESSAGES[req.query.done] ?? null) : null);
+
+/** The one formatter the pages router made (pages.routes.ts). */
+const formatOf = (res: Response) => res.locals.format as Format;
 
 const rangeSchema = z.enum(Object.keys(TRAFFIC_RANGES) as [TrafficRange, ...TrafficRange[]]).catch('24h');
 
@@ -102,7 +112,7 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
     res.set('Cache-Control', 'no-store').render('panel/domains', {
       title: 'My domains',
       account,
-      rows: domainRows(deps, account),
+      ...domainsPage(deps, account, formatOf(res)),
       flash: flashOf(req),
     });
   });
@@ -139,14 +149,34 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   return router;
 }
 
-/** POST .../protect, .../pause, .../resume: one click each, then back to the list or the domain. */
+/**
+ * POST .../protect, .../resume: one click each, then back to the list or the domain. Pausing
+ * leaves the website unprotected, so it is asked first (GET .../pause, a page that needs no
+ * script) and done only by that page's form, which posts `confirm=yes`; a POST without it
+ * (an old one-click form) is sent to the question, and nothing is paused.
+ */
 function addActionRoutes(router: express.Router, deps: PanelPagesDeps): void {
+  router.get('/domains/:domain/pause', (req: Request, res: Response) => {
+    const website = ownWebsite(req, deps.accounts);
+    const back = returnSchema.parse(req.query.return_to);
+    res.set('Cache-Control', 'no-store').render('panel/pause-confirm', {
+      title: `Pause protection of ${website.domain}?`,
+      website,
+      returnTo: back,
+      cancelHref: back === 'list' ? '/panel' : domainPath(website),
+    });
+  });
   for (const action of ['protect', 'pause', 'resume'] as const) {
     router.post(`/domains/:domain/${action}`, async (req: Request, res: Response) => {
       const website = ownWebsite(req, deps.accounts);
+      const body = req.body as Record<string, unknown> | undefined;
+      if (action === 'pause' && body?.confirm !== 'yes') {
+        res.redirect(303, `${domainPath(website)}/pause?return_to=${returnSchema.parse(body?.return_to)}`);
+        return;
+      }
       await deps.protection[action](website.domain, { kind: 'customer', account: website.account });
       const done = { protect: 'protected', pause: 'paused', resume: 'resumed' }[action];
-      const back = returnSchema.parse((req.body as Record<string, unknown> | undefined)?.return_to);
+      const back = returnSchema.parse(body?.return_to);
       res.redirect(303, back === 'list' ? `/panel?done=${done}` : `${domainPath(website)}?done=${done}`);
     });
   }
@@ -188,15 +218,20 @@ function editorUrlFor(deps: PanelPagesDeps, website: Website): string | undefine
 }
 
 /**
- * Each active domain with its state, actions, usage this period and the day and hour a limit
- * will be reached at the current rate (its own limit, or the account's, whichever comes
- * first): one usage query and one limits read for all.
+ * My domains: the account header (hits this period against the account's limit, the reset
+ * day, the forecast) and each active domain with its state, actions, usage this period, the
+ * sentence when its limit is near, and the day and hour a limit will be reached at the
+ * current rate (its own limit, or the account's, whichever comes first): one usage query and
+ * one limits read for all.
  */
-function domainRows(deps: PanelPagesDeps, account: string) {
+function domainsPage(deps: PanelPagesDeps, account: string, format: Format) {
   const now = deps.now();
-  const { period, websites, accountHits, accountLimit } = accountUsageNow(deps, account, now);
+  const limits = createLimitResolver(deps.stats, deps.accounts);
+  const usage = accountUsageNow(deps, account, now, limits);
+  const { period, websites, accountHits, accountLimit } = usage;
   const accountSide = { usage: accountHits, limit: accountLimit, stored: deps.schedule.accountForecast(account) };
-  return websites.map(({ website, hits, limit, exempt }) => {
+  let accountForecast: number | null | undefined;
+  const rows = websites.map(({ website, hits, limit, exempt }) => {
     const forecast = currentForecast({
       now,
       periodEnd: period.end,
@@ -204,16 +239,39 @@ function domainRows(deps: PanelPagesDeps, account: string) {
       website: { usage: hits, limit, stored: deps.schedule.get(website.domain) },
       account: accountSide,
     });
+    accountForecast ??= forecast.account;
     return {
       website,
       state: describeWebsite(website, 'customer'),
       actions: customerActions(website),
       hits,
       limit,
+      near: nearLimitSentence({ usage: hits, limit, warningPercent: limits.forWebsite(website.domain, account).warningPercent }, format),
       // An exempt website is never paused: neither limit is reached for it.
-      limitReachedOn: forecastWords(exempt ? null : earliest(forecast.website, forecast.account), now),
+      limitReachedOn: forecastWords(exempt ? null : earliest(forecast.website, forecast.account), now, format),
     };
   });
+  return { rows, header: accountHeaderOf(usage, limits, account, accountForecast, now, format) };
+}
+
+/** The account header's words; the account's forecast from the rows', else (no website yet) the period average. */
+function accountHeaderOf(
+  usage: AccountUsage,
+  limits: LimitResolver,
+  account: string,
+  forecast: number | null | undefined,
+  now: number,
+  format: Format,
+) {
+  const { period, accountHits, accountLimit } = usage;
+  const forecastAt =
+    forecast !== undefined
+      ? forecast
+      : forecastLimitReached({ usage: accountHits, limit: accountLimit, periodStart: period.start, periodEnd: period.end, now });
+  return accountHeader(
+    { hits: accountHits, limit: accountLimit, warningPercent: limits.forAccount(account).warningPercent, period, forecastAt, now },
+    format,
+  );
 }
 
 const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
@@ -227,11 +285,14 @@ function renderDomainPage(
   locals: SettingsLocals & { flash: { kind: string; message: string } | null },
 ): void {
   const now = deps.now();
+  const format = formatOf(res);
   const limits = createLimitResolver(deps.stats, deps.accounts);
   const period = limits.periodOf(website.account, now);
   const own = limits.forWebsite(website.domain, website.account);
   const { fromHour, toHour } = trafficWindow(now);
-  const traffic = trafficView(deps.stats.hourlyHits({ domain: website.domain }, fromHour, toHour), now, range);
+  const traffic = trafficView(deps.stats.hourlyHits({ domain: website.domain }, fromHour, toHour), now, range, website.createdAt);
+  const hits = deps.stats.websiteUsage(website.domain, period.start);
+  const limit = own.exempt ? null : own.websiteHits;
   res
     .status(status)
     .set('Cache-Control', 'no-store')
@@ -241,13 +302,26 @@ function renderDomainPage(
       website,
       state: describeWebsite(website, 'customer'),
       actions: customerActions(website),
-      usage: { hits: deps.stats.websiteUsage(website.domain, period.start), limit: own.exempt ? null : own.websiteHits, period },
+      usage: { hits, limit, period, near: nearLimitSentence({ usage: hits, limit, warningPercent: own.warningPercent }, format) },
+      pausedByLimit:
+        website.pausedBy === 'enforcement'
+          ? pausedByLimit(
+              {
+                since: deps.stats.latestPauseAt(website.domain),
+                period,
+                account: website.account,
+                domain: website.domain,
+                upgradeUrl: deps.upgradeUrl,
+              },
+              format,
+            )
+          : null,
       range,
       ranges: Object.keys(TRAFFIC_RANGES),
       traffic,
       chartJson: chartJson(traffic.series),
       mitigation: deps.stats.latestMitigation(website.domain),
-      spikes: spikeNotices(deps.schedule.notices(website.domain, NOTICES_READ), now),
+      spikes: spikeNotices(deps.schedule.notices(website.domain, NOTICES_READ), now, format),
       vocabulary: SETTINGS_VOCABULARY,
       hasEditor: deps.rulesEditorTemplate !== undefined,
       ...locals,
