@@ -46,7 +46,7 @@ export interface PanelPagesDeps {
   /** The adaptive sync's forecasts and attack-spike notices. */
   schedule: Pick<ReadScheduleRepo, 'get' | 'accountForecast' | 'notices'>;
   provider: Pick<ProviderClient, 'lookupWebsite' | 'updateWebsite'>;
-  protection: Pick<Protection, 'protect' | 'pause' | 'resume'>;
+  protection: Pick<Protection, 'protect' | 'pause' | 'resume' | 'retry'>;
   /** The rules editor's URL template ({domain}, {lang}, {api_key}); undefined: no editor to offer. */
   rulesEditorTemplate: string | undefined;
   now: () => number;
@@ -67,6 +67,7 @@ const DONE_MESSAGES: Record<string, string> = {
   protected: 'Protection requested. The protection service now waits for the domain’s DNS, if it is not set yet.',
   paused: 'Protection paused: visitors now reach the website directly.',
   resumed: 'Protection resumed.',
+  retried: 'Trying again: the protection service is being asked to protect the domain.',
   saved: 'Settings saved at the protection service.',
   unchanged: 'Nothing to save: no setting was changed.',
 };
@@ -158,6 +159,13 @@ function addActionRoutes(router: express.Router, deps: PanelPagesDeps): void {
       res.redirect(303, back === 'list' ? `/panel?done=${done}` : `${domainPath(website)}?done=${done}`);
     });
   }
+  // Try again: a website the provider refused is provisioned again (core/protection.ts retry; offered then only).
+  router.post('/domains/:domain/retry', (req: Request, res: Response) => {
+    const website = ownWebsite(req, deps.accounts);
+    deps.protection.retry(website.domain, { kind: 'customer', account: website.account });
+    const back = returnSchema.parse((req.body as Record<string, unknown> | undefined)?.return_to);
+    res.redirect(303, back === 'list' ? '/panel?done=retried' : `${domainPath(website)}?done=retried`);
+  });
 }
 
 /** The rules editor page, and the probe its script asks whether the editor answers and may be framed here. */
