@@ -3,8 +3,10 @@
 -- while it is set up, and still see it when the provider refuses it.
 
 -- When the provider first accepted the website; NULL: not yet (being set up, or refused).
--- Every website stored before this migration was stored after the provider accepted it.
-ALTER TABLE websites ADD COLUMN provisioned_at INTEGER;
+-- Only provisioning's row written ahead of the provider is NULL: any other row is written
+-- after the provider accepted the website (0 by default: accepted, time not recorded), and
+-- every website stored before this migration was, when it was created.
+ALTER TABLE websites ADD COLUMN provisioned_at INTEGER DEFAULT 0;
 UPDATE websites SET provisioned_at = created_at;
 
 -- The provider's refusal of a website not yet provisioned, kept for the pages until a retry:
