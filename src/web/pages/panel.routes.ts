@@ -122,7 +122,11 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   router.get('/domains/:domain', async (req: Request, res: Response) => {
     const website = ownWebsite(req, deps.accounts);
     const range = rangeSchema.parse(req.query.range);
-    const settings = await settingsOrNote(deps, website.domain);
+    // Not accepted by the provider yet (setting up, or refused): there are no settings there to read.
+    const settings =
+      website.provisionedAt === null
+        ? { view: null, form: null, problems: {}, settingsNote: `Its settings can be changed once ${website.domain} is protected.` }
+        : await settingsOrNote(deps, website.domain);
     renderDomainPage(res, 200, deps, website, range, { ...settings, flash: flashOf(req) });
   });
 
@@ -289,7 +293,7 @@ function renderDomainPage(
         flags: LOADBALANCER_FLAGS,
         issuers: CERTS_ISSUERS,
       },
-      hasEditor: deps.rulesEditorTemplate !== undefined,
+      hasEditor: deps.rulesEditorTemplate !== undefined && website.provisionedAt !== null,
       ...locals,
     });
 }
