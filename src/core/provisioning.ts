@@ -183,15 +183,16 @@ export function createProvisioning({
 
   /**
    * domain.added: the row first, then the provider. A permanent refusal is kept on a row the
-   * provider never accepted (the job goes dead with it: isPermanentProvisioningError); a
-   * failure worth retrying leaves it "setting up" while the job is tried again.
+   * provider never accepted (the job goes dead with it: isPermanentProvisioningError), and so
+   * is the failure of the job's last attempt; a failure worth retrying leaves it "setting up"
+   * while the job is tried again.
    */
-  async function domainAdded(event: PanelEvent & { domain: string }): Promise<void> {
+  async function domainAdded(event: PanelEvent & { domain: string }, finalAttempt = false): Promise<void> {
     showFromTheEventOn(event);
     try {
       await provisionWebsite(event);
     } catch (error) {
-      if (isPermanentProvisioningError(error)) {
+      if (finalAttempt || isPermanentProvisioningError(error)) {
         const refusal = refusalOf(error);
         if (accounts.recordProvisioningFailure(event.domain, event.account, refusal))
           logger.warn({ account: event.account, domain: event.domain, code: refusal.code }, 'the provider refused the website');
@@ -407,7 +408,8 @@ export function createProvisioning({
   }
 
   return {
-    async handle(given: PanelEvent): Promise<void> {
+    /** `finalAttempt`: the job has no attempt left after this one, so a failure is shown as it is (domain.added). */
+    async handle(given: PanelEvent, { finalAttempt = false }: { finalAttempt?: boolean } = {}): Promise<void> {
       const event = underCurrentName(given);
       switch (event.type) {
         case 'account.created':
@@ -415,7 +417,7 @@ export function createProvisioning({
           return;
         case 'domain.added':
           // The queue runs one domain.added of an account at a time (see ingest), so the domain-limit check holds.
-          return domainAdded(event as PanelEvent & { domain: string });
+          return domainAdded(event as PanelEvent & { domain: string }, finalAttempt);
         case 'domain.removed': {
           const website = managedWebsite(event);
           if (website) await applyStatus(website, 'paused', 'domain_removed', 'removed');

@@ -82,6 +82,26 @@ describe('a domain the provider refuses', () => {
     });
   });
 
+  it('shows the failure of its last attempt as could not protect, with the reason, once the job runs out of attempts', async () => {
+    await withPlugin(
+      async (plugin, sb) => {
+        await plugin.postEvents([{ type: 'account.created', account: 'alice' }]);
+        await plugin.idle();
+        await sb.control('POST', '/_sandbox/faults', { mode: 'error' });
+        await plugin.postEvents([{ type: 'domain.added', account: 'alice', domain: 'down.example' }]);
+        await waitFor(() => addJobsOf(plugin, 'down.example')[0]?.state === 'dead', 10_000, 'the job to run out of attempts');
+        await sb.control('POST', '/_sandbox/faults', { mode: 'none' });
+        const website = plugin.accounts.getWebsite('down.example');
+        expect(addJobsOf(plugin, 'down.example')[0]?.attempts).toBe(2);
+        expect(website?.provisioningFailure?.code).toBe('internal_error');
+        const state = describeWebsite(website!, 'customer');
+        expect(state).toMatchObject({ kind: 'could_not_protect', label: 'Could not protect' });
+        expect(state.todo).toContain('Try again');
+      },
+      { env: { WPP_JOB_MAX_ATTEMPTS: '2' } },
+    );
+  });
+
   it('offers the customer Try again on their own domain only, and provisions it once the DNS resolves', async () => {
     await withPlugin(async (plugin, sb) => {
       await sb.control('POST', '/_sandbox/nxdomain', { domains: ['nowhere.example'] });
