@@ -32,6 +32,8 @@ describe('isPermanentProvisioningError', () => {
 
   it('retries 408, 409, 429, 5xx and failures without an answer', () => {
     expect(isPermanentProvisioningError(answered(408, 'PROVIDER_BAD_RESPONSE', 'request_timeout'))).toBe(false);
+    // The plugin's own key refused: not a refusal of the domain, retried while the admin mends it.
+    expect(isPermanentProvisioningError(answered(401, 'PROVIDER_AUTH', 'unauthorized'))).toBe(false);
     expect(isPermanentProvisioningError(answered(409, 'PROVIDER_CONFLICT', 'conflict'))).toBe(false);
     expect(isPermanentProvisioningError(answered(429, 'PROVIDER_RATE_LIMITED', 'rate_limited'))).toBe(false);
     expect(isPermanentProvisioningError(answered(500, 'PROVIDER_UNAVAILABLE', 'internal_error'))).toBe(false);
