@@ -3,7 +3,8 @@
  * Each goes straight to the provider (the person is waiting for the answer) and saves the
  * local record only when the provider accepted: a refusal changes nothing here. An admin's
  * resume of a website the hit limit paused goes through enforcement's adminResume, so the
- * override is recorded; a re-provision re-queues the website's domain.added.
+ * override is recorded; a re-provision re-queues the website's domain.added, as does a
+ * customer's Try again of a website the provider refused.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -18,7 +19,7 @@ import { customerActions, describeWebsite, type CustomerAction } from './website
 export type Actor = { kind: 'customer'; account: string } | { kind: 'admin'; admin: string };
 
 export interface ProtectionDeps {
-  accounts: Pick<AccountsRepo, 'getWebsite' | 'saveWebsite'>;
+  accounts: Pick<AccountsRepo, 'getWebsite' | 'saveWebsite' | 'clearProvisioningFailure'>;
   provider: Pick<ProviderClient, 'setWebsiteStatus'>;
   /** Enforcement's admin resume (core/enforcement.ts): records the override for the period. */
   adminResume: (domain: string, admin: string) => Promise<Website>;
@@ -66,7 +67,7 @@ export function providerFailure(error: unknown, domain: string): AppError {
 /** Paused because of the account in the panel: only the panel undoes these, or the plugin and the panel would disagree. */
 const PANEL_PAUSES: ReadonlySet<PausedBy> = new Set(['suspension', 'account_deleted', 'domain_removed']);
 
-const ACTION_WORDS: Record<CustomerAction, string> = { protect: 'protected', pause: 'paused', resume: 'resumed' };
+const ACTION_WORDS: Record<CustomerAction, string> = { protect: 'protected', pause: 'paused', resume: 'resumed', retry: 'tried again' };
 
 export function createProtection(deps: ProtectionDeps) {
   const { accounts, provider, logger, now } = deps;
@@ -102,6 +103,22 @@ export function createProtection(deps: ProtectionDeps) {
     if (customerActions(website).includes(action)) return;
     const { summary } = describeWebsite(website, 'customer');
     throw new AppError('CONFLICT', `${website.domain} cannot be ${ACTION_WORDS[action]} now: ${summary} Nothing was changed.`);
+  }
+
+  function queueDomainAdded(website: Website, why: 'reprovision' | 'retry'): IngestResult {
+    if (!deps.ingestEvents) throw new Error(`${why} needs the job queue`);
+    const event = panelEventSchema.parse({
+      id: `${why}:${website.domain}:${randomUUID()}`,
+      type: 'domain.added',
+      occurredAt: new Date(now()).toISOString(),
+      account: website.account,
+      // No ip: provisioning keeps the website's stored origin addresses, all of them.
+      domain: website.domain,
+    });
+    const [result] = deps.ingestEvents([event]);
+    // Right after the queueing, long before any worker hears back from the provider: a new refusal is never wiped.
+    accounts.clearProvisioningFailure(website.domain);
+    return result as IngestResult;
   }
 
   return {
@@ -144,21 +161,24 @@ export function createProtection(deps: ProtectionDeps) {
       }
     },
 
-    /** Queues the website's domain.added again (a fresh event id, so it is not a replay): provisioning converges it. */
+    /**
+     * Queues the website's domain.added again (a fresh event id, so it is not a replay): provisioning
+     * converges it. A refusal the website holds is set aside: it is "setting up" until the provider answers.
+     */
     reprovision(domain: string, admin: string): IngestResult {
       const website = websiteFor(domain, { kind: 'admin', admin });
-      if (!deps.ingestEvents) throw new Error('reprovision needs the job queue');
-      const event = panelEventSchema.parse({
-        id: `reprovision:${domain}:${randomUUID()}`,
-        type: 'domain.added',
-        occurredAt: new Date(now()).toISOString(),
-        account: website.account,
-        // No ip: provisioning keeps the website's stored origin addresses, all of them.
-        domain,
-      });
-      const [result] = deps.ingestEvents([event]);
+      const result = queueDomainAdded(website, 'reprovision');
       logger.info({ domain, admin }, 'website re-provision queued by an admin');
-      return result as IngestResult;
+      return result;
+    },
+
+    /** A customer's Try again of their own website the provider refused (core/website-state.ts offers it then only). */
+    retry(domain: string, actor: Actor): IngestResult {
+      const website = websiteFor(domain, actor);
+      if (actor.kind === 'customer') allowCustomer(website, 'retry');
+      const result = queueDomainAdded(website, 'retry');
+      logger.info({ domain, by: actor.kind }, 'provisioning of a refused website tried again');
+      return result;
     },
   };
 }

@@ -7,10 +7,10 @@ import type { Logger } from 'pino';
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { PanelEvent } from '../panel/events.js';
 import { isProviderError, type ProviderClient, type ProviderWebsite } from '../provider/index.js';
-import { AppError } from '../errors.js';
+import { AppError, describeError } from '../errors.js';
 import { hostPauseOf, unpausedAtProvider, type HostPauseUndone } from './host-pause.js';
 import { callbackTokenFor, hashToken, providerUserIdFor, providerUserIdVariant } from './identity.js';
-import type { Account, DesiredStatus, PausedBy, Website } from './types.js';
+import type { Account, DesiredStatus, PausedBy, ProvisioningFailure, Website } from './types.js';
 
 export interface ProvisioningSettings {
   accountDomain: string;
@@ -138,7 +138,70 @@ export function createProvisioning({
     );
   }
 
-  async function domainAdded(event: PanelEvent & { domain: string }): Promise<void> {
+  /**
+   * The website's row, before the provider is asked: the customer and the admin see the domain
+   * from the panel's event on ("setting up"), and still see it if the provider refuses it. Its
+   * account's row too when the plugin has none yet (its provider user id only: the key comes
+   * with the provider user). A domain that has a row (any account's) keeps it as it is.
+   */
+  function showFromTheEventOn(event: PanelEvent & { domain: string }): void {
+    if (accounts.getWebsite(event.domain)) return;
+    const account = accounts.getAccount(event.account);
+    if (!account) {
+      accounts.saveAccount({
+        account: event.account,
+        email: event.email ?? null,
+        plan: event.plan ?? null,
+        providerUserId: freeProviderUserId(event.account),
+        providerApiKey: null,
+        state: 'active',
+      });
+    }
+    const planName = event.plan ?? account?.plan ?? DEFAULT_PLAN;
+    accounts.saveWebsite({
+      domain: event.domain,
+      account: event.account,
+      subdomains: planFor(planName).subdomains,
+      originIps: event.ip ? [event.ip] : settings.server.ip ? [settings.server.ip] : [],
+      state: 'active',
+      desiredStatus: autoProtect() ? 'online' : 'setup',
+      pausedBy: null,
+      providerStatus: null,
+      providerCheckedAt: null,
+      callbackTokenHash: hashToken(callbackTokenFor(settings.callbackKey, event.domain)),
+      provisionedAt: null,
+    });
+  }
+
+  /** A refusal in the words the pages show: the provider's code and message, else the plugin's. */
+  const refusalOf = (error: unknown): ProvisioningFailure => {
+    if (isProviderError(error))
+      return { code: error.providerCode ?? error.code, reason: error.providerMessage ?? error.message, at: now() };
+    if (error instanceof AppError) return { code: error.code, reason: error.message, at: now() };
+    return { code: 'INTERNAL', reason: describeError(error), at: now() };
+  };
+
+  /**
+   * domain.added: the row first, then the provider. A permanent refusal is kept on a row the
+   * provider never accepted (the job goes dead with it: isPermanentProvisioningError), and so
+   * is the failure of the job's last attempt; a failure worth retrying leaves it "setting up"
+   * while the job is tried again.
+   */
+  async function domainAdded(event: PanelEvent & { domain: string }, finalAttempt = false): Promise<void> {
+    showFromTheEventOn(event);
+    try {
+      await provisionWebsite(event);
+    } catch (error) {
+      if (finalAttempt || isPermanentProvisioningError(error)) {
+        const refusal = refusalOf(error);
+        if (accounts.recordProvisioningFailure(event.domain, event.account, refusal))
+          logger.warn({ account: event.account, domain: event.domain, code: refusal.code }, 'the provider refused the website');
+      }
+      throw error;
+    }
+  }
+
+  async function provisionWebsite(event: PanelEvent & { domain: string }): Promise<void> {
     let account = accounts.getAccount(event.account);
     if (!account?.providerApiKey) account = await ensureAccount(event.account, { email: event.email, plan: event.plan }, false);
     const existing = accounts.getWebsite(event.domain);
@@ -147,7 +210,8 @@ export function createProvisioning({
     }
     const planName = event.plan ?? account.plan ?? DEFAULT_PLAN;
     const plan = planFor(planName);
-    const alreadyProtected = existing?.state === 'active' && existing.account === event.account;
+    // A row the provider never accepted (shown from the event on) protects nothing yet: the limit applies to it.
+    const alreadyProtected = existing?.state === 'active' && existing.account === event.account && existing.provisionedAt !== null;
     const domainLimit = domainLimitFor?.(event.account) ?? null;
     if (!alreadyProtected && domainLimit !== null && accounts.activeWebsiteCount(event.account, event.domain) >= domainLimit) {
       throw new AppError(
@@ -192,7 +256,13 @@ export function createProvisioning({
           if (isProviderError(error, 'PROVIDER_NOT_FOUND')) return provider.ensureWebsite({ domain: event.domain, ...website });
           throw error;
         })
-      : await provider.ensureWebsite({ domain: event.domain, ...website });
+      : await provider.ensureWebsite({ domain: event.domain, ...website }).catch((error: unknown) => {
+          // "Already exists" was converged by ensureWebsite: what is left is a website another provider user holds.
+          // Retrying cannot change whose it is, so it is the plugin's permanent CONFLICT, with the provider's words.
+          if (isProviderError(error, 'PROVIDER_CONFLICT'))
+            throw new AppError('CONFLICT', error.providerMessage ?? error.message, [], { cause: error });
+          throw error;
+        });
     if (movedFrom) logger.info({ domain: event.domain, from: movedFrom, to: event.account }, 'website moved to another account');
     accounts.saveWebsite({
       domain: event.domain,
@@ -208,6 +278,7 @@ export function createProvisioning({
       enforcementPausedPeriod: keepsPause && existing ? existing.enforcementPausedPeriod : null,
       adminOverrideUntil: existing && !movedFrom ? existing.adminOverrideUntil : null,
     });
+    accounts.markProvisioned(event.domain);
     logger.info({ account: event.account, domain: event.domain, status: desiredStatus }, 'website provisioned');
   }
 
@@ -337,7 +408,8 @@ export function createProvisioning({
   }
 
   return {
-    async handle(given: PanelEvent): Promise<void> {
+    /** `finalAttempt`: the job has no attempt left after this one, so a failure is shown as it is (domain.added). */
+    async handle(given: PanelEvent, { finalAttempt = false }: { finalAttempt?: boolean } = {}): Promise<void> {
       const event = underCurrentName(given);
       switch (event.type) {
         case 'account.created':
@@ -345,7 +417,7 @@ export function createProvisioning({
           return;
         case 'domain.added':
           // The queue runs one domain.added of an account at a time (see ingest), so the domain-limit check holds.
-          return domainAdded(event as PanelEvent & { domain: string });
+          return domainAdded(event as PanelEvent & { domain: string }, finalAttempt);
         case 'domain.removed': {
           const website = managedWebsite(event);
           if (website) await applyStatus(website, 'paused', 'domain_removed', 'removed');
@@ -412,7 +484,9 @@ export function createProvisioning({
      * trust a payload. A pause the host holds that the provider no longer shows is applied again.
      */
     async refreshWebsite(domain: string): Promise<void> {
-      if (!accounts.getWebsite(domain)) return;
+      // Not accepted by the provider yet (being set up, or refused): there is nothing there to read.
+      const known = accounts.getWebsite(domain);
+      if (!known || known.provisionedAt === null) return;
       let remote: ProviderWebsite;
       try {
         remote = await provider.lookupWebsite(domain);
@@ -453,13 +527,20 @@ export function createProvisioning({
 
 export type Provisioning = ReturnType<typeof createProvisioning>;
 
-/** Errors retrying cannot fix: the job goes dead at once, with the message kept for the admin. */
+/** 4xx answers that may come out differently later: a timeout, a conflict of the moment, a rate limit. */
+const RETRIED_CLIENT_STATUSES: readonly number[] = [408, 409, 429];
+
+/**
+ * Errors retrying cannot fix: the job goes dead at once, with the message kept for the admin
+ * (and, for a domain.added, the refusal on the website's row). A provider's refusal is a 4xx
+ * other than 408, 409 and 429, a domain that does not resolve included: the refusal is shown
+ * at once, and the customer's Try again or the admin's Retry asks again once it is fixed. A
+ * 401 is the plugin's own key, not a refusal of the domain: retried while the admin mends it.
+ * A request refused before sending (invalid locally) is refused again.
+ */
 export function isPermanentProvisioningError(error: unknown): boolean {
   if (error instanceof AppError) return ['VALIDATION_FAILED', 'CONFLICT', 'LIMIT_REACHED', 'BAD_REQUEST', 'NOT_FOUND'].includes(error.code);
-  if (isProviderError(error)) {
-    // A domain that does not resolve yet may resolve once its DNS is set up: keep retrying that one.
-    if (error.code === 'PROVIDER_VALIDATION') return error.providerCode !== 'domain_unresolvable';
-    return error.code === 'PROVIDER_LIMIT_REACHED' || error.code === 'PROVIDER_CONFLICT';
-  }
-  return false;
+  if (!isProviderError(error)) return false;
+  if (error.status === undefined) return error.code === 'PROVIDER_VALIDATION' && !error.sent;
+  return error.status >= 400 && error.status < 500 && error.status !== 401 && !RETRIED_CLIENT_STATUSES.includes(error.status);
 }

@@ -37,8 +37,25 @@ export interface Website {
   enforcementPausedPeriod: number | null;
   /** An admin resumed it: enforcement leaves it alone until this time. */
   adminOverrideUntil: number | null;
+  /**
+   * When the provider first accepted it; null while it is being set up or after a refusal (the
+   * row exists from the panel's event on). Absent: a record built in memory, stored as accepted now.
+   */
+  provisionedAt?: number | null;
+  /** Why the provider refused it, while it is not provisioned; null: no refusal since the last try. */
+  provisioningFailure?: ProvisioningFailure | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** A refusal of a website's provisioning, kept for the pages until the next try. */
+export interface ProvisioningFailure {
+  /** A stable code: the provider's (`domain_unresolvable`, `validation_failed`) or the plugin's (`LIMIT_REACHED`). */
+  code: string;
+  /** The reason in the provider's (or the plugin's) own words. */
+  reason: string;
+  /** Epoch ms. */
+  at: number;
 }
 
 export interface Plan {

@@ -2,16 +2,28 @@
  * A website's state in plain words, for the customer's and the admin's pages: what it is,
  * who paused it, what to do next, and which one-click actions a customer may take. Pure:
  * everything comes from the local record (core/types.ts) and, for an error, its reason.
+ * The one mapping of states to words: setting up, could not protect, waiting for DNS,
+ * monitoring, protected, and the pauses.
  */
-import type { PausedBy, Website } from './types.js';
+import type { PausedBy, ProvisioningFailure, Website } from './types.js';
 
 export type WebsiteStateKind =
-  'protected' | 'paused' | 'waiting_dns' | 'issuing_certificate' | 'error' | 'not_protected' | 'being_set_up' | 'removed';
+  | 'protected'
+  | 'paused'
+  | 'monitoring'
+  | 'waiting_dns'
+  | 'issuing_certificate'
+  | 'error'
+  | 'not_protected'
+  | 'being_set_up'
+  | 'could_not_protect'
+  | 'removed';
 
 /** The badge classes of views/static/app.css. */
 export type StateTone = 'ok' | 'warn' | 'bad' | 'info' | 'neutral';
 
-export type CustomerAction = 'protect' | 'pause' | 'resume';
+/** `retry`: provision again a website the provider refused (Try again). */
+export type CustomerAction = 'protect' | 'pause' | 'resume' | 'retry';
 
 export type Audience = 'customer' | 'admin';
 
@@ -27,7 +39,8 @@ export interface WebsiteState {
   pausedBy: PausedBy | null;
 }
 
-export type StateInput = Pick<Website, 'domain' | 'state' | 'desiredStatus' | 'pausedBy' | 'providerStatus'>;
+export type StateInput = Pick<Website, 'domain' | 'state' | 'desiredStatus' | 'pausedBy' | 'providerStatus'> &
+  Partial<Pick<Website, 'provisionedAt' | 'provisioningFailure'>>;
 
 const PAUSE_WORDS: Record<PausedBy, Record<Audience, { label: string; summary: string; todo: string | null }>> = {
   customer: {
@@ -98,6 +111,55 @@ const state = (kind: WebsiteStateKind, tone: StateTone, label: string, summary: 
   pausedBy: null,
 });
 
+const SETTING_UP = state(
+  'being_set_up',
+  'info',
+  'Setting up',
+  'The protection service is setting this domain up.',
+  'Nothing to do yet: check back in a minute.',
+);
+
+/**
+ * Monitoring: the provider's `paused` status as the spec means it, the website behind the
+ * service, its traffic watched and nothing blocked. The plugin asked for it with no pauser.
+ */
+const MONITORING: Record<Audience, WebsiteState> = {
+  customer: state(
+    'monitoring',
+    'info',
+    'Monitoring',
+    'We watch your traffic, we block nothing yet.',
+    'Protect it now to start blocking attacks.',
+  ),
+  admin: state('monitoring', 'info', 'Monitoring', 'Behind the provider in monitoring mode: traffic is watched, nothing is blocked.'),
+};
+
+/** What to do about a refusal, by its code: the customer fixes their DNS; a limit is the host's; anything else is tried again. */
+function refusalTodo(website: StateInput, failure: ProvisioningFailure, audience: Audience): string {
+  if (failure.code === 'domain_unresolvable') {
+    return audience === 'customer'
+      ? `Check the DNS of ${website.domain} where your domain is registered: the domain must exist and resolve. Then click Try again.`
+      : `The domain's DNS must exist and resolve: once the customer has fixed it, click Retry (the customer can also click Try again).`;
+  }
+  if (failure.code === 'LIMIT_REACHED' || failure.code === 'domain_limit_reached') {
+    return audience === 'customer'
+      ? 'Your plan protects no more domains: ask your host to raise the limit, then click Try again.'
+      : 'Raise the account’s domain limit (or remove one of its domains), then click Retry.';
+  }
+  return audience === 'customer'
+    ? 'Click Try again; if it is refused again, ask your host for help.'
+    : 'Once the cause is fixed, click Retry.';
+}
+
+/** The provider refused the website (it never got it): its reason, and what to do. */
+function refusedState(website: StateInput, failure: ProvisioningFailure, audience: Audience): WebsiteState {
+  const summary =
+    audience === 'customer'
+      ? `The protection service could not protect ${website.domain}: ${failure.reason}`
+      : `The provider refused it (${failure.code}): ${failure.reason}`;
+  return state('could_not_protect', 'bad', 'Could not protect', summary, refusalTodo(website, failure, audience));
+}
+
 /** What the provider reports for a website the plugin keeps online. */
 function onlineState(website: StateInput, errorReason: string | null): WebsiteState {
   switch (website.providerStatus) {
@@ -124,13 +186,7 @@ function onlineState(website: StateInput, errorReason: string | null): WebsiteSt
     case null:
     case 'setup':
     case 'unknown':
-      return state(
-        'being_set_up',
-        'info',
-        'Being set up',
-        'The protection service is setting this domain up.',
-        'Nothing to do yet: check back in a minute.',
-      );
+      return SETTING_UP;
     case 'missing':
       return state('error', 'bad', 'Error', 'The protection service no longer knows this domain.', 'Ask your host to set it up again.');
     case 'error':
@@ -144,14 +200,16 @@ function onlineState(website: StateInput, errorReason: string | null): WebsiteSt
         'Ask your host for help if it does not clear within an hour.',
       );
     default:
-      return state('being_set_up', 'info', 'Being set up', `The protection service reports “${website.providerStatus}”.`);
+      return state('being_set_up', 'info', 'Setting up', `The protection service reports “${website.providerStatus}”.`);
   }
 }
 
 /** The website's state in plain words for `audience`; `errorReason` says why, when the provider reports an error. */
 export function describeWebsite(website: StateInput, audience: Audience = 'customer', errorReason: string | null = null): WebsiteState {
   if (website.state === 'removed') return paused(website.pausedBy ?? 'domain_removed', audience);
-  if (website.desiredStatus === 'paused') return paused(website.pausedBy, audience);
+  if (website.provisionedAt === null)
+    return website.provisioningFailure ? refusedState(website, website.provisioningFailure, audience) : SETTING_UP;
+  if (website.desiredStatus === 'paused') return website.pausedBy === null ? MONITORING[audience] : paused(website.pausedBy, audience);
   if (website.desiredStatus === 'setup') {
     return state(
       'not_protected',
@@ -170,6 +228,7 @@ const CUSTOMER_RESUMABLE: ReadonlySet<PausedBy | null> = new Set<PausedBy | null
 /** The one-click actions a customer may take on the website now. */
 export function customerActions(website: StateInput): CustomerAction[] {
   if (website.state !== 'active') return [];
+  if (website.provisionedAt === null) return website.provisioningFailure ? ['retry'] : [];
   switch (website.desiredStatus) {
     case 'setup':
       return ['protect'];

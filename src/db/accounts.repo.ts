@@ -2,7 +2,7 @@
  * Accounts and their websites, plans and the small key-value facts of the plugin: the SQL
  * of provisioning, enforcement and the statistics views about them, prepared once per database.
  */
-import type { Account, AccountState, DesiredStatus, PausedBy, Plan, Website } from '../core/types.js';
+import type { Account, AccountState, DesiredStatus, PausedBy, Plan, ProvisioningFailure, Website } from '../core/types.js';
 import type { SettingsPatch } from '../provider/spec.js';
 import { isSealed, type KeyBox } from './api-keys.js';
 import type { Db } from './open.js';
@@ -31,6 +31,10 @@ interface WebsiteRow {
   callback_token_hash: string;
   enforcement_paused_period: number | null;
   admin_override_until: number | null;
+  provisioned_at: number | null;
+  provisioning_error_code: string | null;
+  provisioning_error: string | null;
+  provisioning_failed_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -70,6 +74,11 @@ const toWebsite = (row: WebsiteRow): Website => ({
   callbackTokenHash: row.callback_token_hash,
   enforcementPausedPeriod: row.enforcement_paused_period,
   adminOverrideUntil: row.admin_override_until,
+  provisionedAt: row.provisioned_at,
+  provisioningFailure:
+    row.provisioning_error_code === null
+      ? null
+      : { code: row.provisioning_error_code, reason: row.provisioning_error ?? '', at: row.provisioning_failed_at ?? row.updated_at },
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -112,14 +121,15 @@ function prepareWebsiteStatements(db: Db) {
     accountsWithWebsites: db.prepare<[], { account: string }>(
       "SELECT DISTINCT account FROM websites WHERE state = 'active' ORDER BY account",
     ),
+    // A website the provider has not accepted (being set up, or refused) protects nothing: it takes no place under the limit.
     activeCount: db.prepare<[string, string], { n: number }>(
-      "SELECT COUNT(*) AS n FROM websites WHERE account = ? AND state = 'active' AND domain != ?",
+      "SELECT COUNT(*) AS n FROM websites WHERE account = ? AND state = 'active' AND provisioned_at IS NOT NULL AND domain != ?",
     ),
     upsertWebsite: db.prepare(
       `INSERT INTO websites (domain, account, subdomains, origin_ips, state, desired_status, paused_by, provider_status,
-         provider_checked_at, callback_token_hash, enforcement_paused_period, admin_override_until, created_at, updated_at)
+         provider_checked_at, callback_token_hash, enforcement_paused_period, admin_override_until, provisioned_at, created_at, updated_at)
        VALUES (@domain, @account, @subdomains, @originIps, @state, @desiredStatus, @pausedBy, @providerStatus,
-         @providerCheckedAt, @callbackTokenHash, @enforcementPausedPeriod, @adminOverrideUntil, @at, @at)
+         @providerCheckedAt, @callbackTokenHash, @enforcementPausedPeriod, @adminOverrideUntil, @provisionedAt, @at, @at)
        ON CONFLICT (domain) DO UPDATE SET
          account = excluded.account, subdomains = excluded.subdomains, origin_ips = excluded.origin_ips,
          state = excluded.state, desired_status = excluded.desired_status, paused_by = excluded.paused_by,
@@ -142,12 +152,27 @@ function prepareWebsiteStatements(db: Db) {
            ELSE paused_by END
        WHERE domain = @domain`,
     ),
+    // Only a website not provisioned yet keeps a refusal: the pages show it until the next try.
+    recordFailure: db.prepare(
+      `UPDATE websites SET provider_status = 'error', provisioning_error_code = @code, provisioning_error = @reason,
+         provisioning_failed_at = @at, provider_checked_at = @at, updated_at = @at
+       WHERE domain = @domain AND account = @account AND provisioned_at IS NULL`,
+    ),
+    clearFailure: db.prepare(
+      `UPDATE websites SET provider_status = NULL, provisioning_error_code = NULL, provisioning_error = NULL,
+         provisioning_failed_at = NULL, updated_at = @at
+       WHERE domain = @domain AND provisioned_at IS NULL AND provisioning_error_code IS NOT NULL`,
+    ),
+    markProvisioned: db.prepare(
+      `UPDATE websites SET provisioned_at = COALESCE(provisioned_at, @at), provisioning_error_code = NULL, provisioning_error = NULL,
+         provisioning_failed_at = NULL WHERE domain = @domain`,
+    ),
     heldAmong: db.prepare<{ domains: string; heldPaused: string }, { domain: string; account: string }>(
       `SELECT domain, account FROM websites WHERE domain IN (SELECT value FROM json_each(@domains))
          AND state = 'active' AND desired_status = 'paused' AND paused_by IN (SELECT value FROM json_each(@heldPaused))`,
     ),
     toRecheck: db.prepare<{ checkedBefore: number; limit: number; heldPaused: string }, WebsiteRow>(
-      `SELECT * FROM websites WHERE state = 'active'
+      `SELECT * FROM websites WHERE state = 'active' AND provisioned_at IS NOT NULL
          AND (provider_status IS NULL OR provider_status NOT IN ('online', 'paused')
            OR (desired_status = 'paused' AND paused_by IN (SELECT value FROM json_each(@heldPaused))))
          AND (provider_checked_at IS NULL OR provider_checked_at <= @checkedBefore)
@@ -273,15 +298,25 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
       website: Omit<Website, 'createdAt' | 'updatedAt' | 'enforcementPausedPeriod' | 'adminOverrideUntil'> &
         Partial<Pick<Website, 'enforcementPausedPeriod' | 'adminOverrideUntil'>>,
     ): void {
+      const at = now();
       s.upsertWebsite.run({
         enforcementPausedPeriod: null,
         adminOverrideUntil: null,
         ...website,
+        // Only a new row takes it (a row's provisioned_at changes through markProvisioned alone).
+        provisionedAt: website.provisionedAt === undefined ? at : website.provisionedAt,
         subdomains: JSON.stringify(website.subdomains),
         originIps: JSON.stringify(website.originIps),
-        at: now(),
+        at,
       });
     },
+    /** The provider refused a website it has not accepted yet: kept on the row (provider status 'error') until the next try. */
+    recordProvisioningFailure: (domain: string, account: string, failure: ProvisioningFailure) =>
+      s.recordFailure.run({ domain, account, ...failure }).changes === 1,
+    /** A refused website tried again: "setting up" until the provider answers. False when it holds no refusal. */
+    clearProvisioningFailure: (domain: string) => s.clearFailure.run({ domain, at: now() }).changes === 1,
+    /** The provider accepted the website: provisioned from now on (the first time kept), any refusal forgotten. */
+    markProvisioned: (domain: string) => void s.markProvisioned.run({ domain, at: now() }),
     /**
      * Records the status the provider reports. A website the plugin keeps online but the
      * provider shows paused was paused outside the plugin: it becomes paused by `external`

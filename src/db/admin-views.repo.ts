@@ -6,7 +6,7 @@
  * to measure them on).
  */
 import type { QuotaLevel } from '../core/quota-level.js';
-import type { DesiredStatus, EnforcementAction, PausedBy } from '../core/types.js';
+import type { DesiredStatus, EnforcementAction, PausedBy, ProvisioningFailure } from '../core/types.js';
 import { PROVIDER_ANSWERED_AT } from './accounts.repo.js';
 import type { JobState } from './jobs.repo.js';
 import type { Db } from './open.js';
@@ -68,6 +68,9 @@ export interface WebsiteListRow {
   accountLimit: number | null;
   level: QuotaLevel;
   updatedAt: number;
+  /** Null while the provider has not accepted it (setting up, or refused: then `provisioningFailure` says why). */
+  provisionedAt: number | null;
+  provisioningFailure: ProvisioningFailure | null;
 }
 
 /** One website with its quota as the last enforcement pass saw it: the admin's website page. */
@@ -196,6 +199,9 @@ const prefixEnd = (prefix: string) => `${prefix}\u{10ffff}`;
 const counted = (rows: { key: string | null; n: number }[], nullKey = 'none') =>
   Object.fromEntries(rows.map((row) => [row.key ?? nullKey, row.n]));
 
+/** What a website's state in words needs beside its statuses (core/website-state.ts): whether the provider accepted it, or why not. */
+const PROVISIONING_COLUMNS = 'w.provisioned_at, w.provisioning_error_code, w.provisioning_error, w.provisioning_failed_at';
+
 interface WebsiteRow {
   domain: string;
   account: string;
@@ -209,6 +215,10 @@ interface WebsiteRow {
   account_usage: number;
   account_limit: number | null;
   level: QuotaLevel;
+  provisioned_at: number | null;
+  provisioning_error_code: string | null;
+  provisioning_error: string | null;
+  provisioning_failed_at: number | null;
 }
 
 const toWebsiteRow = (row: WebsiteRow): WebsiteListRow => ({
@@ -224,6 +234,11 @@ const toWebsiteRow = (row: WebsiteRow): WebsiteListRow => ({
   accountLimit: row.account_limit,
   level: row.level,
   updatedAt: row.updated_at,
+  provisionedAt: row.provisioned_at,
+  provisioningFailure:
+    row.provisioning_error_code === null
+      ? null
+      : { code: row.provisioning_error_code, reason: row.provisioning_error ?? '', at: row.provisioning_failed_at ?? row.updated_at },
 });
 
 // Each sort ends in a unique key its index carries, so pages never overlap or skip rows.
@@ -371,7 +386,7 @@ export function createAdminViewsRepo(db: Db) {
       : 'websites w CROSS JOIN website_quota q ON q.domain = w.domain';
     const order = WEBSITE_ORDER[sort].map((column) => `${column} ${dir}`).join(', ');
     const rows = statement(
-      `SELECT w.domain, w.account, w.desired_status, w.paused_by, w.provider_status, w.state, w.updated_at,
+      `SELECT w.domain, w.account, w.desired_status, w.paused_by, w.provider_status, w.state, w.updated_at, ${PROVISIONING_COLUMNS},
          q.usage, q.website_limit, q.account_usage, q.account_limit, q.level
        FROM ${from} ${where(filter.terms, inOrder && sort !== 'status' ? '+' : '')} ORDER BY ${order} LIMIT @limit OFFSET @offset`,
     ).all({ ...filter.params, limit: window.pageSize, offset: window.offset }) as WebsiteRow[];
@@ -480,7 +495,7 @@ function overviewStatements(db: Db) {
       'SELECT COUNT(*) AS n FROM accounts WHERE account >= @lo AND account < @hi',
     ),
     websiteWithQuota: db.prepare<[string], Row>(
-      `SELECT w.domain, w.account, w.desired_status, w.paused_by, w.provider_status, w.state, w.updated_at,
+      `SELECT w.domain, w.account, w.desired_status, w.paused_by, w.provider_status, w.state, w.updated_at, ${PROVISIONING_COLUMNS},
          q.usage, q.website_limit, q.account_usage, q.account_limit, q.level, q.period_start, q.period_end, q.warning_percent,
          q.updated_at AS quota_updated_at
        FROM websites w CROSS JOIN website_quota q ON q.domain = w.domain WHERE w.domain = ?`,

@@ -94,7 +94,7 @@ export function createReadScheduleRepo(db: Db) {
     // From the due index alone, earliest first; the join drops a row whose website went away.
     due: db.prepare<[number, number], { domain: string; account: string; nextReadAt: number; lastReadAt: number | null }>(
       `SELECT r.domain, r.account, r.next_read_at AS nextReadAt, r.last_read_at AS lastReadAt
-       FROM read_schedule r JOIN websites w ON w.domain = r.domain AND w.state = 'active'
+       FROM read_schedule r JOIN websites w ON w.domain = r.domain AND w.state = 'active' AND w.provisioned_at IS NOT NULL
        WHERE r.next_read_at <= ? ORDER BY r.next_read_at LIMIT ?`,
     ),
     dueCount: db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM read_schedule WHERE next_read_at <= ?'),

@@ -165,7 +165,8 @@ function prepareLimitStatements(db: Db) {
 function prepareReadStatements(db: Db) {
   return {
     managedPage: db.prepare<[string, number], { domain: string; account: string }>(
-      "SELECT domain, account FROM websites WHERE state = 'active' AND domain > ? ORDER BY domain LIMIT ?",
+      // A website the provider has not accepted (setting up, or refused) has no statistics to read.
+      "SELECT domain, account FROM websites WHERE state = 'active' AND provisioned_at IS NOT NULL AND domain > ? ORDER BY domain LIMIT ?",
     ),
     managedCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM websites WHERE state = 'active'"),
     latest: db.prepare<[string], Counters & { taken_at: number }>(

@@ -1,7 +1,8 @@
 /**
  * The domains the plugin knows but does not protect yet, for bulk protect: websites left in
  * `setup` (created while auto-protect was off) and domains whose provisioning died (a dead
- * domain.added job, and no active website for the domain since).
+ * domain.added job, and no website the provider accepted for the domain since: a refused
+ * domain's row exists from its event on, not provisioned).
  */
 import type { Db } from './open.js';
 
@@ -23,17 +24,20 @@ export interface FailedDomainAdd {
 const FAILED_ADDS = `
   FROM jobs j
   WHERE j.state = 'dead' AND j.kind = 'panel.event' AND json_extract(j.payload, '$.type') = 'domain.added'
-    AND NOT EXISTS (SELECT 1 FROM websites w WHERE w.domain = json_extract(j.payload, '$.domain') AND w.state = 'active')
+    AND NOT EXISTS (SELECT 1 FROM websites w WHERE w.domain = json_extract(j.payload, '$.domain') AND w.state = 'active'
+      AND w.provisioned_at IS NOT NULL)
     AND NOT EXISTS (SELECT 1 FROM jobs later WHERE later.state = 'dead' AND later.kind = 'panel.event' AND later.id > j.id
       AND json_extract(later.payload, '$.type') = 'domain.added' AND json_extract(later.payload, '$.domain') = json_extract(j.payload, '$.domain'))`;
 
 export function createUnprotectedRepo(db: Db) {
   const s = {
     setupPage: db.prepare<[string, number], { domain: string; account: string; created_at: number }>(
-      "SELECT domain, account, created_at FROM websites WHERE state = 'active' AND desired_status = 'setup' AND domain > ? ORDER BY domain LIMIT ?",
+      `SELECT domain, account, created_at FROM websites WHERE state = 'active' AND desired_status = 'setup' AND provisioned_at IS NOT NULL
+         AND domain > ? ORDER BY domain LIMIT ?`,
     ),
     setupCount: db.prepare<[], { n: number }>(
-      "SELECT COALESCE(SUM(n), 0) AS n FROM website_counts WHERE state = 'active' AND desired_status = 'setup'",
+      // A refused website (provider status 'error', never accepted) is counted with the failed adds, not here.
+      "SELECT COALESCE(SUM(n), 0) AS n FROM website_counts WHERE state = 'active' AND desired_status = 'setup' AND provider_status <> 'error'",
     ),
     failed: db.prepare<[number], { id: number; domain: string; account: string; last_error: string | null; finished_at: number | null }>(
       `SELECT j.id, json_extract(j.payload, '$.domain') AS domain, j.account, j.last_error, j.finished_at ${FAILED_ADDS} ORDER BY j.id LIMIT ?`,

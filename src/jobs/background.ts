@@ -58,7 +58,8 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
   const worker = createWorker({
     jobs: deps.jobs,
     handlers: jobHandlers({
-      'panel.event': (event) => services.provisioning.handle(event),
+      // On the last attempt a failure is final too: provisioning shows it on the website as it is.
+      'panel.event': (event, job) => services.provisioning.handle(event, { finalAttempt: job.attempts >= job.maxAttempts }),
       'website.refresh': ({ domain }) => services.provisioning.refreshWebsite(domain),
       'server.register': async () => void (await services.provisioning.registerServer()),
       // Queued only while a URL is effective. The URL is read at send time: a job queued before an admin

@@ -120,6 +120,13 @@ export function createControlRouter(context: SandboxContext): express.Router {
     res.json({ nxdomain: domains });
   });
 
+  // The owner fixed the DNS: the domains resolve again (a refused website can be provisioned now).
+  router.delete('/nxdomain', (req, res) => {
+    const { domains } = parseOr422(nxdomainBodySchema, req.body ?? {});
+    store.transaction(() => domains.forEach((domain) => store.removeNxdomain(domain)));
+    res.json({ resolving: domains });
+  });
+
   router.get('/faults', (_req, res) => {
     res.json(context.faults.current());
   });

@@ -298,6 +298,7 @@ function prepareCallbackStatements(db: Db) {
     ),
     addNxdomain: db.prepare('INSERT OR IGNORE INTO nxdomains (domain) VALUES (?)'),
     isNxdomain: db.prepare<[string], { domain: string }>('SELECT domain FROM nxdomains WHERE domain = ?'),
+    removeNxdomain: db.prepare('DELETE FROM nxdomains WHERE domain = ?'),
   };
 }
 
@@ -426,6 +427,8 @@ export function createSandboxStore(db: Db) {
 
     addNxdomain: (domain: string) => void s.addNxdomain.run(domain),
     isNxdomain: (domain: string) => s.isNxdomain.get(domain) !== undefined,
+    /** The domain resolves again (its owner fixed the DNS). */
+    removeNxdomain: (domain: string) => void s.removeNxdomain.run(domain),
 
     /** Forgets everything but the partner, as `POST /_sandbox/reset` promises. */
     reset(): void {

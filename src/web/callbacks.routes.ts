@@ -21,7 +21,10 @@ export function createCallbacksRouter(deps: CallbackRouteDeps): express.Router {
   const router = express.Router();
   router.post('/callbacks/website/:token', express.raw({ type: () => true, limit: '64kb' }), async (req, res) => {
     const website = deps.findWebsiteByTokenHash(hashToken(String(req.params.token)));
-    if (!website) throw new AppError('NOT_FOUND', 'Unknown callback token');
+    // A row written ahead of the provider's answer (core/provisioning.ts) is not known here until
+    // provisioning has stored that answer: the callback is refused as before the row existed, and
+    // the provider sends it again, so a re-read's window is not spent on the creation's own callback.
+    if (!website || website.provisionedAt === null) throw new AppError('NOT_FOUND', 'Unknown callback token');
     const signature = req.get('x-signature');
     if (signature !== undefined) {
       const key = deps.signingKeyFor(website);

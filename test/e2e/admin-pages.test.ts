@@ -62,7 +62,9 @@ describe('admin pages in a browser', () => {
           await page.goto(launchUrl(plugin, admin('dana-admin')));
           await expect.poll(() => page.locator('h1').textContent()).toBe('Overview');
           const overview = await page.locator('main').innerText();
-          expect(overview).toMatch(/4\s+active websites/);
+          // The domain whose set-up died is a website too, from its event on: in error, with the provider's reason.
+          expect(overview).toMatch(/5\s+active websites/);
+          expect(overview).toMatch(/1\s+in error/);
           expect(overview).toMatch(/\d+\s+dead jobs?: see and retry them/);
           expect(overview).toMatch(/last sync just now: 4 read, 0 failed/);
           expect(overview).toMatch(/1\s+paused: 1 by enforcement/);
@@ -72,7 +74,11 @@ describe('admin pages in a browser', () => {
           await page.getByRole('link', { name: 'Websites', exact: true }).click();
           await page.getByLabel('Domain or account').fill('alice');
           await clickAndWait(page, 'Search');
-          expect(await page.locator('td[data-label="Domain"]').allInnerTexts()).toEqual(['alice-blog.example', 'alice-shop.example']);
+          expect(await page.locator('td[data-label="Domain"]').allInnerTexts()).toEqual([
+            'alice-blog.example',
+            'alice-news.example',
+            'alice-shop.example',
+          ]);
           await screenshots(page, 'admin-websites');
 
           await page.getByRole('link', { name: 'alice-shop.example' }).click();

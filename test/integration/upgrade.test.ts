@@ -66,7 +66,7 @@ describe('an upgrade from the previous release', () => {
       await first.close();
 
       // ... turned into exactly what release 0.1.0 left (the oldest upgrade path: 0.1 and 0.2 to
-      // this one): plain keys, no migrations 011 to 013, no key file.
+      // this one): plain keys, no migrations 011 to 015, no key file.
       const file = join(dataDir, 'plugin.sqlite');
       const db = new Database(file);
       const { keys } = openApiKeys(db, join(dataDir, 'api-keys.key'), () => undefined);
@@ -91,6 +91,13 @@ describe('an upgrade from the previous release', () => {
          CREATE INDEX enforcement_actions_account ON enforcement_actions (account, at);
          CREATE INDEX enforcement_actions_domain ON enforcement_actions (domain, at);
          CREATE INDEX enforcement_actions_at ON enforcement_actions (at, action);`,
+      );
+      // 014 added the last known settings of each website.
+      db.exec('DROP TABLE settings_snapshots');
+      // 015 added the provisioning columns of websites.
+      db.exec(
+        `ALTER TABLE websites DROP COLUMN provisioned_at; ALTER TABLE websites DROP COLUMN provisioning_error_code;
+         ALTER TABLE websites DROP COLUMN provisioning_error; ALTER TABLE websites DROP COLUMN provisioning_failed_at;`,
       );
       db.prepare('DELETE FROM schema_migrations WHERE version > ?').run(PREVIOUS_RELEASE_MIGRATIONS);
       const schemaNow = db

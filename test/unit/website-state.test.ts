@@ -51,6 +51,57 @@ describe('describeWebsite', () => {
   });
 });
 
+describe('describeWebsite: a domain from the event on (issue 21)', () => {
+  const failure = { code: 'domain_unresolvable', reason: 'The domain nowhere.example does not exist or does not resolve', at: 1 };
+
+  it('says setting up while the provider has not accepted it yet, with nothing to click', () => {
+    const settingUp = website({ desiredStatus: 'online', providerStatus: null, provisionedAt: null, provisioningFailure: null });
+    expect(describeWebsite(settingUp)).toMatchObject({ kind: 'being_set_up', label: 'Setting up', tone: 'info' });
+    expect(describeWebsite(settingUp, 'admin').label).toBe('Setting up');
+    expect(customerActions(settingUp)).toEqual([]);
+  });
+
+  it("says could not protect with the provider's reason, what to do, and offers Try again", () => {
+    const refused = website({ providerStatus: 'error', provisionedAt: null, provisioningFailure: failure });
+    const state = describeWebsite(refused);
+    expect(state).toMatchObject({ kind: 'could_not_protect', label: 'Could not protect', tone: 'bad' });
+    expect(state.summary).toContain('does not resolve');
+    expect(state.todo).toMatch(/DNS of nowhere|DNS of shop\.example/);
+    expect(state.todo).toContain('Try again');
+    expect(customerActions(refused)).toEqual(['retry']);
+    const forAdmin = describeWebsite(refused, 'admin');
+    expect(forAdmin.label).toBe('Could not protect');
+    expect(forAdmin.summary).toContain('domain_unresolvable');
+    expect(forAdmin.todo).toContain('Retry');
+  });
+
+  it('says what to do for other refusals too: the domain limit, and any other reason', () => {
+    const limit = describeWebsite(
+      website({
+        providerStatus: 'error',
+        provisionedAt: null,
+        provisioningFailure: { code: 'LIMIT_REACHED', reason: 'at most 1 domain', at: 1 },
+      }),
+    );
+    expect(limit.todo).toContain('host');
+    const other = describeWebsite(
+      website({
+        providerStatus: 'error',
+        provisionedAt: null,
+        provisioningFailure: { code: 'validation_failed', reason: 'ip: bad', at: 1 },
+      }),
+    );
+    expect(other.summary).toContain('ip: bad');
+    expect(other.todo).toContain('Try again');
+  });
+
+  it('names monitoring: watched by the provider, nothing blocked yet', () => {
+    const state = describeWebsite(website({ desiredStatus: 'paused', pausedBy: null, providerStatus: 'paused' }));
+    expect(state).toMatchObject({ kind: 'monitoring', label: 'Monitoring' });
+    expect(state.summary).toContain('block nothing');
+  });
+});
+
 describe('customerActions', () => {
   it('offers Protect in setup, Pause when protected or waiting for DNS', () => {
     expect(customerActions(website({ desiredStatus: 'setup', providerStatus: 'setup' }))).toEqual(['protect']);

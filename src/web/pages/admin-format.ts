@@ -42,9 +42,9 @@ export function duration(ms: number | null | undefined): string {
 export type BadgeKind = 'ok' | 'warn' | 'bad' | 'info' | 'neutral';
 
 /** A website's state in plain words, and the badge it wears: the admin's words of core/website-state.ts. */
-export function websiteState(website: StateInput): { words: string; badge: BadgeKind } {
+export function websiteState(website: StateInput): { words: string; badge: BadgeKind; summary: string; todo: string | null } {
   const state = describeWebsite(website, 'admin');
-  return { words: state.label, badge: state.tone };
+  return { words: state.label, badge: state.tone, summary: state.summary, todo: state.todo };
 }
 
 const LEVEL_WORDS: Record<string, [string, BadgeKind]> = {

@@ -25,6 +25,8 @@ const NEXT_STEP: Partial<Record<WebsiteStateKind, string>> = {
   error: 'See the website in the Websites list.',
   not_protected: "Auto-protect is off: protect it from the customer's view.",
   being_set_up: 'A job creates it at the provider.',
+  could_not_protect: 'The provider refused it: its page in Websites says why; once the cause is fixed, Retry there.',
+  monitoring: "Watched, nothing blocked: protect it from the customer's view.",
 };
 
 /**

@@ -108,9 +108,33 @@ const typed = (body: unknown): Record<string, string> =>
     Object.entries((body ?? {}) as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );
 
+/**
+ * What the last step was about (the account just created, the domain just added), carried in
+ * the redirect's query: the next forms are filled in with it, not with the newest account,
+ * which the account's job may not even have created yet. A value that does not parse is ignored.
+ */
+const justDoneSchema = z.object({
+  account: accountNameSchema.optional().catch(undefined),
+  domain: domainSchema.optional().catch(undefined),
+});
+export type JustDone = z.output<typeof justDoneSchema>;
+
+/** The query of the redirect after a step about `subject`. */
+const justDoneQuery = (subject: JustDone) =>
+  Object.entries(subject)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `&${key}=${encodeURIComponent(value as string)}`)
+    .join('');
+
 /** The demo page, and its forms: read with their schema, or refused with each message next to its field. */
 function demoPage(deps: DemoPagesDeps) {
-  const render = (res: Response, status: number, done: Done | undefined, refused?: { form: DemoForm; state: FormState }) => {
+  const render = (
+    res: Response,
+    status: number,
+    done: Done | undefined,
+    refused?: { form: DemoForm; state: FormState },
+    justDone: JustDone = {},
+  ) => {
     const empty = (): FormState => ({ values: {}, problems: {} });
     const states = { account: empty(), domain: empty(), traffic: empty(), dns: empty(), customer: empty() };
     if (refused) states[refused.form] = refused.state;
@@ -118,6 +142,7 @@ function demoPage(deps: DemoPagesDeps) {
       title: 'Demo panel',
       ...(refused ? { errorSummary: demoErrorSummary(refused.form, refused.state) } : {}),
       ...(done ? { flash: { kind: done === 'sync-busy' ? 'error' : 'ok', message: MESSAGES[done] } } : {}),
+      justDone,
       accounts: demoAccounts(deps, deps.now()),
       actions: deps.stats.recentActions(10).map((action) => describeAction(action, res.locals.format as Format)),
       maxHits: MAX_DEMO_HITS,
@@ -145,18 +170,19 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
   const router = express.Router();
   const control = createSandboxControl(deps.sandbox);
   const { render, refuse, read } = demoPage(deps);
-  const done = (res: Response, what: Done) => res.redirect(303, `/admin/demo?done=${what}`);
+  const done = (res: Response, what: Done, subject: JustDone = {}) =>
+    res.redirect(303, `/admin/demo?done=${what}${justDoneQuery(subject)}`);
 
   router.get('/demo', (req, res) => {
     const what = typeof req.query.done === 'string' && req.query.done in MESSAGES ? (req.query.done as Done) : undefined;
-    render(res, 200, what);
+    render(res, 200, what, undefined, justDoneSchema.parse(req.query));
   });
 
   router.post('/demo/accounts', async (req, res) => {
     const form = read('account', req, res);
     if (!form) return;
     await ingest(deps, { type: 'account.created', account: form.account });
-    done(res, 'account');
+    done(res, 'account', { account: form.account });
   });
 
   router.post('/demo/domains', async (req, res) => {
@@ -166,7 +192,7 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
     if (existing && existing.account !== form.account)
       return refuse(req, res, 'domain', [{ field: 'domain', message: `${form.domain} belongs to the account ${existing.account}` }]);
     await ingest(deps, { type: 'domain.added', account: form.account, domain: form.domain });
-    done(res, 'domain');
+    done(res, 'domain', { account: form.account, domain: form.domain });
   });
 
   router.post('/demo/traffic', async (req, res) => {
@@ -174,7 +200,7 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
     if (!form) return;
     const outcome = await control.sendTraffic(form.domain, form.hits, form.blocked);
     if (!outcome.ok) return refuse(req, res, 'traffic', [{ field: 'domain', message: sandboxRefusal(form.domain, outcome) }]);
-    done(res, 'traffic');
+    done(res, 'traffic', { account: deps.accounts.getWebsite(form.domain)?.account, domain: form.domain });
   });
 
   router.post('/demo/dns-verified', async (req, res) => {
@@ -184,7 +210,7 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
     if (!outcome.ok) return refuse(req, res, 'dns', [{ field: 'domain', message: sandboxRefusal(form.domain, outcome) }]);
     const website = deps.accounts.getWebsite(form.domain);
     if (website) deps.refreshWebsite(website);
-    done(res, 'dns');
+    done(res, 'dns', { account: website?.account, domain: form.domain });
   });
 
   router.post('/demo/sync', async (_req, res) => {

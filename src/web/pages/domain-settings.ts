@@ -41,7 +41,7 @@ export interface SettingsLocals {
   form: SettingsForm | null;
   problems: FieldProblems;
   /** Why no settings can be shown (views/panel/partials/settings-status.ejs). */
-  settingsNote?: { reason: 'unreachable'; failure: string } | { reason: 'pending' };
+  settingsNote?: { reason: 'unreachable'; failure: string } | { reason: 'pending' } | { reason: 'not_provisioned' };
   /** When the shown settings were read, and a failed read since. */
   settingsAsOf?: { readAt: number; failedAt: number | null };
   errorSummary?: ErrorSummary;

@@ -36,7 +36,7 @@ export interface PanelPagesDeps {
   provider: Pick<ProviderClient, 'lookupWebsite' | 'updateWebsite'>;
   /** The last settings read of each website, shown while a read behind the page refreshes them. */
   settingsSnapshots: Pick<SettingsSnapshotsRepo, 'get' | 'saveRead' | 'saveFailure'>;
-  protection: Pick<Protection, 'protect' | 'pause' | 'resume'>;
+  protection: Pick<Protection, 'protect' | 'pause' | 'resume' | 'retry'>;
   /** The rules editor's URL template ({domain}, {lang}, {api_key}); undefined: no editor to offer. */
   rulesEditorTemplate: string | undefined;
   /** The host's upgrade page template (WPP_UPGRADE_URL: {account}, {domain}); undefined: "contact your host". */
@@ -65,6 +65,7 @@ const DONE_MESSAGES: Record<string, { kind: 'ok' | 'warn'; message: string }> = 
     message: 'Protection paused: visitors now reach your website directly, unprotected. Resume to protect it again.',
   },
   resumed: { kind: 'ok', message: 'Protection resumed.' },
+  retried: { kind: 'ok', message: 'Trying again: the protection service is being asked to protect the domain.' },
   saved: { kind: 'ok', message: 'Settings saved at the protection service.' },
   unchanged: { kind: 'ok', message: 'Nothing to save: no setting was changed.' },
 };
@@ -120,7 +121,11 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   router.get('/domains/:domain', async (req: Request, res: Response) => {
     const website = ownWebsite(req, deps.accounts);
     const range = rangeSchema.parse(req.query.range);
-    const known = knownSettingsLocals(await settings.known(website.domain));
+    // Not accepted by the provider yet (setting up, or refused): there are no settings there to read.
+    const known: SettingsLocals =
+      website.provisionedAt === null
+        ? { view: null, form: null, problems: {}, settingsNote: { reason: 'not_provisioned' } }
+        : knownSettingsLocals(await settings.known(website.domain));
     renderDomainPage(res, 200, deps, website, range, { ...known, flash: flashOf(req) });
   });
 
@@ -180,6 +185,13 @@ function addActionRoutes(router: express.Router, deps: PanelPagesDeps): void {
       res.redirect(303, back === 'list' ? `/panel?done=${done}` : `${domainPath(website)}?done=${done}`);
     });
   }
+  // Try again: a website the provider refused is provisioned again (core/protection.ts retry; offered then only).
+  router.post('/domains/:domain/retry', (req: Request, res: Response) => {
+    const website = ownWebsite(req, deps.accounts);
+    deps.protection.retry(website.domain, { kind: 'customer', account: website.account });
+    const back = returnSchema.parse((req.body as Record<string, unknown> | undefined)?.return_to);
+    res.redirect(303, back === 'list' ? '/panel?done=retried' : `${domainPath(website)}?done=retried`);
+  });
 }
 
 /** The rules editor page, and the probe its script asks whether the editor answers and may be framed here. */
@@ -323,7 +335,7 @@ function renderDomainPage(
       mitigation: deps.stats.latestMitigation(website.domain),
       spikes: spikeNotices(deps.schedule.notices(website.domain, NOTICES_READ), now, format),
       vocabulary: SETTINGS_VOCABULARY,
-      hasEditor: deps.rulesEditorTemplate !== undefined,
+      hasEditor: deps.rulesEditorTemplate !== undefined && website.provisionedAt !== null,
       ...locals,
     });
 }
