@@ -10,7 +10,8 @@ import { isProviderError, type ProviderClient, type ProviderWebsite } from '../p
 import { AppError } from '../errors.js';
 import { hostPauseOf, unpausedAtProvider, type HostPauseUndone } from './host-pause.js';
 import { callbackTokenFor, hashToken, providerUserIdFor, providerUserIdVariant } from './identity.js';
-import type { Account, DesiredStatus, PausedBy, Website } from './types.js';
+import { isMonitoring } from './monitoring.js';
+import type { Account, DesiredStatus, PausedBy, Plan, Website } from './types.js';
 
 export interface ProvisioningSettings {
   accountDomain: string;
@@ -35,6 +36,8 @@ export interface ProvisioningDeps {
   onHostPauseUndone?: (undone: HostPauseUndone) => void;
   /** Ends the page sessions of a customer whose account was suspended or deleted. */
   endCustomerSessions?: (account: string) => void;
+  /** Monitoring first (core/monitoring.ts): when a new website's monitoring ends (null: protect at once), and when a website's still-to-come one does. */
+  monitoring?: { startFor(domain: string, plan: Plan): number | null; untilOf(domain: string): number | null };
 }
 
 /** The kv fact that records where an account name went, and when (account.renamed). */
@@ -60,9 +63,11 @@ export function createProvisioning({
   now = Date.now,
   onHostPauseUndone,
   endCustomerSessions,
+  monitoring,
 }: ProvisioningDeps) {
   const planFor = (name: string | null | undefined) =>
-    accounts.getPlan(name ?? DEFAULT_PLAN) ?? accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'] };
+    accounts.getPlan(name ?? DEFAULT_PLAN) ??
+    accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'], monitorDays: 0 };
 
   const tagsFor = (plan: string) => [
     `plan:${plan}`,
@@ -165,7 +170,8 @@ export function createProvisioning({
     if (originIps.length === 0) {
       throw new AppError('VALIDATION_FAILED', `No origin IP for ${event.domain}: the event names none and WPP_SERVER_IP is not set`);
     }
-    const keepsPause = existing?.state === 'active' && existing.desiredStatus === 'paused' && existing.pausedBy !== null;
+    // Every pause is kept, monitoring (paused by nobody) too: an active website here is this account's (see above).
+    const keepsPause = existing?.state === 'active' && existing.desiredStatus === 'paused';
     let desiredStatus: DesiredStatus = autoProtect() ? 'online' : 'setup';
     let pausedBy: PausedBy | null = null;
     if (keepsPause && existing) {
@@ -174,6 +180,9 @@ export function createProvisioning({
     } else if (account.state !== 'active') {
       desiredStatus = 'paused';
       pausedBy = account.state === 'suspended' ? 'suspension' : 'account_deleted';
+    } else if (desiredStatus === 'online' && !alreadyProtected && (monitoring?.startFor(event.domain, plan) ?? null) !== null) {
+      // Monitoring first: at the provider `paused` (watched, nothing blocked) until the schedule switches it on.
+      desiredStatus = 'paused';
     }
     const subdomains = existing?.subdomains ?? plan.subdomains;
     const website = {
@@ -239,11 +248,16 @@ export function createProvisioning({
   async function suspendWebsite(website: Website): Promise<void> {
     if (website.state === 'active' && website.desiredStatus !== 'paused' && website.pausedBy === null) {
       await applyStatus(website, 'paused', 'suspension');
-    } else if (website.state === 'active' && website.pausedBy === 'enforcement') {
-      // Still paused, but now because of the suspension too; the suspension is the stronger reason.
+    } else if (website.state === 'active' && (website.pausedBy === 'enforcement' || isMonitoring(website))) {
+      // Still paused, but now because of the suspension too; the suspension is the stronger reason
+      // (and the monitoring switch leaves a suspension's pause alone).
       accounts.saveWebsite({ ...website, pausedBy: 'suspension' });
     }
   }
+
+  /** The end of a suspension: back to monitoring while its days are still to come, else protected. */
+  const endSuspension = (website: Website) =>
+    (monitoring?.untilOf(website.domain) ?? null) !== null ? applyStatus(website, 'paused', null) : applyStatus(website, 'online', null);
 
   /** Whether the panel suspended this website on its own (domain.suspended), apart from its account. */
   const suspendedOnItsOwn = (domain: string) => Boolean(accounts.getFact(WEBSITE_SUSPENDED(domain)));
@@ -368,7 +382,7 @@ export function createProvisioning({
           await forEachWebsite(event.account, async (website) => {
             // A website suspended on its own (its Plesk subscription) stays paused until that suspension ends.
             if (website.state === 'active' && website.pausedBy === 'suspension' && !suspendedOnItsOwn(website.domain))
-              await applyStatus(website, 'online', null);
+              await endSuspension(website);
           });
           return;
         }
@@ -385,8 +399,7 @@ export function createProvisioning({
           if (!website) return;
           accounts.setFact(WEBSITE_SUSPENDED(website.domain), '');
           // Still paused while the whole account is suspended: its reactivation resumes it.
-          if (website.pausedBy === 'suspension' && accounts.getAccount(website.account)?.state === 'active')
-            await applyStatus(website, 'online', null);
+          if (website.pausedBy === 'suspension' && accounts.getAccount(website.account)?.state === 'active') await endSuspension(website);
           return;
         }
         case 'account.deleted': {

@@ -6,7 +6,7 @@
 import type { PausedBy, Website } from './types.js';
 
 export type WebsiteStateKind =
-  'protected' | 'paused' | 'waiting_dns' | 'issuing_certificate' | 'error' | 'not_protected' | 'being_set_up' | 'removed';
+  'protected' | 'monitoring' | 'paused' | 'waiting_dns' | 'issuing_certificate' | 'error' | 'not_protected' | 'being_set_up' | 'removed';
 
 /** The badge classes of views/static/app.css. */
 export type StateTone = 'ok' | 'warn' | 'bad' | 'info' | 'neutral';
@@ -98,6 +98,18 @@ const state = (kind: WebsiteStateKind, tone: StateTone, label: string, summary: 
   pausedBy: null,
 });
 
+/** Monitoring first (core/monitoring.ts): paused at the provider by nobody, until the schedule protects it. */
+const monitoring = (audience: Audience): WebsiteState =>
+  audience === 'customer'
+    ? state(
+        'monitoring',
+        'info',
+        'Monitoring',
+        'We watch your traffic; we block nothing yet.',
+        'Protection starts by itself, or choose Protect now.',
+      )
+    : state('monitoring', 'info', 'Monitoring', 'Monitoring first: watched, nothing blocked, until the schedule protects it.');
+
 /** What the provider reports for a website the plugin keeps online. */
 function onlineState(website: StateInput, errorReason: string | null): WebsiteState {
   switch (website.providerStatus) {
@@ -151,7 +163,7 @@ function onlineState(website: StateInput, errorReason: string | null): WebsiteSt
 /** The website's state in plain words for `audience`; `errorReason` says why, when the provider reports an error. */
 export function describeWebsite(website: StateInput, audience: Audience = 'customer', errorReason: string | null = null): WebsiteState {
   if (website.state === 'removed') return paused(website.pausedBy ?? 'domain_removed', audience);
-  if (website.desiredStatus === 'paused') return paused(website.pausedBy, audience);
+  if (website.desiredStatus === 'paused') return website.pausedBy === null ? monitoring(audience) : paused(website.pausedBy, audience);
   if (website.desiredStatus === 'setup') {
     return state(
       'not_protected',

@@ -52,7 +52,7 @@ export interface PluginAppDeps {
     imports: Pick<ImportRepo, 'recentComparisons'>;
   };
   /** Protect, pause, resume and bulk protect by hand; a sync and an enforcement pass now (the demo panel). */
-  services: Pick<Services, 'protection' | 'bulkProtect' | 'syncStatistics' | 'enforceLimits'>;
+  services: Pick<Services, 'protection' | 'bulkProtect' | 'monitoring' | 'syncStatistics' | 'enforceLimits'>;
   /** The embedded sandbox, when it is the provider (the demo panel, the default rules editor). */
   sandbox: { url: string; partnerKey: string } | undefined;
   /** GET /metrics and what the pages count into it. */
@@ -134,6 +134,7 @@ export function createPluginApp(deps: PluginAppDeps) {
         protection: deps.services.protection,
         rulesEditorTemplate: rulesEditorTemplate(config, deps.sandbox?.url),
         now: deps.now,
+        monitoringUntil: deps.services.monitoring.untilOf,
       },
       admin: {
         views: deps.repos.adminViews,
@@ -143,7 +144,8 @@ export function createPluginApp(deps: PluginAppDeps) {
         queue,
         actions: deps.services.protection,
         now: deps.now,
-        bulk: { bulkProtect: deps.services.bulkProtect },
+        monitoringUntil: deps.services.monitoring.untilOf,
+        bulk: { bulkProtect: deps.services.bulkProtect, defaultPlanDays: () => deps.services.monitoring.planDays('') },
         imports: { recentComparisons: (limit) => deps.repos.imports.recentComparisons(limit), panel: config.panel.name },
         settings: {
           stats: deps.repos.stats,

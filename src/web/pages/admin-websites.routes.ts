@@ -104,6 +104,7 @@ function renderWebsite(deps: AdminPagesDeps, req: Request, res: Response, flash?
     website,
     forecast: forecasts(deps, website, now),
     forecastWords,
+    monitoringUntil: deps.monitoringUntil?.(domain) ?? null,
     spikes: spikeNotices(deps.schedule.notices(domain, NOTICES_READ), now),
     history: deps.views.websiteHistory(domain, 50),
     flash,

@@ -50,6 +50,8 @@ export interface PanelPagesDeps {
   /** The rules editor's URL template ({domain}, {lang}, {api_key}); undefined: no editor to offer. */
   rulesEditorTemplate: string | undefined;
   now: () => number;
+  /** When the website's monitoring ends (core/monitoring.ts), or null. */
+  monitoringUntil?: (domain: string) => number | null;
 }
 
 /** The settings form, the one form of the pages that uploads files (a certificate and its key, as multipart). */
@@ -267,6 +269,7 @@ function renderDomainPage(
       website,
       state: describeWebsite(website, 'customer'),
       actions: customerActions(website),
+      monitoringUntil: deps.monitoringUntil?.(website.domain) ?? null,
       usage: { hits: deps.stats.websiteUsage(website.domain, period.start), limit: own.exempt ? null : own.websiteHits, period },
       range,
       ranges: Object.keys(TRAFFIC_RANGES),
