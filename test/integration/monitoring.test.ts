@@ -6,10 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/core/monitoring.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createMonitoringRepo } from '../../src/db/monitoring.repo.js';
+import { runWpp } from '../helpers/cli.js';
 import { createPageClient, textOf } from '../helpers/page-client.js';
 import { admin, customer, launchUrl } from '../helpers/pages.js';
-import { withPlugin } from '../helpers/plugin.js';
+import { testEnv, withPlugin } from '../helpers/plugin.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 /** What the provider was asked for (a website whose DNS is not set shows pending_dns whatever was asked). */
@@ -176,6 +179,38 @@ describe('monitoring first, then protecting', () => {
       expect(await statusAt(sb, 'mallory.example')).not.toBe('paused');
       expect(createMonitoringRepo(plugin.db).get('mallory.example')).toBeNull();
       expect(textOf((await mallory.get('/panel/domains/mallory.example')).body)).not.toContain('Protect now');
+    });
+  });
+
+  it("wpp import --apply --monitor-days: the domains it adds start monitoring for those days, whatever the plan; wpp plans set --monitor-days sets a plan's", async () => {
+    await withPlugin(async (plugin, sb) => {
+      const env = testEnv(plugin.dataDir, sb);
+      const plans = await runWpp(['plans', 'set', 'default', '--monitor-days', '9'], { env });
+      expect(plans.stderr).toBe('');
+      expect(plans.stdout).toContain('monitor-days=9');
+      const refused = await runWpp(['plans', 'set', 'default', '--monitor-days', '365'], { env });
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('--monitor-days: is at most 90 days');
+      expect(plugin.accounts.getPlan('default')?.monitorDays).toBe(9);
+
+      const file = join(plugin.dataDir, 'listing.json');
+      writeFileSync(
+        file,
+        JSON.stringify({ panel: 'listing', accounts: [{ account: 'ivy', domains: [{ domain: 'ivy.example', subdomains: [] }] }] }),
+      );
+      const alone = await runWpp(['import', '--file', file, '--monitor-days', '4'], { env });
+      expect(alone.stderr).toContain('--monitor-days only goes with --apply');
+      const applied = await runWpp(['import', '--file', file, '--apply', '--monitor-days', '4'], { env });
+      expect(applied.stderr).toBe('');
+      expect(applied.stdout).toContain('queued 2 events');
+      await plugin.idle();
+      expect(plugin.accounts.getWebsite('ivy.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: null });
+      expect(await statusAt(sb, 'ivy.example')).toBe('paused');
+      const choice = createMonitoringRepo(plugin.db).get('ivy.example');
+      expect(choice?.chosenBy).toBe('import');
+      // The run's 4 days, not the plan's 9.
+      expect((choice?.until ?? 0) - Date.now()).toBeGreaterThan(4 * DAY_MS - 120_000);
+      expect((choice?.until ?? 0) - Date.now()).toBeLessThan(4 * DAY_MS + 1000);
     });
   });
 });
