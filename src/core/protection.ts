@@ -131,7 +131,9 @@ export function createProtection(deps: ProtectionDeps) {
     async pause(domain: string, actor: Actor): Promise<Website> {
       const website = websiteFor(domain, actor);
       if (actor.kind === 'customer') allowCustomer(website, 'pause');
-      else if (website.desiredStatus === 'paused') throw new AppError('CONFLICT', `${domain} is already paused: nothing was changed`);
+      // A website in monitoring is paused by nobody: an admin's pause makes it theirs, and the monitoring switch then leaves it alone.
+      else if (website.desiredStatus === 'paused' && !isMonitoring(website))
+        throw new AppError('CONFLICT', `${domain} is already paused: nothing was changed`);
       return send(website, 'paused', actor.kind === 'customer' ? 'customer' : 'admin', actor);
     },
 

@@ -213,4 +213,39 @@ describe('monitoring first, then protecting', () => {
       expect((choice?.until ?? 0) - Date.now()).toBeLessThan(4 * DAY_MS + 1000);
     });
   });
+
+  it("an admin's pause made while monitoring holds past the days; a suspension ended before them returns to monitoring", async () => {
+    const clock = { offset: 0 };
+    await withPlugin(
+      async (plugin, sb) => {
+        plugin.accounts.savePlan({ name: 'default', settings: {}, subdomains: ['www'], monitorDays: 2 });
+        await plugin.postEvents([
+          { type: 'account.created', account: 'ann' },
+          { type: 'domain.added', account: 'ann', domain: 'held.example' },
+          { type: 'account.created', account: 'sue' },
+          { type: 'domain.added', account: 'sue', domain: 'back.example' },
+        ]);
+        await plugin.idle();
+        const client = createPageClient(plugin.url);
+        await client.get(launchUrl(plugin, admin('dana'), { now: Date.now() + clock.offset }));
+        await client.get('/admin/websites/held.example');
+        expect((await client.post('/admin/websites/held.example/pause')).status).toBe(303);
+        expect(plugin.accounts.getWebsite('held.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'admin' });
+
+        await plugin.postEvents([{ type: 'account.suspended', account: 'sue' }]);
+        await plugin.idle();
+        await plugin.postEvents([{ type: 'account.unsuspended', account: 'sue' }]);
+        await plugin.idle();
+        expect(plugin.accounts.getWebsite('back.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: null });
+        expect(await statusAt(sb, 'back.example')).toBe('paused');
+
+        clock.offset += 2 * DAY_MS + 60_000;
+        expect(await plugin.switchMonitoring()).toEqual({ protected: 1, heldByLimit: 0, ended: 1, failed: 0 });
+        expect(plugin.accounts.getWebsite('held.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'admin' });
+        expect(await statusAt(sb, 'held.example')).toBe('paused');
+        expect(plugin.accounts.getWebsite('back.example')).toMatchObject({ desiredStatus: 'online', pausedBy: null });
+      },
+      { now: () => Date.now() + clock.offset },
+    );
+  });
 });
