@@ -79,10 +79,16 @@ describe('monitoring first in a browser', () => {
             await screenshots(page, 'monitoring-customer-protected');
 
             // Protect now: a new domain of carol's, bulk-protected with the field empty (the default plan's 10 days), protected at once.
-            plugin.accounts.savePlan({ name: 'default', settings: {}, subdomains: ['www'], monitorDays: 10 });
             await plugin.postEvents([{ type: 'domain.added', account: 'carol', domain: 'new.example' }]);
             await plugin.idle();
             await page.goto(launchUrl(plugin, admin('dana'), { now: Date.now() + clock.offset }));
+            // The default plan's days, set on the admin Settings page.
+            await page.goto(`${plugin.url}/admin/settings#plans`);
+            await page.getByLabel('Plan name').fill('default');
+            await page.getByLabel('Days of monitoring first').fill('10');
+            await page.getByRole('button', { name: 'Save plan' }).click();
+            await expect.poll(() => page.locator('#plans').textContent()).toContain('10 days');
+            await screenshots(page, 'monitoring-admin-settings');
             await page.goto(`${plugin.url}/admin/bulk-protect`);
             await page.getByRole('button', { name: /^Protect 1 domain/ }).click();
             await plugin.idle();
