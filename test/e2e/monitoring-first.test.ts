@@ -48,6 +48,7 @@ describe('monitoring first in a browser', () => {
             await page.goto(launchUrl(plugin, customer('carol'), { now: Date.now() + clock.offset }));
             const row = page.getByRole('row', { name: /shop\.example/ });
             expect(await row.textContent()).toContain('Monitoring');
+            await screenshots(page, 'monitoring-customer-domains');
             await page.getByRole('link', { name: 'shop.example' }).click();
             const card = page.getByRole('region', { name: 'Monitoring first' });
             expect(await card.textContent()).toContain('We watch your traffic, we block nothing yet');
