@@ -73,16 +73,20 @@ export interface ServicesDeps {
   endCustomerSessions?: (account: string) => void;
 }
 
-export function createServices(deps: ServicesDeps) {
-  const { accounts, stats, provider, logger, now, sync, observer } = deps;
-  const monitoring = createMonitoring({
+/** Monitoring first (core/monitoring.ts) on the services' repositories and provider. */
+const monitoringOf = (deps: ServicesDeps) =>
+  createMonitoring({
     repo: deps.monitoring,
-    accounts,
-    provider,
-    logger: logger.child({ component: 'monitoring' }),
-    now,
+    accounts: deps.accounts,
+    provider: deps.provider,
+    logger: deps.logger.child({ component: 'monitoring' }),
+    now: deps.now,
     defaultPlan: DEFAULT_PLAN,
   });
+
+export function createServices(deps: ServicesDeps) {
+  const { accounts, stats, provider, logger, now, sync, observer } = deps;
+  const monitoring = monitoringOf(deps);
   const provisioning = createProvisioning({
     accounts,
     provider,
