@@ -148,6 +148,7 @@ async function wire(
     readDueStatistics: (signal?: AbortSignal) => services.readTick(TICK_BUDGET_SECONDS, signal),
     enforceLimits: services.enforceLimits,
     adminResume: services.adminResume,
+    switchMonitoring: services.switchMonitoring,
     importPanel: panelImport.run,
     ...panelCommands,
     jobCounts: () => jobs.counts(),

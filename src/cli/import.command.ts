@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import { describeCounts, type Comparison, type Difference } from '../core/import-diff.js';
+import { monitorDaysSchema } from '../core/monitoring.js';
 import { PANELS } from '../core/panel-listing.js';
 import type { Config } from '../config.js';
 import { startPlugin } from '../main.js';
@@ -17,10 +18,12 @@ const optionsSchema = z.object({
   prune: z.boolean().optional(),
   json: z.boolean().optional(),
   'if-due': z.boolean().optional(),
+  'monitor-days': monitorDaysSchema.optional(),
 });
 
 function sourceOf(panel: string | undefined, options: z.output<typeof optionsSchema>): ListingSource {
   if (options.prune && !options.apply) throw new UsageError('--prune only goes with --apply');
+  if (options['monitor-days'] !== undefined && !options.apply) throw new UsageError('--monitor-days only goes with --apply');
   if (options.file !== undefined) {
     if (panel !== undefined) throw new UsageError('give a panel or --file, not both');
     if (options.root !== undefined) throw new UsageError('--root is for reading a panel, not a file');
@@ -116,6 +119,7 @@ async function runImport(panel: string | undefined, values: z.output<typeof opti
       source: scheduled ? ('schedule' as const) : ('cli' as const),
       apply: values.apply === true,
       prune: values.prune === true,
+      monitorDays: values['monitor-days'],
     };
     const result = await plugin.importPanel(source, options, values.json ? undefined : progress());
     const label = 'file' in source ? source.file : source.panel;
@@ -139,6 +143,10 @@ export function importCommand(): Command {
     .option('--root <dir>', "take the panel's tools and files under this folder (tests, a server image)")
     .option('--apply', 'queue account.created, domain.added, subdomain.added (and suspensions) for what is missing')
     .option('--prune', 'with --apply: also queue domain.removed (pausing them) for domains the panel no longer lists')
+    .option(
+      '--monitor-days <days>',
+      "with --apply: days each domain added is monitored (watched, nothing blocked) before it is protected, 0: at once (0 to 90); default: each plan's",
+    )
     .option('--json', 'print the comparison as JSON')
     .option(
       '--if-due',

@@ -14,7 +14,7 @@ import { createSettingsRepo, type SettingsRepo } from '../db/settings.repo.js';
 import { cliActor, configFromEnv, optionValues, UsageError } from './shared.js';
 
 const describePlan = (plan: Plan, note = '') =>
-  `${plan.name}${note}\tsubdomains=${plan.subdomains.join(',') || '(none)'}\tsettings=${JSON.stringify(plan.settings)}`;
+  `${plan.name}${note}\tsubdomains=${plan.subdomains.join(',') || '(none)'}\tmonitor-days=${plan.monitorDays}\tsettings=${JSON.stringify(plan.settings)}`;
 
 function withAccounts<T>(fn: (accounts: AccountsRepo, audit: SettingsRepo) => T): T {
   const db = openPluginDatabase(configFromEnv());
@@ -36,15 +36,21 @@ function runPlans(): void {
 
 /** A problem as `wpp plans set` has always worded it: by its <name> argument and --options. */
 function usageLine(problem: PlanProblem): string {
-  if (problem.field === null) return 'give --settings, --subdomains or both: options not given keep their value';
+  if (problem.field === null) return 'give --settings, --subdomains or --monitor-days: options not given keep their value';
   if (problem.field === 'name') return `<name>: ${problem.message}`;
+  if (problem.field === 'monitorDays') return `--monitor-days: ${problem.message}`;
   return `--${[problem.field, ...problem.path].map(String).join('.')}: ${problem.message}`;
 }
 
 /** Checks every option first (one message names each problem, nothing changes), then saves the plan, recorded with the OS user. */
 function runPlansSet(name: string, raw: Record<string, unknown>): void {
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-  const result = parsePlanChange({ name, settings: text(raw.settings), subdomains: text(raw.subdomains) });
+  const result = parsePlanChange({
+    name,
+    settings: text(raw.settings),
+    subdomains: text(raw.subdomains),
+    monitorDays: text(raw['monitor-days']),
+  });
   if (!result.ok) throw new UsageError(result.problems.map(usageLine).join('\n'));
   withAccounts((accounts, audit) => {
     const { after } = changePlan({ accounts, audit }, result.change, cliActor());
@@ -67,6 +73,10 @@ export const plansCommand = () => {
       'provider settings the websites get, replacing the plan\'s: {"rules":{...},"rulesets":{...},"loadbalancer":{...}}, checked against the API',
     )
     .option('--subdomains <list>', 'subdomains a new website gets, comma-separated (www,shop), or none')
+    .option(
+      '--monitor-days <days>',
+      'days a new website is monitored (watched, nothing blocked) before it is protected; 0: at once (0 to 90)',
+    )
     .action((name: string, _options, command: Command) => runPlansSet(name, optionValues(command)));
   return plans;
 };

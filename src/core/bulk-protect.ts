@@ -8,6 +8,7 @@ import type { JobsRepo } from '../db/jobs.repo.js';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import type { FailedDomainAdd, SetupWebsite, UnprotectedRepo } from '../db/unprotected.repo.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
+import type { Monitoring } from './monitoring.js';
 import type { Protection } from './protection.js';
 
 export interface BulkProtectDeps {
@@ -16,8 +17,10 @@ export interface BulkProtectDeps {
   jobs: Pick<JobsRepo, 'retry'>;
   /** Queues `website.protect` jobs (core/job-queue.ts); returns how many were new (one waits per website). */
   protectWebsites(websites: { domain: string; account: string }[], admin: string): number;
-  protection: Pick<Protection, 'protect'>;
+  protection: Pick<Protection, 'protect' | 'monitor'>;
   audit: Pick<SettingsRepo, 'recordChange'>;
+  /** Monitoring first (core/monitoring.ts): records the run's choice per website, and reads it when the job runs. */
+  monitoring: Pick<Monitoring, 'choose' | 'untilOf'>;
 }
 
 export interface BulkProtectPreview {
@@ -46,11 +49,14 @@ export function createBulkProtect(deps: BulkProtectDeps) {
     /**
      * Queues protection of every website in setup and retries every failed provisioning;
      * recorded with the admin's name. Counts what it newly queued: a second click while the
-     * first run's jobs wait changes and records nothing.
+     * first run's jobs wait changes and records nothing. `monitorDays`: the days each spends
+     * monitoring first (0: none), or null for each website's plan's days.
      */
-    run(admin: string): { protecting: number; retried: number } {
+    run(admin: string, monitorDays: number | null = null): { protecting: number; retried: number } {
+      const chosenBy = `bulk:${admin}`;
       let protecting = 0;
       for (let page = unprotected.setupWebsites('', BATCH); page.length > 0;) {
+        deps.monitoring.choose(page, monitorDays, chosenBy);
         protecting += deps.protectWebsites(page, admin);
         page = unprotected.setupWebsites((page[page.length - 1] as SetupWebsite).domain, BATCH);
       }
@@ -58,19 +64,25 @@ export function createBulkProtect(deps: BulkProtectDeps) {
       for (const failed of unprotected.failedDomainAdds(Number.MAX_SAFE_INTEGER)) {
         if (!deps.jobs.retry(failed.jobId)) continue;
         retried++;
+        deps.monitoring.choose([failed], monitorDays, chosenBy);
         // Runs after the retried set-up (an account's jobs run in id order behind its domain.added): with
         // auto-protect off that set-up leaves the website in setup, and this protects it.
         deps.protectWebsites([{ domain: failed.domain, account: failed.account }], admin);
       }
-      if (protecting + retried > 0) deps.audit.recordChange(`admin:${admin}`, 'bulk_protect', null, { protecting, retried });
+      if (protecting + retried > 0)
+        deps.audit.recordChange(`admin:${admin}`, 'bulk_protect', null, { protecting, retried, monitorDays: monitorDays ?? 'plan' });
       return { protecting, retried };
     },
 
-    /** The `website.protect` job: protects the website if it still waits in setup; anything else has moved on and is left alone. */
+    /**
+     * The `website.protect` job: protects the website if it still waits in setup (in monitoring
+     * first while the run's days are to come); anything else has moved on and is left alone.
+     */
     async protectQueued(domain: string, admin: string): Promise<void> {
       const website = deps.accounts.getWebsite(domain);
       if (!website || website.state !== 'active' || website.desiredStatus !== 'setup') return;
-      await deps.protection.protect(domain, { kind: 'admin', admin });
+      if (deps.monitoring.untilOf(domain) !== null) await deps.protection.monitor(domain, admin);
+      else await deps.protection.protect(domain, { kind: 'admin', admin });
     },
   };
 }

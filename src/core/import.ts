@@ -14,6 +14,8 @@ import { compareListing, describeCounts, eventsToApply, hasDrift, type Compariso
 import type { IngestResult } from './ingest.js';
 import type { PanelListing } from './panel-listing.js';
 import { postSigned } from './notifications.js';
+import { DAY_MS } from './monitoring.js';
+import type { MonitoringChoice } from '../db/monitoring.repo.js';
 
 export const IMPORT_RUN = 'panel-import';
 
@@ -29,6 +31,8 @@ export interface PanelImportDeps {
   now: () => number;
   /** Told about drift found by a scheduled comparison (the notification URL); failures are logged, not retried: the next comparison reports it again. */
   notifyDrift?: ((notice: DriftNotice) => Promise<void>) | undefined;
+  /** Records the run's days of monitoring first for the domains it queues (db/monitoring.repo.ts). */
+  chooseMonitoring?: ((choices: MonitoringChoice[]) => void) | undefined;
 }
 
 export interface ImportOptions {
@@ -38,6 +42,12 @@ export interface ImportOptions {
   apply: boolean;
   /** With apply: also queue domain.removed for what the panel no longer lists. */
   prune: boolean;
+  /**
+   * With apply: the days each domain it adds spends monitoring before it is protected (0: at
+   * once), whatever its plan says; absent: each plan's days. Applies where auto-protect sets the
+   * domains up; with it off they wait in setup, and bulk protect's run chooses.
+   */
+  monitorDays?: number | undefined;
 }
 
 export interface ImportResult {
@@ -66,15 +76,21 @@ async function providerUserIds(deps: PanelImportDeps): Promise<Set<string> | nul
   }
 }
 
-function queueEvents(deps: PanelImportDeps, comparison: Comparison, prune: boolean): number {
+function queueEvents(deps: PanelImportDeps, comparison: Comparison, options: Pick<ImportOptions, 'prune' | 'monitorDays'>): number {
   const at = new Date(deps.now());
-  const events = eventsToApply(comparison, { prune }).map((draft) => {
+  const events = eventsToApply(comparison, { prune: options.prune }).map((draft) => {
     const parsed = finishEvent(EVENT_SOURCE, draft, at);
     // The listing went through the same schemas as the events: a failure here is a bug, not input.
     if (!parsed.success) throw new Error(`import built an invalid ${draft.type} event: ${parsed.error.message}`);
     return parsed.data;
   });
   if (events.length === 0) return 0;
+  if (options.monitorDays !== undefined && deps.chooseMonitoring) {
+    // Chosen before the events are queued: the set-up of each domain reads the choice.
+    const until = at.getTime() + options.monitorDays * DAY_MS;
+    const added = events.filter((event) => event.type === 'domain.added' && event.domain);
+    deps.chooseMonitoring(added.map((event) => ({ domain: event.domain as string, until, chosenBy: 'import' })));
+  }
   return deps.ingestEvents(events).filter((result) => result.created).length;
 }
 
@@ -85,7 +101,7 @@ export async function runPanelImport(deps: PanelImportDeps, readListing: () => P
     const listing = await readListing();
     const providerUsers = await providerUserIds(deps);
     const comparison = compareListing(listing, deps.repo.knownState(), providerUsers);
-    const queued = options.apply ? queueEvents(deps, comparison, options.prune) : null;
+    const queued = options.apply ? queueEvents(deps, comparison, options) : null;
     const at = deps.now();
     const comparisonId = deps.repo.saveComparison({ at, panel: options.panel, source: options.source, comparison, applied: queued });
     const summary = { comparisonId, ...comparison.listed, differences: comparison.differences.length, queued };

@@ -125,7 +125,7 @@ export function createPluginSettings(repo: SettingsRepo, defaults: RuntimeSettin
 export type PluginSettings = ReturnType<typeof createPluginSettings>;
 
 /** What a plan gets before anyone sets it: the provider's defaults and the `www` subdomain (as provisioning falls back). */
-export const BUILT_IN_PLAN: Omit<Plan, 'name'> = { settings: {}, subdomains: ['www'] };
+export const BUILT_IN_PLAN: Omit<Plan, 'name'> = { settings: {}, subdomains: ['www'], monitorDays: 0 };
 
 /** The audit name of a plan. */
 export const planWhat = (name: string): string => `plan:${name}`;
@@ -138,7 +138,7 @@ export const planWhat = (name: string): string => `plan:${name}`;
  */
 export function changePlan(
   deps: { accounts: AccountsRepo; audit: SettingsRepo },
-  change: { name: string; settings?: SettingsPatch | undefined; subdomains?: string[] | undefined },
+  change: { name: string; settings?: SettingsPatch | undefined; subdomains?: string[] | undefined; monitorDays?: number | undefined },
   actor: string,
 ): { before: Plan | null; after: Plan; recorded: boolean } {
   const who = checkedActor(actor);
@@ -148,6 +148,7 @@ export function changePlan(
       ...(before ?? { name: change.name, ...BUILT_IN_PLAN }),
       ...(change.settings ? { settings: change.settings } : {}),
       ...(change.subdomains ? { subdomains: change.subdomains } : {}),
+      ...(change.monitorDays !== undefined ? { monitorDays: change.monitorDays } : {}),
     });
     const after = deps.accounts.getPlan(change.name) as Plan;
     const recorded = !isDeepStrictEqual(before, after);

@@ -14,6 +14,7 @@ import { panelEventSchema, type PanelEvent } from '../panel/events.js';
 import { isProviderError, type ProviderClient } from '../provider/index.js';
 import type { IngestResult } from './ingest.js';
 import type { DesiredStatus, PausedBy, Website } from './types.js';
+import { isMonitoring } from './monitoring.js';
 import { customerActions, describeWebsite, type CustomerAction } from './website-state.js';
 
 export type Actor = { kind: 'customer'; account: string } | { kind: 'admin'; admin: string };
@@ -27,6 +28,8 @@ export interface ProtectionDeps {
   ingestEvents?: (events: PanelEvent[]) => IngestResult[];
   logger: Logger;
   now: () => number;
+  /** Ends a website's monitoring (core/monitoring.ts) once it is protected by hand. */
+  endMonitoring?: (domain: string) => void;
 }
 
 /** A provider refusal or outage in plain words; nothing was changed locally. */
@@ -91,6 +94,7 @@ export function createProtection(deps: ProtectionDeps) {
     const at = now();
     const next = { ...website, desiredStatus, pausedBy, providerStatus, providerCheckedAt: at };
     accounts.saveWebsite(next);
+    if (desiredStatus === 'online') deps.endMonitoring?.(website.domain);
     logger.info(
       { domain: website.domain, status: desiredStatus, by: actor.kind === 'admin' ? `admin:${actor.admin}` : 'customer' },
       'website status set by hand',
@@ -122,19 +126,31 @@ export function createProtection(deps: ProtectionDeps) {
   }
 
   return {
-    /** Puts a website in `setup` (auto-protect off) behind the provider. */
+    /** Puts a website in `setup` (auto-protect off), or in monitoring (Protect now), behind the provider. */
     async protect(domain: string, actor: Actor): Promise<Website> {
       const website = websiteFor(domain, actor);
+      if (isMonitoring(website)) return send(website, 'online', null, actor);
       if (actor.kind === 'customer') allowCustomer(website, 'protect');
       else if (website.desiredStatus !== 'setup')
         throw new AppError('CONFLICT', `${domain} is already protected or paused: nothing was changed`);
       return send(website, 'online', null, actor);
     },
 
+    /** Starts a website in `setup` in monitoring (bulk protect with days): at the provider `paused`, by nobody. */
+    async monitor(domain: string, admin: string): Promise<Website> {
+      const actor: Actor = { kind: 'admin', admin };
+      const website = websiteFor(domain, actor);
+      if (website.desiredStatus !== 'setup')
+        throw new AppError('CONFLICT', `${domain} is already protected or paused: nothing was changed`);
+      return send(website, 'paused', null, actor);
+    },
+
     async pause(domain: string, actor: Actor): Promise<Website> {
       const website = websiteFor(domain, actor);
       if (actor.kind === 'customer') allowCustomer(website, 'pause');
-      else if (website.desiredStatus === 'paused') throw new AppError('CONFLICT', `${domain} is already paused: nothing was changed`);
+      // A website in monitoring is paused by nobody: an admin's pause makes it theirs, and the monitoring switch then leaves it alone.
+      else if (website.desiredStatus === 'paused' && !isMonitoring(website))
+        throw new AppError('CONFLICT', `${domain} is already paused: nothing was changed`);
       return send(website, 'paused', actor.kind === 'customer' ? 'customer' : 'admin', actor);
     },
 

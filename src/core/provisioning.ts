@@ -10,7 +10,8 @@ import { isProviderError, type ProviderClient, type ProviderWebsite } from '../p
 import { AppError, describeError } from '../errors.js';
 import { hostPauseOf, unpausedAtProvider, type HostPauseUndone } from './host-pause.js';
 import { callbackTokenFor, hashToken, providerUserIdFor, providerUserIdVariant } from './identity.js';
-import type { Account, DesiredStatus, PausedBy, ProvisioningFailure, Website } from './types.js';
+import { isMonitoring } from './monitoring.js';
+import type { Account, DesiredStatus, PausedBy, Plan, ProvisioningFailure, Website } from './types.js';
 
 export interface ProvisioningSettings {
   accountDomain: string;
@@ -35,6 +36,8 @@ export interface ProvisioningDeps {
   onHostPauseUndone?: (undone: HostPauseUndone) => void;
   /** Ends the page sessions of a customer whose account was suspended or deleted. */
   endCustomerSessions?: (account: string) => void;
+  /** Monitoring first (core/monitoring.ts): when a new website's monitoring ends (null: protect at once), and when a website's still-to-come one does. */
+  monitoring?: { startFor(domain: string, plan: Plan): number | null; untilOf(domain: string): number | null };
 }
 
 /** The kv fact that records where an account name went, and when (account.renamed). */
@@ -50,6 +53,20 @@ export const DEFAULT_PLAN = 'default';
  */
 const WEBSITE_SUSPENDED = (domain: string) => `website_suspended:${domain}`;
 
+/** A refusal in the words the pages show: the provider's code and message, else the plugin's. */
+const refusalOf = (error: unknown, at: number): ProvisioningFailure => {
+  if (isProviderError(error)) return { code: error.providerCode ?? error.code, reason: error.providerMessage ?? error.message, at };
+  if (error instanceof AppError) return { code: error.code, reason: error.message, at };
+  return { code: 'INTERNAL', reason: describeError(error), at };
+};
+
+/** The provider tags of a website: its plan, this panel server, and the server's own tag when set. */
+const providerTags = (server: ProvisioningSettings['server'], plan: string) => [
+  `plan:${plan}`,
+  `server:${server.name}`,
+  ...(server.tag ? [server.tag] : []),
+];
+
 export function createProvisioning({
   accounts,
   provider,
@@ -60,15 +77,13 @@ export function createProvisioning({
   now = Date.now,
   onHostPauseUndone,
   endCustomerSessions,
+  monitoring,
 }: ProvisioningDeps) {
   const planFor = (name: string | null | undefined) =>
-    accounts.getPlan(name ?? DEFAULT_PLAN) ?? accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'] };
+    accounts.getPlan(name ?? DEFAULT_PLAN) ??
+    accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'], monitorDays: 0 };
 
-  const tagsFor = (plan: string) => [
-    `plan:${plan}`,
-    `server:${settings.server.name}`,
-    ...(settings.server.tag ? [settings.server.tag] : []),
-  ];
+  const tagsFor = (plan: string) => providerTags(settings.server, plan);
 
   const callbackUrlFor = (domain: string) => `${settings.publicUrl}/callbacks/website/${callbackTokenFor(settings.callbackKey, domain)}`;
 
@@ -173,14 +188,6 @@ export function createProvisioning({
     });
   }
 
-  /** A refusal in the words the pages show: the provider's code and message, else the plugin's. */
-  const refusalOf = (error: unknown): ProvisioningFailure => {
-    if (isProviderError(error))
-      return { code: error.providerCode ?? error.code, reason: error.providerMessage ?? error.message, at: now() };
-    if (error instanceof AppError) return { code: error.code, reason: error.message, at: now() };
-    return { code: 'INTERNAL', reason: describeError(error), at: now() };
-  };
-
   /**
    * domain.added: the row first, then the provider. A permanent refusal is kept on a row the
    * provider never accepted (the job goes dead with it: isPermanentProvisioningError), and so
@@ -193,7 +200,7 @@ export function createProvisioning({
       await provisionWebsite(event);
     } catch (error) {
       if (finalAttempt || isPermanentProvisioningError(error)) {
-        const refusal = refusalOf(error);
+        const refusal = refusalOf(error, now());
         if (accounts.recordProvisioningFailure(event.domain, event.account, refusal))
           logger.warn({ account: event.account, domain: event.domain, code: refusal.code }, 'the provider refused the website');
       }
@@ -229,7 +236,8 @@ export function createProvisioning({
     if (originIps.length === 0) {
       throw new AppError('VALIDATION_FAILED', `No origin IP for ${event.domain}: the event names none and WPP_SERVER_IP is not set`);
     }
-    const keepsPause = existing?.state === 'active' && existing.desiredStatus === 'paused' && existing.pausedBy !== null;
+    // Every pause is kept, monitoring (paused by nobody) too: an active website here is this account's (see above).
+    const keepsPause = existing?.state === 'active' && existing.desiredStatus === 'paused';
     let desiredStatus: DesiredStatus = autoProtect() ? 'online' : 'setup';
     let pausedBy: PausedBy | null = null;
     if (keepsPause && existing) {
@@ -238,6 +246,9 @@ export function createProvisioning({
     } else if (account.state !== 'active') {
       desiredStatus = 'paused';
       pausedBy = account.state === 'suspended' ? 'suspension' : 'account_deleted';
+    } else if (desiredStatus === 'online' && !alreadyProtected && (monitoring?.startFor(event.domain, plan) ?? null) !== null) {
+      // Monitoring first: at the provider `paused` (watched, nothing blocked) until the schedule switches it on.
+      desiredStatus = 'paused';
     }
     const subdomains = existing?.subdomains ?? plan.subdomains;
     const website = {
@@ -310,11 +321,16 @@ export function createProvisioning({
   async function suspendWebsite(website: Website): Promise<void> {
     if (website.state === 'active' && website.desiredStatus !== 'paused' && website.pausedBy === null) {
       await applyStatus(website, 'paused', 'suspension');
-    } else if (website.state === 'active' && website.pausedBy === 'enforcement') {
-      // Still paused, but now because of the suspension too; the suspension is the stronger reason.
+    } else if (website.state === 'active' && (website.pausedBy === 'enforcement' || isMonitoring(website))) {
+      // Still paused, but now because of the suspension too; the suspension is the stronger reason
+      // (and the monitoring switch leaves a suspension's pause alone).
       accounts.saveWebsite({ ...website, pausedBy: 'suspension' });
     }
   }
+
+  /** The end of a suspension: back to monitoring while its days are still to come, else protected. */
+  const endSuspension = (website: Website) =>
+    (monitoring?.untilOf(website.domain) ?? null) !== null ? applyStatus(website, 'paused', null) : applyStatus(website, 'online', null);
 
   /** Whether the panel suspended this website on its own (domain.suspended), apart from its account. */
   const suspendedOnItsOwn = (domain: string) => Boolean(accounts.getFact(WEBSITE_SUSPENDED(domain)));
@@ -440,7 +456,7 @@ export function createProvisioning({
           await forEachWebsite(event.account, async (website) => {
             // A website suspended on its own (its Plesk subscription) stays paused until that suspension ends.
             if (website.state === 'active' && website.pausedBy === 'suspension' && !suspendedOnItsOwn(website.domain))
-              await applyStatus(website, 'online', null);
+              await endSuspension(website);
           });
           return;
         }
@@ -457,8 +473,7 @@ export function createProvisioning({
           if (!website) return;
           accounts.setFact(WEBSITE_SUSPENDED(website.domain), '');
           // Still paused while the whole account is suspended: its reactivation resumes it.
-          if (website.pausedBy === 'suspension' && accounts.getAccount(website.account)?.state === 'active')
-            await applyStatus(website, 'online', null);
+          if (website.pausedBy === 'suspension' && accounts.getAccount(website.account)?.state === 'active') await endSuspension(website);
           return;
         }
         case 'account.deleted': {

@@ -12,12 +12,14 @@ import { createEnforcement } from './enforcement.js';
 import type { JobQueue } from './job-queue.js';
 import { createProtection } from './protection.js';
 import { createBulkProtect } from './bulk-protect.js';
+import type { MonitoringRepo } from '../db/monitoring.repo.js';
+import { createMonitoring } from './monitoring.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import type { UnprotectedRepo } from '../db/unprotected.repo.js';
 import { accountLimitsOf } from './limits.js';
 import type { EnforcementNotice } from './notifications.js';
-import { createProvisioning, type ProvisioningSettings } from './provisioning.js';
+import { createProvisioning, DEFAULT_PLAN, type ProvisioningSettings } from './provisioning.js';
 import { syncStatistics, type SyncOptions, type SyncResult } from './statistics.js';
 import type { SpikeNotice } from './read-learning.js';
 import { rulesFor, type ScheduleRules } from './read-schedule.js';
@@ -63,14 +65,28 @@ export interface ServicesDeps {
   jobs: Pick<JobsRepo, 'retry'>;
   unprotected: UnprotectedRepo;
   audit: Pick<SettingsRepo, 'recordChange'>;
+  /** When each website's monitoring ends (monitoring first, then protecting). */
+  monitoring: MonitoringRepo;
   /** Told of syncs and enforcement actions (the metrics). Default: nobody. */
   observer?: ServicesObserver;
   /** Ends the page sessions of a customer whose account was suspended or deleted. */
   endCustomerSessions?: (account: string) => void;
 }
 
+/** Monitoring first (core/monitoring.ts) on the services' repositories and provider. */
+const monitoringOf = (deps: ServicesDeps) =>
+  createMonitoring({
+    repo: deps.monitoring,
+    accounts: deps.accounts,
+    provider: deps.provider,
+    logger: deps.logger.child({ component: 'monitoring' }),
+    now: deps.now,
+    defaultPlan: DEFAULT_PLAN,
+  });
+
 export function createServices(deps: ServicesDeps) {
   const { accounts, stats, provider, logger, now, sync, observer } = deps;
+  const monitoring = monitoringOf(deps);
   const provisioning = createProvisioning({
     accounts,
     provider,
@@ -82,6 +98,7 @@ export function createServices(deps: ServicesDeps) {
     // Enforcement is created below; it records the undo when a refresh finds one.
     onHostPauseUndone: (undone) => void enforcement.recordRepause(undone),
     endCustomerSessions: deps.endCustomerSessions,
+    monitoring,
   });
   const enforcement = createEnforcement({
     stats,
@@ -108,6 +125,7 @@ export function createServices(deps: ServicesDeps) {
     ingestEvents: (events) => deps.queue.ingestEvents(events),
     logger: logger.child({ component: 'protection' }),
     now,
+    endMonitoring: monitoring.end,
   });
   const bulkProtect = createBulkProtect({
     unprotected: deps.unprotected,
@@ -116,6 +134,7 @@ export function createServices(deps: ServicesDeps) {
     protectWebsites: (websites, admin) => deps.queue.protectWebsites(websites, admin),
     protection,
     audit: deps.audit,
+    monitoring,
   });
   /** The two handlers of a sync's or a tick's promise: the observer hears how it ended, the caller gets it as it was. */
   const reported = <T>(finished: (result: T) => void) =>
@@ -180,6 +199,10 @@ export function createServices(deps: ServicesDeps) {
     protection,
     /** Every known domain not yet protected, protected in one admin action. */
     bulkProtect,
+    /** Monitoring first: the days chosen, and the scheduled switch to protecting. */
+    monitoring,
+    /** The scheduled switch of websites whose monitoring is over (every few minutes in wpp serve). */
+    switchMonitoring: () => deps.track(monitoring.switchDue()),
   };
 }
 

@@ -62,6 +62,8 @@ export interface Plan {
   name: string;
   settings: SettingsPatch;
   subdomains: string[];
+  /** Days a new website of the plan spends monitoring (at the provider `paused`: watched, nothing blocked) before it is protected; 0: protected at once. */
+  monitorDays: number;
 }
 
 /**

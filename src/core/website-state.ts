@@ -119,20 +119,17 @@ const SETTING_UP = state(
   'Nothing to do yet: check back in a minute.',
 );
 
-/**
- * Monitoring: the provider's `paused` status as the spec means it, the website behind the
- * service, its traffic watched and nothing blocked. The plugin asked for it with no pauser.
- */
-const MONITORING: Record<Audience, WebsiteState> = {
-  customer: state(
-    'monitoring',
-    'info',
-    'Monitoring',
-    'We watch your traffic, we block nothing yet.',
-    'Protect it now to start blocking attacks.',
-  ),
-  admin: state('monitoring', 'info', 'Monitoring', 'Behind the provider in monitoring mode: traffic is watched, nothing is blocked.'),
-};
+/** Monitoring first (core/monitoring.ts): paused at the provider by nobody, until the schedule protects it. */
+const monitoring = (audience: Audience): WebsiteState =>
+  audience === 'customer'
+    ? state(
+        'monitoring',
+        'info',
+        'Monitoring',
+        'We watch your traffic; we block nothing yet.',
+        'Protection starts by itself, or choose Protect now.',
+      )
+    : state('monitoring', 'info', 'Monitoring', 'Monitoring first: watched, nothing blocked, until the schedule protects it.');
 
 /** What to do about a refusal, by its code: the customer fixes their DNS; a limit is the host's; anything else is tried again. */
 function refusalTodo(website: StateInput, failure: ProvisioningFailure, audience: Audience): string {
@@ -209,7 +206,7 @@ export function describeWebsite(website: StateInput, audience: Audience = 'custo
   if (website.state === 'removed') return paused(website.pausedBy ?? 'domain_removed', audience);
   if (website.provisionedAt === null)
     return website.provisioningFailure ? refusedState(website, website.provisioningFailure, audience) : SETTING_UP;
-  if (website.desiredStatus === 'paused') return website.pausedBy === null ? MONITORING[audience] : paused(website.pausedBy, audience);
+  if (website.desiredStatus === 'paused') return website.pausedBy === null ? monitoring(audience) : paused(website.pausedBy, audience);
   if (website.desiredStatus === 'setup') {
     return state(
       'not_protected',

@@ -83,10 +83,18 @@ const toWebsite = (row: WebsiteRow): Website => ({
   updatedAt: row.updated_at,
 });
 
-const toPlan = (row: { name: string; settings: string; subdomains: string }): Plan => ({
+interface PlanRow {
+  name: string;
+  settings: string;
+  subdomains: string;
+  monitor_days: number;
+}
+
+const toPlan = (row: PlanRow): Plan => ({
   name: row.name,
   settings: JSON.parse(row.settings) as SettingsPatch,
   subdomains: JSON.parse(row.subdomains) as string[],
+  monitorDays: row.monitor_days,
 });
 
 /** Account rows. */
@@ -184,11 +192,13 @@ function prepareWebsiteStatements(db: Db) {
 /** Plans: the settings and subdomains a panel plan gives its websites. */
 function preparePlanStatements(db: Db) {
   return {
-    plan: db.prepare<[string], { name: string; settings: string; subdomains: string }>('SELECT * FROM plans WHERE name = ?'),
-    plans: db.prepare<[], { name: string; settings: string; subdomains: string }>('SELECT * FROM plans ORDER BY name'),
+    plan: db.prepare<[string], PlanRow>('SELECT * FROM plans WHERE name = ?'),
+    plans: db.prepare<[], PlanRow>('SELECT * FROM plans ORDER BY name'),
     upsertPlan: db.prepare(
-      `INSERT INTO plans (name, settings, subdomains, created_at, updated_at) VALUES (@name, @settings, @subdomains, @at, @at)
-       ON CONFLICT (name) DO UPDATE SET settings = excluded.settings, subdomains = excluded.subdomains, updated_at = excluded.updated_at`,
+      `INSERT INTO plans (name, settings, subdomains, monitor_days, created_at, updated_at)
+       VALUES (@name, @settings, @subdomains, @monitorDays, @at, @at)
+       ON CONFLICT (name) DO UPDATE SET settings = excluded.settings, subdomains = excluded.subdomains,
+         monitor_days = excluded.monitor_days, updated_at = excluded.updated_at`,
     ),
   };
 }
@@ -339,11 +349,13 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
       return row ? toPlan(row) : null;
     },
     listPlans: (): Plan[] => s.plans.all().map(toPlan),
-    savePlan(plan: Plan): void {
+    /** Creates or replaces a plan; without monitorDays its websites are protected at once. */
+    savePlan(plan: Omit<Plan, 'monitorDays'> & { monitorDays?: number }): void {
       s.upsertPlan.run({
         name: plan.name,
         settings: JSON.stringify(plan.settings),
         subdomains: JSON.stringify(plan.subdomains),
+        monitorDays: plan.monitorDays ?? 0,
         at: now(),
       });
     },

@@ -107,6 +107,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
       reconcile: () => deps.reconcile(),
       syncStatistics: () => services.syncStatistics(),
       enforceLimits: () => services.enforceLimits(),
+      switchMonitoring: async () => ({ ...(await services.switchMonitoring()) }),
       panelCheck:
         deps.panelCheck && config.panel.checkEveryMinutes !== null
           ? { everyMinutes: config.panel.checkEveryMinutes, run: deps.panelCheck, lastRun: deps.stats.lastSuccessfulRun(IMPORT_RUN) }

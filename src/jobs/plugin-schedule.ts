@@ -3,7 +3,8 @@
  * either adaptive (a tick every minute reading the websites due, enforcing as it reads, and a
  * full enforcement pass every WPP_SYNC_INTERVAL_MINUTES) or full (every website every
  * WPP_SYNC_INTERVAL_MINUTES, then an enforcement pass); and, with WPP_PANEL set, the
- * comparison of the panel's accounts every WPP_PANEL_CHECK_HOURS.
+ * comparison of the panel's accounts every WPP_PANEL_CHECK_HOURS; and the switch of websites
+ * whose monitoring is over to protecting, every MONITORING_SWITCH_MINUTES.
  */
 import type { Logger } from 'pino';
 import type { EnforceResult } from '../core/enforcement.js';
@@ -27,11 +28,16 @@ export interface PluginScheduleDeps {
   /** One adaptive tick spending at most `seconds` of the request budget. */
   readTick(seconds: number): Promise<ReadTickResult>;
   enforceLimits(): Promise<EnforceResult>;
+  /** Switches websites whose monitoring is over to protecting (core/monitoring.ts). */
+  switchMonitoring?: (() => Promise<Record<string, unknown>>) | undefined;
   /** The panel drift check (`wpp import` without --apply), when a panel is configured. */
   panelCheck?: { everyMinutes: number; run(): Promise<Record<string, unknown>>; lastRun: number | null } | undefined;
 }
 
 export const PANEL_CHECK = 'panel-check';
+export const MONITORING_SWITCH = 'monitoring-switch';
+/** Monitoring is counted in days: a website switches within minutes of its day, and the switch costs nothing when none is due. */
+export const MONITORING_SWITCH_MINUTES = 5;
 
 /** Starts the schedule; a sync missed while the plugin was stopped runs now, not at the next slot. */
 export function startPluginSchedule(deps: PluginScheduleDeps): Scheduler {
@@ -49,6 +55,7 @@ export function startPluginSchedule(deps: PluginScheduleDeps): Scheduler {
         ? { name: SYNC_LOCK, everyMinutes: 1, run: tickThenEnforce(deps) }
         : { name: SYNC_LOCK, everyMinutes: deps.syncEveryMinutes, run: () => syncThenEnforce(deps) },
       ...(deps.panelCheck ? [{ name: PANEL_CHECK, everyMinutes: deps.panelCheck.everyMinutes, run: deps.panelCheck.run }] : []),
+      ...(deps.switchMonitoring ? [{ name: MONITORING_SWITCH, everyMinutes: MONITORING_SWITCH_MINUTES, run: deps.switchMonitoring }] : []),
     ],
   });
   scheduler.start();

@@ -55,7 +55,7 @@ export interface PluginAppDeps {
     settingsSnapshots: SettingsSnapshotsRepo;
   };
   /** Protect, pause, resume and bulk protect by hand; a sync and an enforcement pass now (the demo panel). */
-  services: Pick<Services, 'protection' | 'bulkProtect' | 'syncStatistics' | 'enforceLimits'>;
+  services: Pick<Services, 'protection' | 'bulkProtect' | 'monitoring' | 'syncStatistics' | 'enforceLimits'>;
   /** The embedded sandbox, when it is the provider (the demo panel, the default rules editor). */
   sandbox: { url: string; partnerKey: string } | undefined;
   /** GET /metrics and what the pages count into it. */
@@ -140,6 +140,7 @@ export function createPluginApp(deps: PluginAppDeps) {
         rulesEditorTemplate: rulesEditorTemplate(config, deps.sandbox?.url),
         upgradeUrl: config.pages.upgradeUrl,
         now: deps.now,
+        monitoringUntil: deps.services.monitoring.untilOf,
       },
       admin: {
         views: deps.repos.adminViews,
@@ -149,7 +150,8 @@ export function createPluginApp(deps: PluginAppDeps) {
         queue,
         actions: deps.services.protection,
         now: deps.now,
-        bulk: { bulkProtect: deps.services.bulkProtect },
+        monitoringUntil: deps.services.monitoring.untilOf,
+        bulk: { bulkProtect: deps.services.bulkProtect, defaultPlanDays: () => deps.services.monitoring.planDays('') },
         imports: { recentComparisons: (limit) => deps.repos.imports.recentComparisons(limit), panel: config.panel.name },
         settings: {
           stats: deps.repos.stats,

@@ -6,6 +6,7 @@ import type { JobQueue } from '../core/job-queue.js';
 import { runKeptEvents } from '../core/kept-events.js';
 import type { PluginSettings } from '../core/plugin-settings.js';
 import { createImportRepo } from '../db/import.repo.js';
+import { createMonitoringRepo } from '../db/monitoring.repo.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
 import type { Db } from '../db/open.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
@@ -37,6 +38,7 @@ export function wirePanelImport(
     stats: parts.stats,
     provider: parts.provider,
     ingestEvents: (events) => queue.ingestEvents(events),
+    chooseMonitoring: createMonitoringRepo(parts.db, parts.now).save,
     logger: parts.logger.child({ component: 'import' }),
     now: parts.now,
     notifyDrift: async (notice) => {

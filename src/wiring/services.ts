@@ -12,6 +12,7 @@ import type { ReadScheduleRepo } from '../db/read-schedule.repo.js';
 import type { SessionsRepo } from '../db/sessions.repo.js';
 import type { createSettingsRepo } from '../db/settings.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
+import { createMonitoringRepo } from '../db/monitoring.repo.js';
 import { createUnprotectedRepo } from '../db/unprotected.repo.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { createMetrics } from '../metrics.js';
@@ -56,6 +57,7 @@ export function wireServices(
     queue,
     jobs,
     unprotected: createUnprotectedRepo(parts.db),
+    monitoring: createMonitoringRepo(parts.db, now),
     audit,
     observer: metrics.services,
     endCustomerSessions: (account) => void parts.sessions.deleteSessionsOf('customer', account),

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { EnforceResult } from '../core/enforcement.js';
 import type { KeptEventsOutcome } from '../core/kept-events.js';
+import type { MonitoringSwitch } from '../core/monitoring.js';
 import type { ReadTickResult } from '../core/read-tick.js';
 import type { SyncOptions, SyncResult } from '../core/statistics.js';
 import type { Website } from '../core/types.js';
@@ -73,6 +74,8 @@ export interface RunningPlugin {
   readDueStatistics(signal?: AbortSignal): Promise<ReadTickResult>;
   /** One enforcement pass now; throws LockHeldError (recording a skipped run) while another pass runs. */
   enforceLimits(): Promise<EnforceResult>;
+  /** The scheduled switch now: websites whose monitoring is over go to protecting (the schedule runs it every few minutes). */
+  switchMonitoring(): Promise<MonitoringSwitch>;
   /** An admin resumes a website for the rest of its period. */
   adminResume(domain: string, admin: string): Promise<Website>;
   /** `wpp import`: compares a panel's listing with the plugin and the provider, and queues what is missing when asked. */

@@ -92,11 +92,22 @@ describe('admin settings: plans', () => {
         name: 'gold',
         settings: { rules: { humans: 'captcha' } },
         subdomains: ['www', 'shop'],
+        monitorDays: 0,
       });
       expect(plugin.audit.listChanges()[0]).toMatchObject({ actor: 'admin:alice-admin', what: 'plan:gold', before: null });
       const kept = await client.post('/admin/settings/plans', { name: 'gold', settings: '', subdomains: 'none' });
       expect(kept.status).toBe(303);
       expect(plugin.accounts.getPlan('gold')).toMatchObject({ settings: { rules: { humans: 'captcha' } }, subdomains: [] });
+      // Days of monitoring first: refused next to the field when out of range, kept when empty.
+      const tooLong = await client.post('/admin/settings/plans', { name: 'gold', monitorDays: '120' });
+      expect(tooLong.status).toBe(400);
+      expect(textOf(tooLong.body)).toContain('is at most 90 days');
+      await client.get('/admin/settings');
+      expect((await client.post('/admin/settings/plans', { name: 'gold', monitorDays: '7' })).status).toBe(303);
+      expect(plugin.accounts.getPlan('gold')).toMatchObject({ subdomains: [], monitorDays: 7 });
+      await client.post('/admin/settings/plans', { name: 'gold', subdomains: 'www', monitorDays: '' });
+      expect(plugin.accounts.getPlan('gold')).toMatchObject({ subdomains: ['www'], monitorDays: 7 });
+      expect(textOf((await client.get('/admin/settings')).body)).toContain('7 days');
     });
   });
 });

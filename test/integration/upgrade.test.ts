@@ -66,7 +66,7 @@ describe('an upgrade from the previous release', () => {
       await first.close();
 
       // ... turned into exactly what release 0.1.0 left (the oldest upgrade path: 0.1 and 0.2 to
-      // this one): plain keys, no migrations 011 to 015, no key file.
+      // this one): plain keys, no migrations 011 to 016, no key file.
       const file = join(dataDir, 'plugin.sqlite');
       const db = new Database(file);
       const { keys } = openApiKeys(db, join(dataDir, 'api-keys.key'), () => undefined);
@@ -77,6 +77,8 @@ describe('an upgrade from the previous release', () => {
         db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ?').run(keys.open(row.k, row.account), row.account);
       }
       db.exec('DROP TABLE panel_comparisons');
+      // 016: monitoring first (a plan's days, each website's end of monitoring).
+      db.exec('DROP TABLE website_monitoring; ALTER TABLE plans DROP COLUMN monitor_days;');
       db.exec(
         `DROP TRIGGER websites_schedule_inserted; DROP TRIGGER websites_schedule_account_changed;
          DROP TRIGGER websites_schedule_state_changed; DROP TABLE read_schedule; DROP TABLE account_forecast; DROP TABLE website_notices;`,

@@ -29,7 +29,23 @@ describe('parsePlanChange', () => {
   it('refuses a change that changes nothing', () => {
     expect(parsePlanChange({ name: 'gold' })).toEqual({
       ok: false,
-      problems: [{ field: null, path: [], message: 'nothing to change: give the settings, the subdomains or both' }],
+      problems: [{ field: null, path: [], message: 'nothing to change: give the settings, the subdomains or the days of monitoring' }],
     });
+  });
+
+  it('reads the days of monitoring first: whole days from 0 to 90, each problem next to the field', () => {
+    expect(parsePlanChange({ name: 'gold', monitorDays: '14' })).toEqual({ ok: true, change: { name: 'gold', monitorDays: 14 } });
+    expect(parsePlanChange({ name: 'gold', monitorDays: '0' })).toEqual({ ok: true, change: { name: 'gold', monitorDays: 0 } });
+    for (const [typed, message] of [
+      ['91', 'is at most 90 days'],
+      ['-1', 'is at least 0 (0: protect at once)'],
+      ['1.5', 'is a whole number of days'],
+      ['soon', 'is not a number of days'],
+    ]) {
+      expect(parsePlanChange({ name: 'gold', monitorDays: typed }), typed).toEqual({
+        ok: false,
+        problems: [{ field: 'monitorDays', path: [], message }],
+      });
+    }
   });
 });

@@ -136,12 +136,17 @@ describe('limits and plans changes are recorded too', () => {
       const accounts = createAccountsRepo(db, () => AT);
       const deps = { accounts, audit: repo };
       const created = changePlan(deps, { name: 'gold', subdomains: ['www', 'shop'] }, 'admin:anna');
-      expect(created).toEqual({ before: null, after: { name: 'gold', settings: {}, subdomains: ['www', 'shop'] }, recorded: true });
+      expect(created).toEqual({
+        before: null,
+        after: { name: 'gold', settings: {}, subdomains: ['www', 'shop'], monitorDays: 0 },
+        recorded: true,
+      });
       const settings = { rules: { humans: 'captcha' as const } };
       expect(changePlan(deps, { name: 'gold', settings }, 'admin:ben').after).toEqual({
         name: 'gold',
         settings,
         subdomains: ['www', 'shop'],
+        monitorDays: 0,
       });
       expect(changePlan(deps, { name: 'gold', settings }, 'admin:carl').recorded).toBe(false);
       expect(repo.listChanges({ what: 'plan:gold' }).map((change) => change.actor)).toEqual(['admin:ben', 'admin:anna']);

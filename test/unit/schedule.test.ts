@@ -168,4 +168,36 @@ describe('the plugin schedule', () => {
     expect(await startWith(now - 31 * MINUTE, now, 'adaptive', now - 31 * MINUTE)).toEqual(['tick 55s', 'enforce']);
     expect(await startWith(now - 31 * MINUTE, now, 'adaptive', now - 29 * MINUTE)).toEqual(['tick 55s']);
   });
+
+  it('switches websites whose monitoring is over every 5 minutes, at the start of each slot', async () => {
+    let now = Date.UTC(2026, 10, 23, 9, 17, 30);
+    const calls: string[] = [];
+    const schedule = startPluginSchedule({
+      logger: silent,
+      now: () => now,
+      syncEveryMinutes: 30,
+      mode: 'full',
+      lastSuccessfulSync: now - MINUTE,
+      lastSuccessfulEnforce: now - MINUTE,
+      reconcile: () => ({ enqueued: 0 }),
+      syncStatistics: async () => sync,
+      readTick: async () => tick,
+      enforceLimits: async () => enforce,
+      switchMonitoring: async () => (calls.push(`switch at ${new Date(now).toISOString().slice(11, 19)}`), { protected: 0 }),
+    });
+    now = Date.UTC(2026, 10, 23, 9, 19, 0);
+    schedule.tick();
+    await settle();
+    now = Date.UTC(2026, 10, 23, 9, 20, 1);
+    schedule.tick();
+    await settle();
+    now = Date.UTC(2026, 10, 23, 9, 24, 0);
+    schedule.tick();
+    await settle();
+    now = Date.UTC(2026, 10, 23, 9, 25, 0);
+    schedule.tick();
+    await settle();
+    await schedule.stop();
+    expect(calls).toEqual(['switch at 09:20:01', 'switch at 09:25:00']);
+  });
 });

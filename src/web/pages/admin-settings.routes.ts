@@ -104,7 +104,7 @@ const limitsForm = z.object({
   'allow-unknown': z.literal('on').optional(),
   ...Object.fromEntries(LIMIT_VALUE_FIELDS.map((name) => [name, text])),
 });
-const planForm = z.object({ name: z.string().optional().default(''), settings: text, subdomains: text });
+const planForm = z.object({ name: z.string().optional().default(''), settings: text, subdomains: text, monitorDays: text });
 const autoProtectForm = z.object({ action: z.enum(['on', 'off', 'environment']) });
 const notifyUrlForm = z.object({ action: z.enum(['set', 'off', 'environment']), url: z.string().optional().default('') });
 

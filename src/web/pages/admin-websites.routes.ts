@@ -105,6 +105,7 @@ function renderWebsite(deps: AdminPagesDeps, req: Request, res: Response, flash?
     website,
     forecast: forecasts(deps, website, now),
     forecastWords: (at: number | null) => forecastWords(at, now, res.locals.format as Format),
+    monitoringUntil: deps.monitoringUntil?.(domain) ?? null,
     spikes: spikeNotices(deps.schedule.notices(domain, NOTICES_READ), now, res.locals.format as Format),
     history: deps.views.websiteHistory(domain, 50),
     flash,

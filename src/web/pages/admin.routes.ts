@@ -27,6 +27,8 @@ export interface AdminPagesDeps {
   /** Pause, resume and re-provision of one website. */
   actions: Pick<Protection, 'pause' | 'resume' | 'reprovision'>;
   now: () => number;
+  /** When a website's monitoring ends (core/monitoring.ts), or null. */
+  monitoringUntil?: (domain: string) => number | null;
   settings: SettingsPagesDeps;
   bulk: BulkProtectPagesDeps;
   /** The panel comparisons of `wpp import` and the scheduled drift check. */

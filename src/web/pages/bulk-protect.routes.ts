@@ -6,11 +6,20 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { BulkProtect } from '../../core/bulk-protect.js';
+import { monitorDaysSchema } from '../../core/monitoring.js';
+import { AppError } from '../../errors.js';
 import { sessionAdmin } from './session.middleware.js';
 
 export interface BulkProtectPagesDeps {
   bulkProtect: Pick<BulkProtect, 'preview' | 'run'>;
+  /** The default plan's days of monitoring first, shown as what an empty field means for plan-less accounts. */
+  defaultPlanDays?: () => number;
 }
+
+/** The run's days of monitoring first: empty means each website's plan's (null). */
+const runForm = z.object({
+  monitor_days: z.union([z.literal('').transform(() => null), monitorDaysSchema]).optional(),
+});
 
 /** How many of each kind the preview lists; the counts cover all. */
 const PREVIEW_ROWS = 200;
@@ -25,6 +34,7 @@ export function createBulkProtectRouter(deps: BulkProtectPagesDeps): express.Rou
       title: 'Bulk protect',
       preview: deps.bulkProtect.preview(PREVIEW_ROWS),
       shown: PREVIEW_ROWS,
+      defaultPlanDays: deps.defaultPlanDays?.() ?? 0,
       flash: done.success
         ? {
             kind: 'ok',
@@ -34,7 +44,14 @@ export function createBulkProtectRouter(deps: BulkProtectPagesDeps): express.Rou
     });
   });
   router.post('/bulk-protect', (req: Request, res: Response) => {
-    const { protecting, retried } = deps.bulkProtect.run(sessionAdmin(req));
+    const form = runForm.safeParse(req.body ?? {});
+    if (!form.success) {
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `Days of monitoring first ${form.error.issues[0]?.message ?? 'is not valid'}: nothing was queued.`,
+      );
+    }
+    const { protecting, retried } = deps.bulkProtect.run(sessionAdmin(req), form.data.monitor_days ?? null);
     res.redirect(303, `/admin/bulk-protect?protecting=${protecting}&retried=${retried}`);
   });
   return router;

@@ -42,6 +42,8 @@ export interface PanelPagesDeps {
   /** The host's upgrade page template (WPP_UPGRADE_URL: {account}, {domain}); undefined: "contact your host". */
   upgradeUrl?: string | undefined;
   now: () => number;
+  /** When the website's monitoring ends (core/monitoring.ts), or null. */
+  monitoringUntil?: (domain: string) => number | null;
 }
 
 /** The settings form, the one form of the pages that uploads files (a certificate and its key, as multipart). */
@@ -314,6 +316,7 @@ function renderDomainPage(
       website,
       state: describeWebsite(website, 'customer'),
       actions: customerActions(website),
+      monitoringUntil: deps.monitoringUntil?.(website.domain) ?? null,
       usage: { hits, limit, period, near: nearLimitSentence({ usage: hits, limit, warningPercent: own.warningPercent }, format) },
       pausedByLimit:
         website.pausedBy === 'enforcement'
