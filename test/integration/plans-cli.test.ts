@@ -45,7 +45,7 @@ describe('wpp plans', () => {
   it(
     'lists the built-in default, then sets a plan; options not given keep their value',
     async () => {
-      expect(await plans()).toMatchObject({ code: 0, stdout: 'default (built in)\tsubdomains=www\tsettings={}\n' });
+      expect(await plans()).toMatchObject({ code: 0, stdout: 'default (built in)\tsubdomains=www\tmonitor-days=0\tsettings={}\n' });
       const set = await plans(
         'set',
         ' gold ',
@@ -55,10 +55,12 @@ describe('wpp plans', () => {
         'www, Shop,www',
       );
       expect(set.code).toBe(0);
-      expect(set.stdout).toContain('gold\tsubdomains=www,shop\tsettings={"rules":{"humans":"captcha"},"rulesets":{"wordpress":true}}');
+      expect(set.stdout).toContain(
+        'gold\tsubdomains=www,shop\tmonitor-days=0\tsettings={"rules":{"humans":"captcha"},"rulesets":{"wordpress":true}}',
+      );
       expect((await plans('set', 'gold', '--subdomains', 'none')).code).toBe(0);
       expect((await plans()).stdout).toBe(
-        'default (built in)\tsubdomains=www\tsettings={}\ngold\tsubdomains=(none)\tsettings={"rules":{"humans":"captcha"},"rulesets":{"wordpress":true}}\n',
+        'default (built in)\tsubdomains=www\tmonitor-days=0\tsettings={}\ngold\tsubdomains=(none)\tmonitor-days=0\tsettings={"rules":{"humans":"captcha"},"rulesets":{"wordpress":true}}\n',
       );
     },
     PROCESSES,
@@ -75,7 +77,7 @@ describe('wpp plans', () => {
           ['set', 'gold', '--settings', '{"rules":{"humans":"maybe"}}', '--subdomains', 'bad_label!'],
           /--settings.rules.humans: [\s\S]*--subdomains/,
         ],
-        [['set', 'gold'], /give --settings, --subdomains or both/],
+        [['set', 'gold'], /give --settings, --subdomains or --monitor-days/],
         [['set', ' ', '--subdomains', 'www'], /<name>: the plan name is empty/],
         [['set', 'gold', '--subdomains', 'www', '--subdomains', 'shop'], /--subdomains given 2 times/],
       ];
@@ -137,10 +139,14 @@ describe('wpp plans set: who changed what', () => {
       expect(planChanges('audited').map(({ actor, before, after }) => ({ actor, before, after }))).toEqual([
         {
           actor: `cli:${userInfo().username}`,
-          before: { name: 'audited', settings: {}, subdomains: ['www', 'blog'] },
-          after: { name: 'audited', settings: {}, subdomains: ['shop'] },
+          before: { name: 'audited', settings: {}, subdomains: ['www', 'blog'], monitorDays: 0 },
+          after: { name: 'audited', settings: {}, subdomains: ['shop'], monitorDays: 0 },
         },
-        { actor: `cli:${userInfo().username}`, before: null, after: { name: 'audited', settings: {}, subdomains: ['www', 'blog'] } },
+        {
+          actor: `cli:${userInfo().username}`,
+          before: null,
+          after: { name: 'audited', settings: {}, subdomains: ['www', 'blog'], monitorDays: 0 },
+        },
       ]);
     },
     PROCESSES,
