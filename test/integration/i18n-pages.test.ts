@@ -14,7 +14,7 @@ import type { Catalog } from '../../src/core/i18n.js';
 import { SUPPORTED_LOCALES } from '../../src/core/locale.js';
 import { admin, customer, launchUrl } from '../helpers/pages.js';
 import { createPageClient, textOf, type PageAnswer } from '../helpers/page-client.js';
-import { withPlugin } from '../helpers/plugin.js';
+import { protectedWebsite, withPlugin } from '../helpers/plugin.js';
 
 type Signed = 'admin' | 'customer' | 'nobody';
 
@@ -157,6 +157,24 @@ describe('the pages in each language', () => {
       expect(await home('fr-FR,fr;q=0.9')).toBe('en');
       expect(await home('fr-FR,es;q=0.8,en;q=0.5')).toBe('es');
       expect(await home('de-AT')).toBe('de');
+    });
+  });
+
+  it("gives the provider's rules editor frame the page's language through {lang}, and the sandbox's editor opens in it", async () => {
+    await withPlugin(async (plugin, sb) => {
+      await protectedWebsite(plugin, sb, 'lena', 'lena.example');
+      for (const [locale, lang] of [
+        ['de-AT', 'de'],
+        ['es', 'es'],
+        ['fr', 'en'],
+      ] as const) {
+        const client = createPageClient(plugin.url);
+        expect((await client.get(launchUrl(plugin, { ...customer('lena'), locale }))).status).toBe(303);
+        const page = await client.get('/panel/domains/lena.example/rules');
+        const frame = /<iframe[^>]* src="([^"]+)"/.exec(page.body)?.[1]?.replaceAll('&amp;', '&');
+        expect(frame, locale).toMatch(new RegExp(`/${lang}/website/lena\\.example/edit\\?api-key=`));
+        expect((await fetch(frame as string)).status, locale).toBe(200);
+      }
     });
   });
 });
