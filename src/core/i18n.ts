@@ -43,9 +43,19 @@ export interface TranslationOptions {
   fallbackToEnglish?: boolean;
 }
 
+/** What i18next answers for a key no catalog has, so that such an answer is never cached. */
+const MISSING = '\u0000missing';
+
+/** `{{name}}` placeholders filled from `values`, as i18next would (a value not given is empty). */
+const interpolate = (text: string, values: Record<string, unknown>) =>
+  text.includes('{{') ? text.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_whole, name: string) => String(values[name] ?? '')) : text;
+
 /**
- * One translate function per supported language, made once (i18next resolves a key per call,
- * nothing is built per request). Values are not HTML-escaped here: EJS escapes what `<%= %>` writes.
+ * One translate function per supported language, made once. i18next resolves each key once per
+ * language and plural category (the language, the English fallback, the plural form by
+ * Intl.PluralRules) and the template is kept; a call then fills in the placeholders only, since
+ * a page such as the accounts list asks hundreds of messages and i18next's full path costs
+ * microseconds each. Values are not HTML-escaped here: EJS escapes what `<%= %>` writes.
  */
 export function createTranslations(catalogs: Catalogs, options: TranslationOptions = {}): Record<SupportedLocale, Translate> {
   const { onMissingKey, fallbackToEnglish = true } = options;
@@ -67,7 +77,21 @@ export function createTranslations(catalogs: Catalogs, options: TranslationOptio
   });
   const translateIn = (locale: SupportedLocale): Translate => {
     const fixed = instance.getFixedT(locale);
-    return (key, values) => fixed(key, values ?? {});
+    const plurals = new Intl.PluralRules(locale);
+    const templates = new Map<string, string>();
+    return (key, values) => {
+      const count = typeof values?.count === 'number' ? values.count : undefined;
+      // `zero` apart: i18next may use a `key_zero` form for 0 whatever the language's plural rules say.
+      const cacheKey = count === undefined ? key : `${key}\u0000${count === 0 ? 'zero' : plurals.select(count)}`;
+      let template = templates.get(cacheKey);
+      if (template === undefined) {
+        const found = fixed(key, { ...(count === undefined ? {} : { count }), skipInterpolation: true, defaultValue: MISSING });
+        if (found === MISSING) return interpolate(typeof values?.defaultValue === 'string' ? values.defaultValue : key, values ?? {});
+        template = found;
+        templates.set(cacheKey, template);
+      }
+      return values ? interpolate(template, values) : template;
+    };
   };
   return Object.fromEntries(SUPPORTED_LOCALES.map((locale) => [locale, translateIn(locale)])) as Record<SupportedLocale, Translate>;
 }

@@ -49,12 +49,26 @@ describe('the message catalogs', () => {
     expect(createTranslations(sparse).de('layout.skipLink')).toBe('Skip to the content');
   });
 
+  it('answer each call with its own values and plural form, the same key asked again and again', () => {
+    const t = createTranslations(catalogs);
+    const retried = [1, 2, 1, 21, 0].map((count) => t.de('jobs.retriedMany', { count }));
+    expect(retried[0]).toBe(retried[2]);
+    expect(retried[0]).toMatch(/^1 gescheiterter Auftrag ist/);
+    expect(retried[1]).toMatch(/^2 gescheiterte Aufträge sind/);
+    expect(retried[3]).toMatch(/^21 gescheiterte/);
+    expect(retried[4]).toMatch(/^0 gescheiterte/);
+    expect([7, 8].map((id) => t.es('jobs.retry', { id }))).toEqual(['Reintentar #7', 'Reintentar #8']);
+    expect(t.en('runs.reasons.brand_new', { defaultValue: 'brand new' })).toBe('brand new');
+    expect(t.en('runs.reasons.brand_new', { defaultValue: 'other words' })).toBe('other words');
+  });
+
   it('report a key no catalog has, and in strict mode one the language lacks', () => {
     const missing: string[] = [];
     const t = createTranslations(catalogs, { onMissingKey: (locale, key) => missing.push(`${locale} ${key}`) });
     expect(t.de('layout.signOut')).toBe('Abmelden');
     expect(t.es('no.such.key')).toBe('no.such.key');
-    expect(missing).toEqual(['es no.such.key']);
+    expect(t.es('no.such.key')).toBe('no.such.key');
+    expect(missing).toEqual(['es no.such.key', 'es no.such.key']);
 
     const strictMissing: string[] = [];
     const sparse = { ...catalogs, de: { layout: { signOut: 'Abmelden' } } };
