@@ -1,5 +1,5 @@
 /**
- * Launch nonces and sessions of the plugin's pages (migrations/007_sessions.sql, the language: 014_session_locale.sql). Session ids
+ * Launch nonces and sessions of the plugin's pages (migrations/007_sessions.sql, the language: 015_session_locale.sql). Session ids
  * arrive and leave as their sha256: the repository never sees a cookie value.
  */
 import type { Db } from './open.js';
@@ -11,7 +11,7 @@ export interface StoredSession {
   role: SessionRole;
   subject: string;
   panel: string;
-  /** The panel user's language tag as the launch token gave it (migrations/014_session_locale.sql); null when the panel gave none. */
+  /** The panel user's language tag as the launch token gave it (migrations/015_session_locale.sql); null when the panel gave none. */
   locale: string | null;
   csrfToken: string | null;
   createdAt: number;

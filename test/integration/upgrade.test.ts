@@ -66,7 +66,7 @@ describe('an upgrade from the previous release', () => {
       await first.close();
 
       // ... turned into exactly what release 0.1.0 left (the oldest upgrade path: 0.1 and 0.2 to
-      // this one): plain keys, no migrations 011 to 014, no key file.
+      // this one): plain keys, no migrations 011 to 015, no key file.
       const file = join(dataDir, 'plugin.sqlite');
       const db = new Database(file);
       const { keys } = openApiKeys(db, join(dataDir, 'api-keys.key'), () => undefined);
@@ -92,7 +92,7 @@ describe('an upgrade from the previous release', () => {
          CREATE INDEX enforcement_actions_domain ON enforcement_actions (domain, at);
          CREATE INDEX enforcement_actions_at ON enforcement_actions (at, action);`,
       );
-      // 014 added the sessions' language.
+      // 015 added the sessions' language.
       db.exec('ALTER TABLE sessions DROP COLUMN locale');
       db.prepare('DELETE FROM schema_migrations WHERE version > ?').run(PREVIOUS_RELEASE_MIGRATIONS);
       const schemaNow = db
