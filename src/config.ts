@@ -27,12 +27,14 @@ export interface MachineFacts {
   hostname: string;
   /** The first non-internal IPv4 address, the usual origin of websites hosted here. */
   primaryIp: string | undefined;
+  /** The server's own time zone (IANA), the pages' zone when WPP_TIME_ZONE is unset; absent or UTC: times say UTC. */
+  timeZone?: string | undefined;
 }
 
 export function readMachineFacts(): MachineFacts {
   const addresses = Object.values(networkInterfaces()).flat();
   const primary = addresses.find((address) => address && address.family === 'IPv4' && !address.internal);
-  return { hostname: hostname(), primaryIp: primary?.address };
+  return { hostname: hostname(), primaryIp: primary?.address, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone };
 }
 
 /** A CSP source a panel may frame the plugin's pages from: 'self', 'none', or an http(s) origin (a leading *. label allowed). */
@@ -50,6 +52,11 @@ export function rulesEditorUrl(template: string, values: { domain: string; lang:
     .replaceAll('{api_key}', encodeURIComponent(values.apiKey));
 }
 
+/** Fills the host's upgrade page template (WPP_UPGRADE_URL): `{account}` and `{domain}`, each URL-encoded. */
+export function upgradeUrl(template: string, values: { account: string; domain: string }): string {
+  return template.replaceAll('{account}', encodeURIComponent(values.account)).replaceAll('{domain}', encodeURIComponent(values.domain));
+}
+
 /** A filled-in template with placeholder values: where the editor lives, whatever the website. */
 export const sampleRulesEditorUrl = (template: string) => rulesEditorUrl(template, { domain: 'example.com', lang: 'en', apiKey: 'key' });
 
@@ -63,6 +70,30 @@ function isRulesEditorTemplate(template: string): boolean {
     return false;
   }
 }
+
+/** The upgrade page template gives a valid http(s) URL once filled in (javascript: and the like never reach a link). */
+function isUpgradeTemplate(template: string): boolean {
+  try {
+    const url = new URL(upgradeUrl(template, { account: 'alice', domain: 'example.com' }));
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** An IANA zone Intl knows (Europe/Berlin); a zone it does not know would silently be UTC on every page. */
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The server's own zone, unless it is UTC by any of its names (a server on UTC says "UTC" anyway) or unknown to Intl. */
+const ownZone = (zone: string | undefined) =>
+  zone && !/^(Etc\/)?(UTC|UCT|GMT|Universal|Zulu)$/.test(zone) && isTimeZone(zone) ? zone : undefined;
 
 /** The rules editor of the older dashboard generation, on the provider's (or the sandbox's) own origin. */
 export const DEFAULT_RULES_EDITOR_PATH = '/{lang}/website/{domain}/edit?api-key={api_key}';
@@ -174,6 +205,18 @@ const envSchema = z.object({
    */
   WPP_RULES_EDITOR_URL: z.string().trim().refine(isRulesEditorTemplate, 'must be an http(s) URL template naming {domain}').optional(),
   /**
+   * The host's page for a customer whose website the hit limit paused (a bigger plan, more
+   * hits): a URL with {account} and {domain}, each URL-encoded when filled in. Default none:
+   * the page says to contact the host.
+   */
+  WPP_UPGRADE_URL: z
+    .string()
+    .trim()
+    .refine(isUpgradeTemplate, 'must be an http(s) URL, with {account} and {domain} where the host wants them')
+    .optional(),
+  /** The panel's time zone for the pages' dates and times (IANA, e.g. Europe/Berlin). Default: the server's own; UTC said when it is UTC. */
+  WPP_TIME_ZONE: z.string().trim().refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').optional(),
+  /**
    * The panel this server runs, for the scheduled comparison of its accounts (`wpp import`);
    * `systemd` (installed as a service without a panel) and `none`: no scheduled comparison.
    * `wpp install` sets it; any value but `none` marks an installed plugin (GET /metrics then
@@ -284,7 +327,16 @@ export interface Config {
   /** Where a hook that may not write the database posts its events, and the script cPanel runs. */
   hook: { url: string; cpanelCommand: string };
   /** The customer and admin pages: who may frame them, the rules editor frame, session timeouts. */
-  pages: { frameAncestors: string[]; rulesEditorUrl: string | undefined; sessionIdleMs: number; sessionMaxMs: number };
+  pages: {
+    frameAncestors: string[];
+    rulesEditorUrl: string | undefined;
+    sessionIdleMs: number;
+    sessionMaxMs: number;
+    /** WPP_UPGRADE_URL: the host's upgrade page template ({account}, {domain}); undefined: "contact your host". */
+    upgradeUrl: string | undefined;
+    /** The zone dates and times are shown in; undefined: UTC, and the pages say so. */
+    timeZone: string | undefined;
+  };
   /** The panel to compare on a schedule (WPP_PANEL; null: none) and how often (null: never). */
   panel: { name: 'cpanel' | 'plesk' | 'directadmin' | 'virtualmin' | null; checkEveryMinutes: number | null };
   /**
@@ -369,6 +421,9 @@ function standaloneSettings(e: ParsedEnv, machine: MachineFacts, warnings: strin
       rulesEditorUrl: e.WPP_RULES_EDITOR_URL ?? (e.WPP_PROVIDER_URL ? `${e.WPP_PROVIDER_URL}${DEFAULT_RULES_EDITOR_PATH}` : undefined),
       sessionIdleMs: e.WPP_SESSION_IDLE_MINUTES * 60_000,
       sessionMaxMs: e.WPP_SESSION_MAX_HOURS * 3_600_000,
+      upgradeUrl: e.WPP_UPGRADE_URL,
+      // A server on UTC says "UTC" anyway: only another zone of its own is worth naming.
+      timeZone: e.WPP_TIME_ZONE ?? ownZone(machine.timeZone),
     },
     panel: {
       name: panelName,

@@ -11,6 +11,7 @@ import { createPluginSettings } from './core/plugin-settings.js';
 import { createProviderContactRecorder } from './core/provider-contact.js';
 import { reconcileWebsites } from './core/reconcile.js';
 import { createAdminViewsRepo } from './db/admin-views.repo.js';
+import { createSettingsSnapshotsRepo } from './db/settings-snapshots.repo.js';
 import type { Db } from './db/open.js';
 import { openPluginDatabase, SERVER_BUSY_TIMEOUT_MS } from './db/plugin-database.js';
 import { startBackground } from './jobs/background.js';
@@ -116,7 +117,16 @@ async function wire(
     },
   );
   wakeWorker = worker.wake;
-  const repos = { accounts, stats, schedule, audit, sessions, adminViews: createAdminViewsRepo(db), imports };
+  const repos = {
+    accounts,
+    stats,
+    schedule,
+    audit,
+    sessions,
+    adminViews: createAdminViewsRepo(db),
+    imports,
+    settingsSnapshots: createSettingsSnapshotsRepo(db),
+  };
   httpServer?.serve(
     createPluginApp({
       ...parts,

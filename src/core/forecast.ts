@@ -2,6 +2,7 @@
  * When a website will reach its hit limit if traffic goes on at this period's average rate:
  * "the limit will be reached on ..." on the customer's page. Pure.
  */
+import type { Format } from './format.js';
 
 export interface ForecastInput {
   /** Hits so far in the period. */
@@ -90,12 +91,12 @@ export function currentForecast(input: CurrentForecastInput): CurrentForecast {
   };
 }
 
-/** "27 Nov": the UTC day a time falls in. */
-export const utcDay = (at: number) => new Date(at).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+const HOUR_MS = 3_600_000;
 
-/** "27 Nov, 14:00 UTC": the day and the hour (UTC) a time falls in; a forecast is no more precise than that. */
-export const dayAndHour = (at: number) => `${utcDay(at)}, ${new Date(at).toISOString().slice(11, 13)}:00 UTC`;
-
-/** A forecast in words: its day and hour, "reached" once that time has come, "not this period" when there is none. */
-export const forecastWords = (at: number | null, now: number): string =>
-  at === null ? 'not this period' : at <= now ? 'reached' : dayAndHour(at);
+/**
+ * A forecast in words: the day and hour it falls in ("27 Nov, 14:00 UTC", in the panel's zone
+ * through the one formatter; a forecast is no more precise than the hour), "reached" once that
+ * time has come, "not this period" when there is none.
+ */
+export const forecastWords = (at: number | null, now: number, format: Pick<Format, 'dayTime'>): string =>
+  at === null ? 'not this period' : at <= now ? 'reached' : format.dayTime(Math.floor(at / HOUR_MS) * HOUR_MS);

@@ -28,6 +28,8 @@ export interface Format {
   date(at: number): string;
   /** "1 Dec 2026, 14:05 UTC" (or the zone's name): a moment a person may compare with a log. */
   dateTime(at: number): string;
+  /** "1 Dec, 14:05 UTC": a moment of these days (a forecast's hour, an attack's start), the year understood. */
+  dayTime(at: number): string;
   /** A period's first day: periods are counted in UTC days, so it is read in UTC, whatever the zone. */
   periodDay(start: number): string;
   /** The last day of a half-open period ending at `endExclusive` (UTC days, as `periodDay`). */
@@ -38,6 +40,10 @@ export interface Format {
   ago(at: number, now: number): string;
   /** "350 ms", "40 s", "2 min 5 s", "1 h 3 min": how long a run took. */
   duration(ms: number): string;
+  /** "2026-12-01": a period's first day for CSV cells (UTC days, as `periodDay`). */
+  isoPeriodDay(start: number): string;
+  /** "2026-12-31": the last day of a half-open period for CSV cells (UTC days, as `lastDay`). */
+  isoLastDay(endExclusive: number): string;
 }
 
 const isKnownLocale = (locale: string) => {
@@ -85,8 +91,17 @@ export function createFormat(options: FormatOptions = {}): Format {
   const units = Object.fromEntries(
     (['millisecond', 'second', 'minute', 'hour'] as const).map((unit) => [unit, new Intl.NumberFormat(locale, { style: 'unit', unit })]),
   ) as Record<'millisecond' | 'second' | 'minute' | 'hour', Intl.NumberFormat>;
+  const dayTimes = new Intl.DateTimeFormat(dateLocale, {
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone,
+    timeZoneName: 'short',
+  });
   // en-CA writes ISO dates (yyyy-mm-dd) in any zone.
   const iso = new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', timeZone });
+  const isoUtc = new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', timeZone: 'UTC' });
   return {
     locale,
     timeZone,
@@ -95,11 +110,14 @@ export function createFormat(options: FormatOptions = {}): Format {
     day: (at) => days.format(at),
     date: (at) => dates.format(at),
     dateTime: (at) => times.format(at),
+    dayTime: (at) => dayTimes.format(at),
     periodDay: (start) => periodDates.format(start),
     lastDay: (endExclusive) => periodDates.format(endExclusive - 1),
     isoDay: (at) => iso.format(at),
     ago: (at, now) => agoIn(relative, at, now),
     duration: (ms) => durationIn(units, ms),
+    isoPeriodDay: (start) => isoUtc.format(start),
+    isoLastDay: (endExclusive) => isoUtc.format(endExclusive - 1),
   };
 }
 

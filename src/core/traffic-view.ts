@@ -22,7 +22,12 @@ export function trafficWindow(now: number): { fromHour: number; toHour: number }
   return { fromHour: toHour - TRAFFIC_RANGES['30d'], toHour };
 }
 
-export function trafficView(rows: readonly ({ hour: number } & Counters)[], now: number, range: TrafficRange): TrafficView {
+/**
+ * `since`: when the website was added; the chart starts at that hour (or at its first counted
+ * hour, if earlier) when it is inside the range, so a new website's chart is not mostly empty
+ * days from before it existed.
+ */
+export function trafficView(rows: readonly ({ hour: number } & Counters)[], now: number, range: TrafficRange, since = 0): TrafficView {
   const { toHour } = trafficWindow(now);
   const zero = (): Counters => ({ total: 0, permitted: 0, blocked: 0, mitigated: 0 });
   const totals = { '24h': zero(), '7d': zero(), '30d': zero() } satisfies Record<TrafficRange, Counters>;
@@ -38,7 +43,10 @@ export function trafficView(rows: readonly ({ hour: number } & Counters)[], now:
     }
   }
   const series = { x: [] as number[], permitted: [] as number[], blocked: [] as number[] };
-  for (let hour = toHour - TRAFFIC_RANGES[range]; hour < toHour; hour++) {
+  // Hits counted before `since` (a domain moved between accounts is a new record with old statistics) are still drawn.
+  const firstCounted = rows.reduce((first, row) => Math.min(first, row.hour), Infinity);
+  const firstHour = Math.min(toHour - 1, Math.max(toHour - TRAFFIC_RANGES[range], Math.min(Math.floor(since / HOUR_MS), firstCounted)));
+  for (let hour = firstHour; hour < toHour; hour++) {
     const row = byHour.get(hour);
     series.x.push((hour * HOUR_MS) / 1000);
     series.permitted.push(row?.permitted ?? 0);

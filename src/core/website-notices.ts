@@ -3,7 +3,7 @@
  * alike): the spike going on now, and a few recent ones. Pure.
  */
 import type { WebsiteNotice } from '../db/read-schedule.repo.js';
-import { utcDay } from './forecast.js';
+import type { Format } from './format.js';
 
 /** Ended spikes older than this are history, not news. */
 export const RECENT_SPIKES_MS = 7 * 24 * 3_600_000;
@@ -25,24 +25,20 @@ export interface SpikeNotices {
   recent: SpikeView[];
 }
 
-/** "27 Nov, 14:05 UTC": a spike is a matter of minutes. */
-export const dayAndMinute = (at: number) => `${utcDay(at)}, ${new Date(at).toISOString().slice(11, 16)} UTC`;
-
-const count = (n: number) => Math.round(n).toLocaleString('en-US');
-
-const viewOf = (notice: WebsiteNotice): SpikeView => ({
-  startedAt: dayAndMinute(notice.startedAt),
-  endedAt: notice.endedAt === null ? null : dayAndMinute(notice.endedAt),
-  blockedPerHour: count(notice.blockedPerHour),
-  baselinePerHour: count(notice.baselinePerHour),
+/** A spike's times to the minute ("27 Nov, 14:05 UTC", in the panel's zone) and its rates as whole numbers. */
+const viewOf = (notice: WebsiteNotice, format: Pick<Format, 'dayTime' | 'number'>): SpikeView => ({
+  startedAt: format.dayTime(notice.startedAt),
+  endedAt: notice.endedAt === null ? null : format.dayTime(notice.endedAt),
+  blockedPerHour: format.number(Math.round(notice.blockedPerHour)),
+  baselinePerHour: format.number(Math.round(notice.baselinePerHour)),
 });
 
 /** From a website's notices (newest first, ReadScheduleRepo.notices): the spike going on, and the last few that ended this week. */
-export function spikeNotices(notices: WebsiteNotice[], now: number): SpikeNotices {
+export function spikeNotices(notices: WebsiteNotice[], now: number, format: Pick<Format, 'dayTime' | 'number'>): SpikeNotices {
   const spikes = notices.filter((notice) => notice.kind === 'attack_spike');
   const ongoing = spikes.find((notice) => notice.endedAt === null);
   const recent = spikes
     .filter((notice) => notice.endedAt !== null && notice.endedAt > now - RECENT_SPIKES_MS)
     .slice(0, RECENT_SPIKES_SHOWN);
-  return { ongoing: ongoing ? viewOf(ongoing) : null, recent: recent.map(viewOf) };
+  return { ongoing: ongoing ? viewOf(ongoing, format) : null, recent: recent.map((notice) => viewOf(notice, format)) };
 }

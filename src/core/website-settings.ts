@@ -23,6 +23,15 @@ import {
   type Ruleset,
   type WebsitePatch,
 } from '../provider/index.js';
+import {
+  CATEGORY_WORDS,
+  FIELD_WORDS,
+  FLAG_WORDS,
+  ISSUER_WORDS,
+  POLICY_ORDER,
+  POLICY_WORDS,
+  RULESET_WORDS,
+} from '../provider/setting-words.js';
 import { providerFailure } from './protection.js';
 import type { Website } from './types.js';
 
@@ -63,6 +72,30 @@ export const ruleField = (category: string) => `rule_${category}`;
 export const rulesetField = (name: string) => `ruleset_${name}`;
 export const flagField = (flag: string) => `lb_${flag}`;
 
+/** The form's own fields beside the settings, by form field name, in the words of provider/setting-words.ts. */
+const ADDRESS_FIELDS: Record<string, { label: string; help: string }> = {
+  certs_issuer: FIELD_WORDS.certs_issuer,
+  subdomains: FIELD_WORDS.subdomain,
+  ipv4: FIELD_WORDS.ip,
+  ipv6: FIELD_WORDS.ipv6,
+  certificate: FIELD_WORDS.certificate,
+  private_key: FIELD_WORDS.private_key,
+};
+
+/** The label a form field is shown with (`rule_humans` → "People"), so a message names it as the form does; undefined for `form`. */
+export function settingsFieldLabel(field: string): string | undefined {
+  const [, kind, key = ''] = /^(rule|ruleset|lb)_(.+)$/.exec(field) ?? [];
+  if (kind === 'rule') return Object.hasOwn(CATEGORY_WORDS, key) ? CATEGORY_WORDS[key as RuleCategory].label : undefined;
+  if (kind === 'ruleset') return Object.hasOwn(RULESET_WORDS, key) ? RULESET_WORDS[key as Ruleset].label : undefined;
+  if (kind === 'lb') return Object.hasOwn(FLAG_WORDS, key) ? FLAG_WORDS[key as LoadbalancerFlag].label : undefined;
+  return ADDRESS_FIELDS[field]?.label;
+}
+
+/** The words of a policy choice in a message: "Let in, Ask for a captcha or Turn away". */
+const POLICY_CHOICES = POLICY_ORDER.map((policy) => `“${POLICY_WORDS[policy].label}”`)
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' or $1');
+
 export function settingsViewOf(remote: ProviderWebsite): SettingsView {
   const { settings } = remote;
   return {
@@ -100,7 +133,7 @@ const text = (max: number) => z.string({ error: 'could not be read' }).max(max, 
 /** A select left on a policy the provider reported but the form does not know (the empty option) keeps it. */
 const rulePolicyField = z.preprocess(
   (value) => (value === '' ? undefined : value),
-  z.enum(RULE_POLICIES, { error: 'choose grant, captcha or deny' }).optional(),
+  z.enum(RULE_POLICIES, { error: `choose ${POLICY_CHOICES}` }).optional(),
 );
 
 /** The form as posted: selects and radios must hold a known value; an unticked checkbox is simply absent. */
@@ -114,7 +147,7 @@ const formBodySchema = z.object({
   subdomains: text(4000),
   ipv4: text(4000),
   ipv6: text(8000),
-  certs_issuer: z.enum(CERTS_ISSUERS, { error: 'choose automatic (ACME) or your own certificate' }),
+  certs_issuer: z.enum(CERTS_ISSUERS, { error: `choose “${ISSUER_WORDS.acme.label}” or “${ISSUER_WORDS.custom.label}”` }),
 });
 
 /** What was submitted, as the form shows it again; unreadable values fall back to the current ones. */
@@ -226,7 +259,7 @@ export function parseSettingsForm(
   const upload = checkCertificateUpload(files, domain, now);
   if (upload && 'problems' in upload) Object.assign(problems, upload.problems);
   if (issuer === 'acme' && upload && 'certificate' in upload) {
-    problems.certificate = 'Choose “my own certificate” to use an uploaded certificate';
+    problems.certificate = `Choose “${ISSUER_WORDS.custom.label}” to use an uploaded certificate`;
   }
   if (issuer === 'custom' && current.certsIssuer !== 'custom' && !upload) {
     problems.certificate = 'Upload your certificate and its private key to use your own certificate';
@@ -323,7 +356,8 @@ export async function readWebsiteSettings(provider: Pick<ProviderClient, 'lookup
   }
 }
 
-export type SaveSettingsResult = { saved: true; changed: string[] } | { saved: false; problems: FieldProblems };
+/** Saved: what changed, and the settings as they now are (the provider's answer), to store as the last known. */
+export type SaveSettingsResult = { saved: true; changed: string[]; view: SettingsView } | { saved: false; problems: FieldProblems };
 
 /**
  * Saves a submitted settings form: reads the current settings, sends only what changed, and
@@ -341,7 +375,7 @@ export async function saveWebsiteSettings(
   const current = submission.current ?? (await readWebsiteSettings(deps.provider, website.domain));
   const parsed = parseSettingsForm(submission.body, submission.files, current, website.domain, deps.now());
   if (!parsed.ok) return { saved: false, problems: parsed.problems };
-  if (parsed.changed.length === 0) return { saved: true, changed: [] };
+  if (parsed.changed.length === 0) return { saved: true, changed: [], view: current };
   let remote: ProviderWebsite;
   try {
     remote = await deps.provider.updateWebsite(website.domain, parsed.patch);
@@ -353,5 +387,5 @@ export async function saveWebsiteSettings(
   if (parsed.patch.subdomain || parsed.patch.ip || parsed.patch.ipv6) {
     deps.accounts.saveWebsite({ ...website, subdomains: remote.subdomain, originIps: [...new Set([...remote.ip, ...remote.ipv6])] });
   }
-  return { saved: true, changed: parsed.changed };
+  return { saved: true, changed: parsed.changed, view: settingsViewOf(remote) };
 }

@@ -242,6 +242,10 @@ function prepareEnforcementStatements(db: Db) {
          OR website_quota.level IS NOT excluded.level`,
     ),
     actions: db.prepare<[number], Record<string, unknown>>('SELECT * FROM enforcement_actions ORDER BY id DESC LIMIT ?'),
+    // On the (domain, at) index: the newest of one website's actions first.
+    latestPause: db.prepare<[string], { at: number }>(
+      "SELECT at FROM enforcement_actions WHERE domain = ? AND action = 'pause' ORDER BY at DESC LIMIT 1",
+    ),
   };
 }
 
@@ -419,6 +423,8 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
       return s.insertAction.run(action).changes > 0;
     },
     recentActions: (limit = 100) => s.actions.all(limit).map(toAction),
+    /** When enforcement last paused the website (the customer's "paused since"); null: never recorded. */
+    latestPauseAt: (domain: string): number | null => s.latestPause.get(domain)?.at ?? null,
 
     startRun: (name: string, at: number) => Number(s.startRun.run(name, at).lastInsertRowid),
     finishRun(id: number, at: number, outcome: { status: JobRun['status']; read?: number; failed?: number; details?: unknown }): void {

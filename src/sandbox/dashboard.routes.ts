@@ -1,11 +1,48 @@
+import { createHash } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
-import { LOADBALANCER_FLAGS, normalizeDomain, RULE_CATEGORIES, RULE_POLICIES, RULESETS, type SettingsPatch } from '../provider/spec.js';
+import {
+  CATEGORY_WORDS,
+  FIELD_WORDS,
+  FLAG_WORDS,
+  GROUP_WORDS,
+  ISSUER_WORDS,
+  POLICY_ORDER,
+  POLICY_WORDS,
+  RULESET_WORDS,
+} from '../provider/setting-words.js';
+import { LOADBALANCER_FLAGS, normalizeDomain, RULE_CATEGORIES, RULESETS, type SettingsPatch } from '../provider/spec.js';
 import { normalizeFormWebsite, websiteUpdateBodySchema } from './bodies.js';
 import type { SandboxContext } from './context.js';
 import { notFound, SandboxError, unauthorized } from './errors.js';
 import type { StoredWebsite } from './store.js';
 import { parseOr422 } from './validation.js';
 import type { Principal } from './websites.js';
+
+/**
+ * Tells a framing page how tall the dashboard is (`{type: 'dashboard-height', height}`, CSS
+ * pixels), at load, whenever its layout changes, and when the parent asks
+ * (`{type: 'dashboard-height-request'}`: its script may start after the frame loaded), so the
+ * page can size the frame to it: a frame cannot size itself. The height is no secret, so any
+ * parent may read it.
+ */
+const HEIGHT_SCRIPT = `(function () {
+  if (window.parent === window || typeof ResizeObserver !== 'function') return;
+  var last = 0;
+  function post() {
+    var height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height === last) return;
+    last = height;
+    window.parent.postMessage({ type: 'dashboard-height', height: height }, '*');
+  }
+  new ResizeObserver(post).observe(document.documentElement);
+  window.addEventListener('message', function (event) {
+    if (event.source !== window.parent || !event.data || event.data.type !== 'dashboard-height-request') return;
+    last = 0;
+    post();
+  });
+  post();
+})();`;
+const HEIGHT_SCRIPT_HASH = `'sha256-${createHash('sha256').update(HEIGHT_SCRIPT).digest('base64')}'`;
 
 /**
  * The provider's dashboard frames (rules editor, statistics) at the older generation's
@@ -20,7 +57,7 @@ export function createDashboardRouter(context: SandboxContext): express.Router {
   router.use(path, (req, res, next) => {
     if (!/^[a-z]{2}$/.test(String(req.params.lang)) || !views.has(String(req.params.view))) return next('router');
     res.set({
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors *",
+      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; script-src ${HEIGHT_SCRIPT_HASH}; form-action 'self'; frame-ancestors *`,
       'Referrer-Policy': 'no-referrer',
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
@@ -41,9 +78,20 @@ export function createDashboardRouter(context: SandboxContext): express.Router {
   const render = (res: Response, status: number, locals: Record<string, unknown>) => {
     res.status(status).render('sandbox/dashboard', {
       categories: RULE_CATEGORIES,
-      policies: RULE_POLICIES,
+      policies: POLICY_ORDER,
       rulesets: RULESETS,
       flags: LOADBALANCER_FLAGS,
+      // The same words the partner panel's settings form uses (provider/setting-words.ts).
+      words: {
+        categories: CATEGORY_WORDS,
+        policies: POLICY_WORDS,
+        rulesets: RULESET_WORDS,
+        flags: FLAG_WORDS,
+        issuers: ISSUER_WORDS,
+        fields: FIELD_WORDS,
+        groups: GROUP_WORDS,
+      },
+      heightScript: HEIGHT_SCRIPT,
       error: null,
       saved: false,
       counters: null,

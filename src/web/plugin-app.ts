@@ -13,6 +13,7 @@ import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { AdminViewsRepo } from '../db/admin-views.repo.js';
 import type { ImportRepo } from '../db/import.repo.js';
+import type { SettingsSnapshotsRepo } from '../db/settings-snapshots.repo.js';
 import type { ReadScheduleRepo } from '../db/read-schedule.repo.js';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
@@ -50,6 +51,8 @@ export interface PluginAppDeps {
     adminViews: AdminViewsRepo;
     /** The recorded panel comparisons (`wpp import`). */
     imports: Pick<ImportRepo, 'recentComparisons'>;
+    /** The last settings read of each website (the customer's domain page). */
+    settingsSnapshots: SettingsSnapshotsRepo;
   };
   /** Protect, pause, resume and bulk protect by hand; a sync and an enforcement pass now (the demo panel). */
   services: Pick<Services, 'protection' | 'bulkProtect' | 'syncStatistics' | 'enforceLimits'>;
@@ -125,14 +128,17 @@ export function createPluginApp(deps: PluginAppDeps) {
       secureCookies: (config.publicUrl ?? '').startsWith('https:'),
       logger: logger.child({ component: 'pages' }),
       ...(deps.metrics ? { observer: deps.metrics.pages } : {}),
+      timeZone: config.pages.timeZone,
       security: { frameAncestors: config.pages.frameAncestors, dashboardOrigin: originOf(rulesEditorTemplate(config, deps.sandbox?.url)) },
       panel: {
         accounts,
         stats: deps.repos.stats,
         schedule: deps.repos.schedule,
         provider: deps.provider,
+        settingsSnapshots: deps.repos.settingsSnapshots,
         protection: deps.services.protection,
         rulesEditorTemplate: rulesEditorTemplate(config, deps.sandbox?.url),
+        upgradeUrl: config.pages.upgradeUrl,
         now: deps.now,
       },
       admin: {

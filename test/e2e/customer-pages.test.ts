@@ -60,7 +60,7 @@ describe('customer pages in a browser', () => {
           await screenshots(page, 'customer-domains');
 
           await page.getByRole('link', { name: DOMAIN }).click();
-          await page.getByLabel('humans', { exact: true }).selectOption('captcha');
+          await page.getByLabel('People', { exact: true }).selectOption('captcha');
           await page.getByRole('button', { name: 'Save settings' }).click();
           await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Settings saved');
           const website = await sb.control<{ settings: { rules: Record<string, string> } }>('GET', `/v1.0/website?domain=${DOMAIN}`);

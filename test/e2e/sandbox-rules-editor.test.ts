@@ -39,8 +39,8 @@ describe('sandbox rules editor in a frame', () => {
           await page.goto(panel.url);
           const frame = page.frameLocator('iframe[title="rules"]');
           await expect.poll(() => frame.locator('h1').textContent()).toContain('framed.example');
-          await frame.getByLabel('humans', { exact: true }).selectOption('deny');
-          await frame.getByLabel('wordpress').check();
+          await frame.getByLabel('People', { exact: true }).selectOption('deny');
+          await frame.getByLabel('WordPress', { exact: true }).check();
           await frame.getByRole('button', { name: 'Save rules' }).click();
           await expect.poll(() => frame.getByRole('status').textContent()).toContain('Saved.');
           await page.screenshot({ path: `${sb.dataDir}/rules-editor.png`, fullPage: true });

@@ -34,14 +34,23 @@ async function browserLaunch(): Promise<{ executablePath: string; args: string[]
 
 /**
  * Runs `fn` with a headless Chromium in a fresh profile, and always closes it and removes
- * the profile.
+ * the profile. `javaScriptEnabled: false`: a browser without scripts, for pages that must work without them.
  */
-export async function withBrowser<T>(fn: (context: BrowserContext) => Promise<T>): Promise<T> {
+export async function withBrowser<T>(
+  fn: (context: BrowserContext) => Promise<T>,
+  options: { javaScriptEnabled?: boolean } = {},
+): Promise<T> {
   const profile = createTempDir('wpp-chromium-');
   const { executablePath, args } = await browserLaunch();
   // A set locale: a bare POSIX environment gives Chromium the language tag `en-US@posix`, which
   // Intl refuses, and libraries that format numbers with navigator.language (uPlot) fail to load.
-  const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args, locale: 'en-US' });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args,
+    locale: 'en-US',
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+  });
   try {
     return await fn(context);
   } finally {

@@ -367,7 +367,7 @@ describe('admin pages: the enforcement log as CSV', () => {
     expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="enforcement-log-\d{4}-\d\d-\d\d\.csv"$/);
     const lines = (await response.text()).split('\r\n');
     expect(lines[0]).toBe(
-      'id,at_utc,account,domain,action,actor,reason,usage,limit,period_start_utc,period_end_utc,status_before,status_after',
+      'id,at_utc,account,domain,action,actor,reason,usage,limit,period_first_day,period_last_day,status_before,status_after',
     );
     expect(lines).toHaveLength(4);
     expect(lines[3]).toBe('');

@@ -76,7 +76,7 @@ describe('admin settings: plans', () => {
         subdomains: 'bad_label!',
       });
       expect(notApi.status).toBe(400);
-      expect(field(notApi.body, 'plan-settings').text).toContain('rules.humans:');
+      expect(field(notApi.body, 'plan-settings').text).toContain('People (rules.humans):');
       expect(field(notApi.body, 'plan-subdomains').text).toContain('"bad_label!" is not a valid subdomain label');
       expect(field(notApi.body, 'plan-name').text).toContain('the plan name is empty');
       expect(plugin.accounts.listPlans()).toEqual([]);

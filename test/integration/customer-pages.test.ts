@@ -186,8 +186,13 @@ describe('customer pages', () => {
       );
       expect(html).toMatch(/<div class="value">37<\/div><div class="label">challenged with a captcha/);
       expect(html).toMatch(/content scrapers<\/td><td class="num" data-label="Mitigated">150</);
-      const chart = JSON.parse(/<script type="application\/json" id="hits-data" data-chart="hits-chart">([^<]*)</.exec(html)?.[1] ?? '{}');
-      expect(chart.x).toHaveLength(7 * 24);
+      const chart = JSON.parse(
+        /<script type="application\/json" id="hits-data" data-chart="hits-chart"[^>]*>([^<]*)</.exec(html)?.[1] ?? '{}',
+      );
+      // The chart starts at the hour the website was added (a minute ago), not 7 days back.
+      const addedHour = Math.floor((plugin.accounts.getWebsite('alice.example')?.createdAt ?? 0) / 3_600_000) * 3600;
+      expect(chart.x[0]).toBe(addedHour);
+      expect(chart.x.at(-1)).toBe(Math.floor(Date.now() / 3_600_000) * 3600);
       expect(chart.series.map((s: { values: number[] }) => s.values.reduce((a, b) => a + b, 0))).toEqual([1375, 125]);
     });
   });

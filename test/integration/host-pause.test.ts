@@ -192,7 +192,8 @@ describe('a host pause undone with the customer’s own provider key', () => {
         const page = createPageClient(plugin.url);
         await page.get(launchUrl(plugin, customer('alice')));
         await page.get(`/panel/domains/${DOMAIN}`);
-        expect((await page.post(`/panel/domains/${DOMAIN}/pause`)).status).toBe(303);
+        // The confirmation page's form: a pause without `confirm` only asks.
+        expect((await page.post(`/panel/domains/${DOMAIN}/pause`, { confirm: 'yes' })).status).toBe(303);
         expect(plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ desiredStatus: 'paused', pausedBy: 'customer' });
         await quiet(plugin, sb);
 

@@ -92,8 +92,8 @@ describe('an upgrade from the previous release', () => {
          CREATE INDEX enforcement_actions_domain ON enforcement_actions (domain, at);
          CREATE INDEX enforcement_actions_at ON enforcement_actions (at, action);`,
       );
-      // 015 added the sessions' language.
-      db.exec('ALTER TABLE sessions DROP COLUMN locale');
+      // 014 added the settings snapshots, 015 the sessions' language.
+      db.exec('DROP TABLE settings_snapshots; ALTER TABLE sessions DROP COLUMN locale');
       db.prepare('DELETE FROM schema_migrations WHERE version > ?').run(PREVIOUS_RELEASE_MIGRATIONS);
       const schemaNow = db
         .prepare("SELECT type || ' ' || name || ': ' || COALESCE(sql, '') AS s FROM sqlite_master ORDER BY name")

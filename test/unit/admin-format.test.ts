@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { ago, duration, utc, websiteState } from '../../src/web/pages/admin-format.js';
+import { createFormat } from '../../src/core/format.js';
+import { ago, createAdminFormat, duration, websiteState } from '../../src/web/pages/admin-format.js';
 import { hrefWith, pagerLinks, parseQuery, pageField } from '../../src/web/pages/admin-query.js';
 import { z } from 'zod';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
 describe('admin page formatting', () => {
-  it('writes UTC times, how long ago, and durations in plain words', () => {
-    expect(utc(NOW)).toBe('2026-11-22 12:00:00 UTC');
-    expect(utc(null)).toBe('–');
+  it('writes times through the one formatter (the panel zone, named), how long ago, and durations in plain words', () => {
+    const fmt = createAdminFormat(createFormat());
+    expect(fmt.when(NOW)).toBe('22 Nov 2026, 12:00 UTC');
+    expect(fmt.when(null)).toBe('–');
+    expect(createAdminFormat(createFormat({ timeZone: 'Asia/Tokyo' })).when(NOW)).toMatch(/^22 Nov 2026, 21:00 (JST|GMT\+9)$/);
+    expect(fmt.count(1234567)).toBe('1,234,567');
+    expect(fmt.count(null)).toBe('–');
     expect(ago(NOW - 30_000, NOW)).toBe('just now');
     expect(ago(NOW - 60_000, NOW)).toBe('1 minute ago');
     expect(ago(NOW - 5 * 3_600_000, NOW)).toBe('5 hours ago');

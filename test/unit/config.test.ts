@@ -157,3 +157,24 @@ describe('providerUserIdFor', () => {
     expect(providerUserIdFor(`${long}y`, 'p.example')).not.toBe(id);
   });
 });
+
+describe('the usage settings: WPP_UPGRADE_URL and WPP_TIME_ZONE', () => {
+  it('keeps an upgrade URL template naming {account} or {domain}, and refuses one that is no http(s) URL', () => {
+    const template = 'https://host.example/upgrade?account={account}&domain={domain}';
+    expect(loadConfig({ WPP_UPGRADE_URL: template }, machine).pages.upgradeUrl).toBe(template);
+    expect(loadConfig({}, machine).pages.upgradeUrl).toBeUndefined();
+    expect(() => loadConfig({ WPP_UPGRADE_URL: 'host.example/upgrade' }, machine)).toThrow(
+      /WPP_UPGRADE_URL: must be an http\(s\) URL, with \{account\} and \{domain\} where the host wants them/,
+    );
+    expect(() => loadConfig({ WPP_UPGRADE_URL: 'javascript:alert({account})' }, machine)).toThrow(/WPP_UPGRADE_URL/);
+  });
+
+  it("takes the panel's time zone from WPP_TIME_ZONE, else the server's own unless it is UTC, and refuses an unknown zone", () => {
+    expect(loadConfig({ WPP_TIME_ZONE: 'Europe/Berlin' }, machine).pages.timeZone).toBe('Europe/Berlin');
+    expect(loadConfig({}, { ...machine, timeZone: 'America/New_York' }).pages.timeZone).toBe('America/New_York');
+    expect(loadConfig({}, { ...machine, timeZone: 'UTC' }).pages.timeZone).toBeUndefined();
+    expect(loadConfig({}, { ...machine, timeZone: 'Etc/UTC' }).pages.timeZone).toBeUndefined();
+    expect(loadConfig({}, machine).pages.timeZone).toBeUndefined();
+    expect(() => loadConfig({ WPP_TIME_ZONE: 'Mars/Olympus' }, machine)).toThrow(/WPP_TIME_ZONE: must be an IANA time zone/);
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createFormat } from '../../src/core/format.js';
 import { currentForecast, forecastLimitReached, forecastWords } from '../../src/core/forecast.js';
 
 const DAY = 86_400_000;
@@ -92,12 +93,18 @@ describe('currentForecast', () => {
 });
 
 describe('forecastWords', () => {
+  const utc = createFormat();
   const now = Date.parse('2026-11-20T10:30:00Z');
   it('names the UTC day and hour, "reached" once that time has come, "not this period" for none', () => {
-    expect(forecastWords(Date.parse('2026-11-27T14:59:59Z'), now)).toBe('27 Nov, 14:00 UTC');
-    expect(forecastWords(Date.parse('2026-11-21T03:00:00Z'), now)).toBe('21 Nov, 03:00 UTC');
-    expect(forecastWords(now, now)).toBe('reached');
-    expect(forecastWords(now - DAY, now)).toBe('reached');
-    expect(forecastWords(null, now)).toBe('not this period');
+    expect(forecastWords(Date.parse('2026-11-27T14:59:59Z'), now, utc)).toBe('27 Nov, 14:00 UTC');
+    expect(forecastWords(Date.parse('2026-11-21T03:00:00Z'), now, utc)).toBe('21 Nov, 03:00 UTC');
+    expect(forecastWords(now, now, utc)).toBe('reached');
+    expect(forecastWords(now - DAY, now, utc)).toBe('reached');
+    expect(forecastWords(null, now, utc)).toBe('not this period');
+  });
+
+  it("names the hour in the panel's time zone when it is known", () => {
+    const berlin = createFormat({ timeZone: 'Europe/Berlin' });
+    expect(forecastWords(Date.parse('2026-11-27T14:59:59Z'), now, berlin)).toMatch(/^27 Nov, 15:00 (CET|GMT\+1)$/);
   });
 });

@@ -36,3 +36,16 @@ describe('the one formatter of numbers, days and times', () => {
     expect(format.isoDay(DEC_1_1405)).toBe('2026-12-01');
   });
 });
+
+describe('the formatter for short moments and machine-read days', () => {
+  it('writes a day and time without the year, in the panel zone, saying the zone', () => {
+    expect(createFormat().dayTime(DEC_1_1405)).toBe('1 Dec, 14:05 UTC');
+    expect(createFormat({ timeZone: 'Europe/Berlin' }).dayTime(DEC_1_1405)).toMatch(/^1 Dec, 15:05 (CET|GMT\+1)$/);
+  });
+
+  it('writes a period first and last day as ISO days for CSV cells, in UTC days as periods are counted', () => {
+    const format = createFormat({ timeZone: 'America/Los_Angeles' });
+    expect(format.isoPeriodDay(Date.UTC(2026, 11, 1))).toBe('2026-12-01');
+    expect(format.isoLastDay(JAN_1)).toBe('2026-12-31');
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createFormat } from '../../src/core/format.js';
 import { spikeNotices } from '../../src/core/website-notices.js';
 import type { WebsiteNotice } from '../../src/db/read-schedule.repo.js';
 
@@ -26,7 +27,7 @@ describe('spikeNotices', () => {
       spike(now - 50 * HOUR, now - 49 * HOUR),
       spike(now - 70 * HOUR, now - 69 * HOUR),
     ];
-    const view = spikeNotices(notices, now);
+    const view = spikeNotices(notices, now, createFormat());
     expect(view.ongoing).toEqual({ startedAt: '20 Nov, 08:30 UTC', endedAt: null, blockedPerHour: '12,000', baselinePerHour: '40' });
     expect(view.recent).toEqual([
       { startedAt: '20 Nov, 00:30 UTC', endedAt: '20 Nov, 01:30 UTC', blockedPerHour: '800', baselinePerHour: '5' },
@@ -36,7 +37,12 @@ describe('spikeNotices', () => {
   });
 
   it('leaves out spikes that ended more than 7 days ago, and shows nothing without notices', () => {
-    expect(spikeNotices([spike(now - 8 * 24 * HOUR, now - 7 * 24 * HOUR - 1)], now)).toEqual({ ongoing: null, recent: [] });
-    expect(spikeNotices([], now)).toEqual({ ongoing: null, recent: [] });
+    expect(spikeNotices([spike(now - 8 * 24 * HOUR, now - 7 * 24 * HOUR - 1)], now, createFormat())).toEqual({ ongoing: null, recent: [] });
+    expect(spikeNotices([], now, createFormat())).toEqual({ ongoing: null, recent: [] });
+  });
+
+  it("writes the times in the panel's time zone through the one formatter", () => {
+    const view = spikeNotices([spike(now - 2 * HOUR, null)], now, createFormat({ timeZone: 'Asia/Tokyo' }));
+    expect(view.ongoing?.startedAt).toMatch(/^20 Nov, 17:30 (JST|GMT\+9)$/);
   });
 });

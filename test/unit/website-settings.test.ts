@@ -82,7 +82,7 @@ describe('parseSettingsForm', () => {
     });
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
-    expect(parsed.problems.rule_humans).toBe('choose grant, captcha or deny');
+    expect(parsed.problems.rule_humans).toBe('choose “Let in”, “Ask for a captcha” or “Turn away”');
     expect(parsed.problems.ipv4).toContain('300.1.1.1');
     expect(parsed.problems.ipv6).toContain('10.0.0.1');
     expect(parsed.problems.subdomains).toContain('is not a subdomain');
@@ -156,7 +156,7 @@ describe('custom certificates', () => {
     );
     expect(other).toMatchObject({ ok: false, problems: { certificate: 'This certificate is not for shop.example' } });
     const acme = parse(unchangedBody(), files(cert('secure.example.crt'), cert('secure.example.key')));
-    expect(acme).toMatchObject({ ok: false, problems: { certificate: expect.stringContaining('my own certificate') } });
+    expect(acme).toMatchObject({ ok: false, problems: { certificate: expect.stringContaining('My own certificate') } });
   });
 });
 

@@ -37,14 +37,57 @@
     return Math.ceil(axis.ticks.size + axis.gap + plot.ctx.measureText(longest).width / window.devicePixelRatio) + 4;
   }
 
+  /*
+   * The time axis and the legend in the page's locale and the panel's time zone (data-locale,
+   * data-time-zone, from the one formatter of the pages), not the browser's: "1 Dec, 14:00" on
+   * the chart is then "1 Dec, 14:00" in the table and the e-mail. Plain `en` is written the
+   * British way, as the pages write it.
+   */
+  function timeFormats(script) {
+    var locale = script.getAttribute('data-locale') || 'en';
+    var timeZone = script.getAttribute('data-time-zone') || 'UTC';
+    var dateLocale = locale === 'en' ? 'en-GB' : locale;
+    var day = new Intl.DateTimeFormat(dateLocale, { day: 'numeric', month: 'short', timeZone: timeZone });
+    var hour = new Intl.DateTimeFormat(dateLocale, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: timeZone });
+    var full = new Intl.DateTimeFormat(dateLocale, {
+      day: 'numeric',
+      month: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZone: timeZone,
+      timeZoneName: 'short',
+    });
+    return {
+      timeZone: timeZone,
+      // Hours, with the day under the first one and under each midnight; days alone when the ticks are a day or more apart.
+      axis: function (plot, splits, axisIndex, space, increment) {
+        return splits.map(function (seconds, i) {
+          var at = seconds * 1000;
+          if (increment >= 86400) return day.format(at);
+          var time = hour.format(at);
+          return i === 0 || time === '00:00' ? time + '\n' + day.format(at) : time;
+        });
+      },
+      legend: function (plot, seconds) {
+        return seconds === null || seconds === undefined ? '–' : full.format(seconds * 1000);
+      },
+    };
+  }
+
+  /* The time scale; a website added this hour has one point: an hour either side, rather than uPlot's range of years. */
+  function timeScale(x) {
+    return x.length === 1 ? { time: true, auto: false, range: [x[0] - 3600, x[0] + 3600] } : { time: true };
+  }
+
   function draw(script) {
     var target = document.getElementById(script.getAttribute('data-chart'));
     if (!target || typeof window.uPlot !== 'function') return;
     var data = JSON.parse(script.textContent || '{}');
+    var times = timeFormats(script);
     var width = function () {
       return Math.max(260, target.clientWidth);
     };
-    var series = [{}].concat(
+    var series = [{ value: times.legend }].concat(
       data.series.map(function (s, i) {
         var colour = COLOURS[i % COLOURS.length];
         return { label: s.label, stroke: colour.stroke, fill: colour.fill, width: 1.5 };
@@ -55,7 +98,21 @@
         return s.values;
       }),
     );
-    var plot = new window.uPlot({ width: width(), height: HEIGHT, series: series, axes: [{}, { values: hitLabels, size: hitAxisSize }], scales: { x: { time: true } } }, columns, target);
+    var plot = new window.uPlot(
+      {
+        width: width(),
+        height: HEIGHT,
+        series: series,
+        axes: [{ values: times.axis }, { values: hitLabels, size: hitAxisSize }],
+        scales: { x: timeScale(data.x) },
+        // Ticks fall on the panel zone's hours and midnights, not the browser's.
+        tzDate: function (seconds) {
+          return window.uPlot.tzDate(new Date(seconds * 1000), times.timeZone);
+        },
+      },
+      columns,
+      target,
+    );
     target.classList.add('drawn');
     var pending = 0;
     window.addEventListener('resize', function () {

@@ -2,7 +2,8 @@
  * The rules editor page: a browser cannot tell a script whether a cross-origin frame was
  * refused (X-Frame-Options, frame-ancestors) or failed to load, so the plugin asks the
  * editor's address itself (GET .../rules/check) and this script says plainly what went
- * wrong. Without JavaScript the page keeps its permanent note and the new-window link.
+ * wrong. Without JavaScript the page keeps its permanent note and the new-window link, and
+ * the frame its height from the stylesheet.
  */
 (function () {
   'use strict';
@@ -27,6 +28,28 @@
   frame.addEventListener('load', function () {
     loaded = true;
   });
+  // The editor may tell its height ({type: 'dashboard-height', height}, docs/provider-api.md):
+  // the frame then takes it, so the page scrolls and the frame does not. Only the frame's own
+  // origin and window are listened to; any other message is ignored.
+  var frameOrigin = new window.URL(frame.src, window.location.href).origin;
+  window.addEventListener('message', function (event) {
+    if (event.origin !== frameOrigin || event.source !== frame.contentWindow) return;
+    var data = event.data;
+    if (!data || data.type !== 'dashboard-height') return;
+    var height = Number(data.height);
+    if (!isFinite(height) || height <= 0) return;
+    frame.style.height = Math.min(Math.ceil(height), 20000) + 'px';
+    frame.classList.add('sized');
+    // The editor is there, whether or not its load event came before this script.
+    loaded = true;
+  });
+  // The editor may have loaded before this script ran, its first height unheard: ask again now
+  // and at its load (a request reaching the frame's blank first page is dropped by the origin).
+  function askHeight() {
+    if (frame.contentWindow) frame.contentWindow.postMessage({ type: 'dashboard-height-request' }, frameOrigin);
+  }
+  frame.addEventListener('load', askHeight);
+  askHeight();
   fetch(note.getAttribute('data-check'), { credentials: 'same-origin', headers: { accept: 'application/json' } })
     .then(function (response) {
       return response.ok ? response.json() : { status: 'unknown' };

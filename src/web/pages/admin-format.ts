@@ -1,25 +1,22 @@
 /**
- * How the admin pages write times, durations, numbers and website states: plain words, UTC
- * times an admin can compare with logs, and "5 minutes ago" beside them. Pure; handed to the
- * views as `fmt`.
+ * How the admin pages write times, durations, numbers and website states: plain words, times
+ * through the one formatter (core/format.ts: the panel's zone, named, so an admin can compare
+ * them with logs), and "5 minutes ago" beside them. Pure; handed to the views as `fmt`.
  */
+import type { Format } from '../../core/format.js';
 import { describeWebsite, type StateInput } from '../../core/website-state.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** "2026-11-22 12:00:05 UTC"; an empty value is a dash. */
-export function utc(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
-  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-}
+const isTime = (ms: number | null | undefined): ms is number => ms !== null && ms !== undefined && Number.isFinite(ms);
 
 const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
 
 /** "just now", "5 minutes ago", "in 3 days", seen from `now`. */
 export function ago(ms: number | null | undefined, now: number): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return 'never';
+  if (!isTime(ms)) return 'never';
   const diff = now - ms;
   const size = Math.abs(diff);
   if (size < MINUTE) return 'just now';
@@ -34,16 +31,13 @@ export function ago(ms: number | null | undefined, now: number): string {
 
 /** "350 ms", "40 s", "2 min 5 s", "1 h 3 min". */
 export function duration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  if (!isTime(ms)) return '–';
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const seconds = Math.round(ms / 1000);
   if (seconds < 60) return `${seconds} s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min${seconds % 60 ? ` ${seconds % 60} s` : ''}`;
   return `${Math.floor(seconds / 3600)} h${Math.floor((seconds % 3600) / 60) ? ` ${Math.floor((seconds % 3600) / 60)} min` : ''}`;
 }
-
-/** 12,345; an empty value is a dash. */
-export const count = (n: number | null | undefined) => (n === null || n === undefined ? '–' : n.toLocaleString('en-US'));
 
 export type BadgeKind = 'ok' | 'warn' | 'bad' | 'info' | 'neutral';
 
@@ -66,4 +60,19 @@ export const levelWords = (level: string) => {
   return { words, badge };
 };
 
-export const fmt = { utc, ago, duration, count, websiteState, levelWords };
+/**
+ * The views' `fmt`, made once with the pages' Format: `when` "22 Nov 2026, 12:00 UTC" (the
+ * panel's zone when known) and `count` 12,345 through it, an empty value a dash.
+ */
+export function createAdminFormat(format: Format) {
+  return {
+    when: (ms: number | null | undefined) => (isTime(ms) ? format.dateTime(ms) : '–'),
+    count: (n: number | null | undefined) => (n === null || n === undefined ? '–' : format.number(n)),
+    ago,
+    duration,
+    websiteState,
+    levelWords,
+  };
+}
+
+export type AdminFormat = ReturnType<typeof createAdminFormat>;

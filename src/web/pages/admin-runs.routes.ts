@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { toCsvLine } from '../../core/csv.js';
 import type { Translate } from '../../core/i18n.js';
 import { ENFORCE_LOCK } from '../../core/enforcement.js';
+import type { Format } from '../../core/format.js';
 import { SYNC_LOCK } from '../../core/statistics.js';
 import type { EnforcementAction } from '../../core/types.js';
 import type { EnforcementLogFilter } from '../../db/admin-views.repo.js';
@@ -45,15 +46,17 @@ const CSV_HEADER = [
   'reason',
   'usage',
   'limit',
-  'period_start_utc',
-  'period_end_utc',
+  'period_first_day',
+  'period_last_day',
   'status_before',
   'status_after',
 ];
 
+/** A moment as ISO 8601 in UTC: what spreadsheets and scripts read without doubt about the zone. */
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const csvRow = (a: EnforcementAction) =>
+/** One action; its period as its first and last day (inclusive, as the pages say it), through the one formatter. */
+const csvRow = (a: EnforcementAction, format: Format) =>
   toCsvLine([
     a.id,
     iso(a.at),
@@ -64,18 +67,19 @@ const csvRow = (a: EnforcementAction) =>
     a.reason,
     a.usage,
     a.limitValue,
-    iso(a.periodStart),
-    iso(a.periodEnd),
+    format.isoPeriodDay(a.periodStart),
+    format.isoLastDay(a.periodEnd),
     a.statusBefore,
     a.statusAfter,
   ]);
 
 /** Writes the rows as they are read, waiting whenever the client is slower than the database. */
 async function streamCsv(res: Response, rows: Iterable<EnforcementAction>): Promise<void> {
+  const format = res.locals.format as Format;
   res.write(toCsvLine(CSV_HEADER));
   for (const action of rows) {
     if (res.destroyed) return;
-    if (!res.write(csvRow(action))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    if (!res.write(csvRow(action, format))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
   }
   res.end();
 }

@@ -6,6 +6,7 @@
  * with `admin:<name>`. A form with problems comes back (400) with each message next to its
  * field and nothing stored; a stored one redirects (303) to the page with a fixed message.
  */
+import type { Format } from '../../core/format.js';
 import { isDeepStrictEqual } from 'node:util';
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -18,7 +19,8 @@ import type { SettingsRepo } from '../../db/settings.repo.js';
 import type { StatisticsRepo } from '../../db/statistics.repo.js';
 import type { NotifySecret } from '../../secrets.js';
 import { AppError } from '../../errors.js';
-import { utc } from './admin-format.js';
+import { describeSettings, settingPathLabel } from '../../provider/setting-words.js';
+import { errorSummary, type SummaryProblem } from './error-summary.js';
 import { sessionAdmin } from './session.middleware.js';
 
 export interface SettingsPagesDeps {
@@ -42,6 +44,45 @@ export interface FormState {
   problems: Record<string, string[]>;
 }
 type Forms = Record<'limits' | 'plan' | 'notifyUrl', FormState>;
+
+/**
+ * Each form's fields: the label the page shows and the id of the control, in the page's order.
+ * The page (views/admin/settings.ejs) and the error summary both name a field from here.
+ */
+export const SETTINGS_FIELDS: Record<keyof Forms, Record<string, { id: string; label: string }>> = {
+  limits: {
+    scope: { id: 'limit-scope', label: 'Scope' },
+    subject: { id: 'limit-subject', label: 'Subject' },
+    period: { id: 'limit-period', label: 'Period' },
+    'website-hits': { id: 'limit-website-hits', label: 'Hits per website' },
+    'account-hits': { id: 'limit-account-hits', label: 'Hits per account' },
+    'domain-limit': { id: 'limit-domain-limit', label: 'Domains per account' },
+    'warning-percent': { id: 'limit-warning-percent', label: 'Warning at (%)' },
+    'anchor-day': { id: 'limit-anchor-day', label: 'Monthly period starts on day' },
+    exempt: { id: 'limit-exempt', label: 'Exempt from enforcement' },
+    'allow-unknown': { id: 'limit-allow-unknown', label: 'Allow a plan, account or website the plugin does not know yet' },
+  },
+  plan: {
+    name: { id: 'plan-name', label: 'Plan name' },
+    settings: { id: 'plan-settings', label: 'Provider settings (JSON)' },
+    subdomains: { id: 'plan-subdomains', label: 'Subdomains' },
+  },
+  notifyUrl: { url: { id: 'notify-url', label: 'Notification URL' } },
+};
+
+/** The error summary of the forms sent back: each problem named by its field's label, in the page's order. */
+function settingsErrorSummary(forms: Partial<Forms>) {
+  const problems: SummaryProblem[] = [];
+  for (const name of ['limits', 'plan', 'notifyUrl'] as const) {
+    const form = forms[name];
+    if (!form) continue;
+    const fields = SETTINGS_FIELDS[name];
+    for (const message of form.problems[''] ?? []) problems.push({ id: undefined, label: undefined, message });
+    for (const [field, { id, label }] of Object.entries(fields))
+      for (const message of form.problems[field] ?? []) problems.push({ id, label, message });
+  }
+  return errorSummary(problems);
+}
 
 const SAVED_MESSAGES = {
   limits: 'The limits were saved.',
@@ -100,11 +141,11 @@ export function changeLines(before: unknown, after: unknown): string[] {
 }
 
 /** Everything the page shows; `forms` are the forms sent back with their problems. */
-function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Saved | undefined) {
+function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Saved | undefined, format: Pick<Format, 'dateTime'>) {
   const overrides = deps.settings.overrides();
   const source = (name: 'auto_protect' | 'notify_url') => {
     const override = overrides[name];
-    return override ? `changed by ${override.updatedBy} on ${utc(override.updatedAt)}` : 'from the environment';
+    return override ? `changed by ${override.updatedBy} on ${format.dateTime(override.updatedAt)}` : 'from the environment';
   };
   const plans = deps.accounts.listPlans();
   return {
@@ -122,8 +163,11 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
     notifySecret: deps.notifySecret.source === 'generated' ? deps.notifySecret : { source: 'environment' },
     changes: deps.audit
       .listChanges({ limit: 50 })
-      .map((change) => ({ ...change, when: utc(change.at), lines: changeLines(change.before, change.after) })),
+      .map((change) => ({ ...change, when: format.dateTime(change.at), lines: changeLines(change.before, change.after) })),
     forms: { limits: emptyForm(), plan: emptyForm(), notifyUrl: emptyForm(), ...forms },
+    fields: SETTINGS_FIELDS,
+    describeSettings,
+    ...(Object.keys(forms).length > 0 ? { errorSummary: settingsErrorSummary(forms) } : {}),
   };
 }
 
@@ -132,8 +176,16 @@ function renderProblems(res: Response, deps: SettingsPagesDeps, forms: Partial<F
   res
     .status(400)
     .set('Cache-Control', 'no-store')
-    .render('admin/settings', settingsPage(deps, forms, undefined));
+    .render('admin/settings', settingsPage(deps, forms, undefined, res.locals.format as Format));
 }
+/** A problem inside the plan's settings names the setting as the customer's form does, and its key as typed: "People (rules.humans): …". */
+function planProblemWords(path: PropertyKey[], message: string): string {
+  if (path.length === 0) return message;
+  const key = path.map(String).join('.');
+  const label = settingPathLabel(path);
+  return `${label ? `${label} (${key})` : key}: ${message}`;
+}
+
 const saved = (res: Response, what: Saved, anchor: string) => res.redirect(303, `/admin/settings?saved=${what}#${anchor}`);
 
 export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
@@ -144,7 +196,7 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
 
   router.get('/settings', (req, res) => {
     const what = typeof req.query.saved === 'string' && req.query.saved in SAVED_MESSAGES ? (req.query.saved as Saved) : undefined;
-    res.set('Cache-Control', 'no-store').render('admin/settings', settingsPage(deps, {}, what));
+    res.set('Cache-Control', 'no-store').render('admin/settings', settingsPage(deps, {}, what, res.locals.format as Format));
   });
 
   router.post('/settings/limits', (req, res) => {
@@ -165,8 +217,7 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
     const result = parsePlanChange(form);
     if (!result.ok) {
       const state: FormState = { values: typed(req.body), problems: {} };
-      for (const { field, path, message } of result.problems)
-        addProblem(state, field ?? '', path.length > 0 ? `${path.map(String).join('.')}: ${message}` : message);
+      for (const { field, path, message } of result.problems) addProblem(state, field ?? '', planProblemWords(path, message));
       return renderProblems(res, deps, { plan: state });
     }
     changePlan(deps, result.change, adminActor(req));

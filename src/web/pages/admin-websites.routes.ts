@@ -5,6 +5,7 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { currentForecast, forecastWords } from '../../core/forecast.js';
+import type { Format } from '../../core/format.js';
 import { NOTICES_READ, spikeNotices } from '../../core/website-notices.js';
 import type { PausedBy } from '../../core/types.js';
 import type { WebsiteQuotaRow } from '../../db/admin-views.repo.js';
@@ -103,8 +104,8 @@ function renderWebsite(deps: AdminPagesDeps, req: Request, res: Response, flash?
     title: domain,
     website,
     forecast: forecasts(deps, website, now),
-    forecastWords,
-    spikes: spikeNotices(deps.schedule.notices(domain, NOTICES_READ), now),
+    forecastWords: (at: number | null) => forecastWords(at, now, res.locals.format as Format),
+    spikes: spikeNotices(deps.schedule.notices(domain, NOTICES_READ), now, res.locals.format as Format),
     history: deps.views.websiteHistory(domain, 50),
     flash,
   });

@@ -3,6 +3,7 @@
  * words, with what happens next, and its hits this period against its limit, so a newcomer
  * can follow provisioning, the DNS wait, the callback, the statistics and enforcement.
  */
+import type { Format } from '../../core/format.js';
 import { accountUsageNow, createLimitResolver } from '../../core/limits.js';
 import { describeWebsite, type WebsiteStateKind } from '../../core/website-state.js';
 import type { EnforcementAction, Website } from '../../core/types.js';
@@ -82,8 +83,8 @@ export function demoAccounts(deps: { accounts: AccountsRepo; stats: StatisticsRe
 }
 
 /** An enforcement action in one line. */
-export const describeAction = (action: EnforcementAction) =>
+export const describeAction = (action: EnforcementAction, format: Pick<Format, 'number'>) =>
   `${action.action.replace('_', ' ')} ${action.domain ?? action.account}: ${action.reason.replaceAll('_', ' ')}` +
   (action.usage !== null && action.limitValue !== null
-    ? ` (${action.usage.toLocaleString('en')} of ${action.limitValue.toLocaleString('en')} hits)`
+    ? ` (${format.number(action.usage)} of ${format.number(action.limitValue)} hits)`
     : '');

@@ -4,6 +4,7 @@
  * the outside world (visitors and DNS, through the sandbox's control API), runs a sync now,
  * and opens the customer's view of an account in its own session (the admin stays signed in).
  */
+import type { Format } from '../../core/format.js';
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -17,6 +18,7 @@ import { accountNameSchema, panelEventSchema, type PanelEvent, type PanelEventIn
 import { domainSchema } from '../../provider/spec.js';
 import type { FormState } from './admin-settings.routes.js';
 import { demoAccounts, describeAction } from './demo-view.js';
+import { errorSummary } from './error-summary.js';
 import { createSandboxControl, type SandboxTarget } from './sandbox-control.js';
 
 export interface DemoPagesDeps {
@@ -75,6 +77,31 @@ const forms = {
   customer: z.object({ account: accountNameSchema }),
 } satisfies Record<DemoForm, z.ZodType>;
 
+/** Each form's fields as the page labels them, with their ids, in the page's order (views/admin/demo.ejs). */
+const DEMO_FIELDS: Record<DemoForm, [field: string, id: string, label: string][]> = {
+  account: [['account', 'demo-account', 'Account name']],
+  domain: [
+    ['account', 'demo-domain-account', 'Account'],
+    ['domain', 'demo-domain', 'Domain'],
+  ],
+  dns: [['domain', 'demo-dns-domain', 'Domain']],
+  traffic: [
+    ['domain', 'demo-traffic-domain', 'Domain'],
+    ['hits', 'demo-hits', 'Hits'],
+    ['blocked', 'demo-blocked', 'Blocked'],
+  ],
+  customer: [['account', 'demo-customer', 'Account']],
+};
+
+/** The refused form's problems, each a link to its field named by its label. */
+function demoErrorSummary(form: DemoForm, state: FormState) {
+  const problems = [
+    ...(state.problems[''] ?? []).map((message) => ({ id: undefined, label: undefined, message })),
+    ...DEMO_FIELDS[form].flatMap(([field, id, label]) => (state.problems[field] ?? []).map((message) => ({ id, label, message }))),
+  ];
+  return errorSummary(problems);
+}
+
 /** The text fields sent, to show a refused form again. */
 const typed = (body: unknown): Record<string, string> =>
   Object.fromEntries(
@@ -89,9 +116,10 @@ function demoPage(deps: DemoPagesDeps) {
     if (refused) states[refused.form] = refused.state;
     res.status(status).render('admin/demo', {
       title: 'Demo panel',
+      ...(refused ? { errorSummary: demoErrorSummary(refused.form, refused.state) } : {}),
       ...(done ? { flash: { kind: done === 'sync-busy' ? 'error' : 'ok', message: MESSAGES[done] } } : {}),
       accounts: demoAccounts(deps, deps.now()),
-      actions: deps.stats.recentActions(10).map(describeAction),
+      actions: deps.stats.recentActions(10).map((action) => describeAction(action, res.locals.format as Format)),
       maxHits: MAX_DEMO_HITS,
       forms: states,
     });

@@ -21,10 +21,21 @@ export interface PageLanguage {
 
 export type PageLanguages = Record<SupportedLocale, PageLanguage>;
 
-/** Each supported language's translator and formatter, from `catalogs` (default: locales/ as shipped). */
-export function createPageLanguages(catalogs: Catalogs = loadCatalogs(paths.locales), options: TranslationOptions = {}): PageLanguages {
-  const translations = createTranslations(catalogs, options);
-  const entries = SUPPORTED_LOCALES.map((locale) => [locale, { locale, t: translations[locale], format: createFormat({ locale }) }]);
+export interface PageLanguageOptions extends TranslationOptions {
+  /** Default: locales/ as shipped. */
+  catalogs?: Catalogs;
+  /** The panel's time zone for every date and time (WPP_TIME_ZONE); undefined: UTC, said. */
+  timeZone?: string | undefined;
+}
+
+/** Each supported language's translator and formatter (in the panel's time zone). */
+export function createPageLanguages(options: PageLanguageOptions = {}): PageLanguages {
+  const { catalogs = loadCatalogs(paths.locales), timeZone, ...translation } = options;
+  const translations = createTranslations(catalogs, translation);
+  const entries = SUPPORTED_LOCALES.map((locale) => [
+    locale,
+    { locale, t: translations[locale], format: createFormat({ locale, timeZone }) },
+  ]);
   return Object.fromEntries(entries) as PageLanguages;
 }
 

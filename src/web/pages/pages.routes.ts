@@ -35,8 +35,10 @@ export interface PagesDeps {
   admin: AdminPagesDeps;
   /** Told of refused launches and sessions. Default: nobody. */
   observer?: PagesObserver;
-  /** The pages' languages (page-language.ts). Default: made from the shipped catalogs (locales/). */
+  /** The pages' languages (page-language.ts). Default: made from the shipped catalogs (locales/), in `timeZone`. */
   languages?: PageLanguages;
+  /** The panel's time zone for every date and time the pages write (WPP_TIME_ZONE, else the server's); undefined: UTC, said. */
+  timeZone?: string | undefined;
 }
 
 /** Url-encoded forms: the largest, the admin's limits and plans, are a few kilobytes. */
@@ -50,7 +52,7 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
   // Every page speaks its user's language: `t`, `locale` and `format` (core/format.ts), one set per
   // language made once, since Intl's formatters are costly to build. Until a session says otherwise,
   // the browser's language (a refused sign-in link, the home page).
-  const languages = deps.languages ?? createPageLanguages();
+  const languages = deps.languages ?? createPageLanguages({ timeZone: deps.timeZone });
   router.use(browserLanguage(languages));
   router.use(
     createLaunchRouter({

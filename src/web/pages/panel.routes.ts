@@ -6,37 +6,25 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { currentForecast, forecastWords } from '../../core/forecast.js';
-import { accountUsageNow, createLimitResolver } from '../../core/limits.js';
+import { currentForecast, forecastLimitReached, forecastWords } from '../../core/forecast.js';
+import type { Format } from '../../core/format.js';
+import { accountUsageNow, createLimitResolver, type AccountUsage, type LimitResolver } from '../../core/limits.js';
 import type { Protection } from '../../core/protection.js';
 import { TRAFFIC_RANGES, trafficView, trafficWindow, type TrafficRange } from '../../core/traffic-view.js';
 import type { Website } from '../../core/types.js';
-import {
-  formOf,
-  readWebsiteSettings,
-  saveWebsiteSettings,
-  submittedForm,
-  type FieldProblems,
-  type SettingsForm,
-  type SettingsView,
-  type UploadedFile,
-} from '../../core/website-settings.js';
+import { createSettingsReader } from '../../core/settings-snapshot.js';
+import { saveWebsiteSettings, submittedForm, type UploadedFile } from '../../core/website-settings.js';
 import { NOTICES_READ, spikeNotices } from '../../core/website-notices.js';
+import { accountHeader, nearLimitSentence, pausedByLimit } from '../../core/usage-words.js';
 import { customerActions, describeWebsite } from '../../core/website-state.js';
 import type { AccountsRepo } from '../../db/accounts.repo.js';
 import type { ReadScheduleRepo } from '../../db/read-schedule.repo.js';
+import type { SettingsSnapshotsRepo } from '../../db/settings-snapshots.repo.js';
 import type { StatisticsRepo } from '../../db/statistics.repo.js';
 import { AppError } from '../../errors.js';
-import {
-  CERTS_ISSUERS,
-  LOADBALANCER_FLAGS,
-  normalizeDomain,
-  RULE_CATEGORIES,
-  RULE_POLICIES,
-  RULESETS,
-  type ProviderClient,
-} from '../../provider/index.js';
+import { normalizeDomain, type ProviderClient } from '../../provider/index.js';
 import { rulesEditorUrl } from '../../config.js';
+import { knownSettingsLocals, SETTINGS_VOCABULARY, settingsErrorSummary, type SettingsLocals } from './domain-settings.js';
 import { probeRulesEditor } from './rules-editor.js';
 import { pageUser } from './session.middleware.js';
 
@@ -46,9 +34,13 @@ export interface PanelPagesDeps {
   /** The adaptive sync's forecasts and attack-spike notices. */
   schedule: Pick<ReadScheduleRepo, 'get' | 'accountForecast' | 'notices'>;
   provider: Pick<ProviderClient, 'lookupWebsite' | 'updateWebsite'>;
+  /** The last settings read of each website, shown while a read behind the page refreshes them. */
+  settingsSnapshots: Pick<SettingsSnapshotsRepo, 'get' | 'saveRead' | 'saveFailure'>;
   protection: Pick<Protection, 'protect' | 'pause' | 'resume'>;
   /** The rules editor's URL template ({domain}, {lang}, {api_key}); undefined: no editor to offer. */
   rulesEditorTemplate: string | undefined;
+  /** The host's upgrade page template (WPP_UPGRADE_URL: {account}, {domain}); undefined: "contact your host". */
+  upgradeUrl?: string | undefined;
   now: () => number;
 }
 
@@ -62,19 +54,25 @@ export function sessionAccount(req: Request): string {
   return user.account;
 }
 
-/** The messages a redirect after a form may show, by the fixed word in `?done=`. */
-const DONE_MESSAGES: Record<string, string> = {
-  protected: 'Protection requested. The protection service now waits for the domain’s DNS, if it is not set yet.',
-  paused: 'Protection paused: visitors now reach the website directly.',
-  resumed: 'Protection resumed.',
-  saved: 'Settings saved at the protection service.',
-  unchanged: 'Nothing to save: no setting was changed.',
+/**
+ * The messages a redirect after a form may show, by the fixed word in `?done=`. A pause is
+ * what the customer asked for but leaves the website unprotected: a warning, not a success.
+ */
+const DONE_MESSAGES: Record<string, { kind: 'ok' | 'warn'; message: string }> = {
+  protected: { kind: 'ok', message: 'Protection requested. The protection service now waits for the domain’s DNS, if it is not set yet.' },
+  paused: {
+    kind: 'warn',
+    message: 'Protection paused: visitors now reach your website directly, unprotected. Resume to protect it again.',
+  },
+  resumed: { kind: 'ok', message: 'Protection resumed.' },
+  saved: { kind: 'ok', message: 'Settings saved at the protection service.' },
+  unchanged: { kind: 'ok', message: 'Nothing to save: no setting was changed.' },
 };
 
-const flashOf = (req: Request) => {
-  const message = typeof req.query.done === 'string' ? DONE_MESSAGES[req.query.done] : undefined;
-  return message ? { kind: 'ok', message } : null;
-};
+const flashOf = (req: Request) => (typeof req.query.done === 'string' ? (DONE_MESSAGES[req.query.done] ?? null) : null);
+
+/** The one formatter the pages router made (pages.routes.ts). */
+const formatOf = (res: Response) => res.locals.format as Format;
 
 const rangeSchema = z.enum(Object.keys(TRAFFIC_RANGES) as [TrafficRange, ...TrafficRange[]]).catch('24h');
 
@@ -107,13 +105,14 @@ function closedAccountPage(accounts: Pick<AccountsRepo, 'accountState'>) {
 
 export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   const router = express.Router();
+  const settings = createSettingsReader({ provider: deps.provider, snapshots: deps.settingsSnapshots, now: deps.now });
   router.use(closedAccountPage(deps.accounts));
   router.get('/', (req: Request, res: Response) => {
     const account = sessionAccount(req);
     res.set('Cache-Control', 'no-store').render('panel/domains', {
       title: 'My domains',
       account,
-      rows: domainRows(deps, account),
+      ...domainsPage(deps, account, formatOf(res)),
       flash: flashOf(req),
     });
   });
@@ -121,16 +120,18 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   router.get('/domains/:domain', async (req: Request, res: Response) => {
     const website = ownWebsite(req, deps.accounts);
     const range = rangeSchema.parse(req.query.range);
-    const settings = await settingsOrNote(deps, website.domain);
-    renderDomainPage(res, 200, deps, website, range, { ...settings, flash: flashOf(req) });
+    const known = knownSettingsLocals(await settings.known(website.domain));
+    renderDomainPage(res, 200, deps, website, range, { ...known, flash: flashOf(req) });
   });
 
   router.post(CERTIFICATE_FORM, async (req: Request, res: Response) => {
     const website = ownWebsite(req, deps.accounts);
-    const current = await readWebsiteSettings(deps.provider, website.domain);
+    // Saving compares with the provider's settings as they are now: this one read is waited for.
+    const current = await settings.refresh(website.domain);
     const files = (Array.isArray(req.files) ? req.files : []) as UploadedFile[];
     const result = await saveWebsiteSettings(deps, website, { body: req.body, files, current });
     if (result.saved) {
+      settings.store(website.domain, result.view);
       res.redirect(303, `${domainPath(website)}?done=${result.changed.length > 0 ? 'saved' : 'unchanged'}#settings`);
       return;
     }
@@ -138,7 +139,8 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
       view: current,
       form: submittedForm(req.body, current),
       problems: result.problems,
-      flash: { kind: 'error', message: 'Nothing was saved: please check the fields marked below.' },
+      errorSummary: settingsErrorSummary(result.problems),
+      flash: null,
     });
   });
 
@@ -147,14 +149,34 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   return router;
 }
 
-/** POST .../protect, .../pause, .../resume: one click each, then back to the list or the domain. */
+/**
+ * POST .../protect, .../resume: one click each, then back to the list or the domain. Pausing
+ * leaves the website unprotected, so it is asked first (GET .../pause, a page that needs no
+ * script) and done only by that page's form, which posts `confirm=yes`; a POST without it
+ * (an old one-click form) is sent to the question, and nothing is paused.
+ */
 function addActionRoutes(router: express.Router, deps: PanelPagesDeps): void {
+  router.get('/domains/:domain/pause', (req: Request, res: Response) => {
+    const website = ownWebsite(req, deps.accounts);
+    const back = returnSchema.parse(req.query.return_to);
+    res.set('Cache-Control', 'no-store').render('panel/pause-confirm', {
+      title: `Pause protection of ${website.domain}?`,
+      website,
+      returnTo: back,
+      cancelHref: back === 'list' ? '/panel' : domainPath(website),
+    });
+  });
   for (const action of ['protect', 'pause', 'resume'] as const) {
     router.post(`/domains/:domain/${action}`, async (req: Request, res: Response) => {
       const website = ownWebsite(req, deps.accounts);
+      const body = req.body as Record<string, unknown> | undefined;
+      if (action === 'pause' && body?.confirm !== 'yes') {
+        res.redirect(303, `${domainPath(website)}/pause?return_to=${returnSchema.parse(body?.return_to)}`);
+        return;
+      }
       await deps.protection[action](website.domain, { kind: 'customer', account: website.account });
       const done = { protect: 'protected', pause: 'paused', resume: 'resumed' }[action];
-      const back = returnSchema.parse((req.body as Record<string, unknown> | undefined)?.return_to);
+      const back = returnSchema.parse(body?.return_to);
       res.redirect(303, back === 'list' ? `/panel?done=${done}` : `${domainPath(website)}?done=${done}`);
     });
   }
@@ -196,15 +218,20 @@ function editorUrlFor(deps: PanelPagesDeps, website: Website, lang: string): str
 }
 
 /**
- * Each active domain with its state, actions, usage this period and the day and hour a limit
- * will be reached at the current rate (its own limit, or the account's, whichever comes
- * first): one usage query and one limits read for all.
+ * My domains: the account header (hits this period against the account's limit, the reset
+ * day, the forecast) and each active domain with its state, actions, usage this period, the
+ * sentence when its limit is near, and the day and hour a limit will be reached at the
+ * current rate (its own limit, or the account's, whichever comes first): one usage query and
+ * one limits read for all.
  */
-function domainRows(deps: PanelPagesDeps, account: string) {
+function domainsPage(deps: PanelPagesDeps, account: string, format: Format) {
   const now = deps.now();
-  const { period, websites, accountHits, accountLimit } = accountUsageNow(deps, account, now);
+  const limits = createLimitResolver(deps.stats, deps.accounts);
+  const usage = accountUsageNow(deps, account, now, limits);
+  const { period, websites, accountHits, accountLimit } = usage;
   const accountSide = { usage: accountHits, limit: accountLimit, stored: deps.schedule.accountForecast(account) };
-  return websites.map(({ website, hits, limit, exempt }) => {
+  let accountForecast: number | null | undefined;
+  const rows = websites.map(({ website, hits, limit, exempt }) => {
     const forecast = currentForecast({
       now,
       periodEnd: period.end,
@@ -212,37 +239,42 @@ function domainRows(deps: PanelPagesDeps, account: string) {
       website: { usage: hits, limit, stored: deps.schedule.get(website.domain) },
       account: accountSide,
     });
+    accountForecast ??= forecast.account;
     return {
       website,
       state: describeWebsite(website, 'customer'),
       actions: customerActions(website),
       hits,
       limit,
+      near: nearLimitSentence({ usage: hits, limit, warningPercent: limits.forWebsite(website.domain, account).warningPercent }, format),
       // An exempt website is never paused: neither limit is reached for it.
-      limitReachedOn: forecastWords(exempt ? null : earliest(forecast.website, forecast.account), now),
+      limitReachedOn: forecastWords(exempt ? null : earliest(forecast.website, forecast.account), now, format),
     };
   });
+  return { rows, header: accountHeaderOf(usage, limits, account, accountForecast, now, format) };
+}
+
+/** The account header's words; the account's forecast from the rows', else (no website yet) the period average. */
+function accountHeaderOf(
+  usage: AccountUsage,
+  limits: LimitResolver,
+  account: string,
+  forecast: number | null | undefined,
+  now: number,
+  format: Format,
+) {
+  const { period, accountHits, accountLimit } = usage;
+  const forecastAt =
+    forecast !== undefined
+      ? forecast
+      : forecastLimitReached({ usage: accountHits, limit: accountLimit, periodStart: period.start, periodEnd: period.end, now });
+  return accountHeader(
+    { hits: accountHits, limit: accountLimit, warningPercent: limits.forAccount(account).warningPercent, period, forecastAt, now },
+    format,
+  );
 }
 
 const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
-
-interface SettingsLocals {
-  view: SettingsView | null;
-  form: SettingsForm | null;
-  problems: FieldProblems;
-  settingsNote?: string;
-}
-
-/** The current settings, or a note saying why they cannot be shown (the provider is down): the rest of the page still works. */
-async function settingsOrNote(deps: PanelPagesDeps, domain: string): Promise<SettingsLocals> {
-  try {
-    const view = await readWebsiteSettings(deps.provider, domain);
-    return { view, form: formOf(view), problems: {} };
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    return { view: null, form: null, problems: {}, settingsNote: error.message };
-  }
-}
 
 function renderDomainPage(
   res: Response,
@@ -253,11 +285,14 @@ function renderDomainPage(
   locals: SettingsLocals & { flash: { kind: string; message: string } | null },
 ): void {
   const now = deps.now();
+  const format = formatOf(res);
   const limits = createLimitResolver(deps.stats, deps.accounts);
   const period = limits.periodOf(website.account, now);
   const own = limits.forWebsite(website.domain, website.account);
   const { fromHour, toHour } = trafficWindow(now);
-  const traffic = trafficView(deps.stats.hourlyHits({ domain: website.domain }, fromHour, toHour), now, range);
+  const traffic = trafficView(deps.stats.hourlyHits({ domain: website.domain }, fromHour, toHour), now, range, website.createdAt);
+  const hits = deps.stats.websiteUsage(website.domain, period.start);
+  const limit = own.exempt ? null : own.websiteHits;
   res
     .status(status)
     .set('Cache-Control', 'no-store')
@@ -267,20 +302,27 @@ function renderDomainPage(
       website,
       state: describeWebsite(website, 'customer'),
       actions: customerActions(website),
-      usage: { hits: deps.stats.websiteUsage(website.domain, period.start), limit: own.exempt ? null : own.websiteHits, period },
+      usage: { hits, limit, period, near: nearLimitSentence({ usage: hits, limit, warningPercent: own.warningPercent }, format) },
+      pausedByLimit:
+        website.pausedBy === 'enforcement'
+          ? pausedByLimit(
+              {
+                since: deps.stats.latestPauseAt(website.domain),
+                period,
+                account: website.account,
+                domain: website.domain,
+                upgradeUrl: deps.upgradeUrl,
+              },
+              format,
+            )
+          : null,
       range,
       ranges: Object.keys(TRAFFIC_RANGES),
       traffic,
       chartJson: chartJson(traffic.series),
       mitigation: deps.stats.latestMitigation(website.domain),
-      spikes: spikeNotices(deps.schedule.notices(website.domain, NOTICES_READ), now),
-      vocabulary: {
-        categories: RULE_CATEGORIES,
-        policies: RULE_POLICIES,
-        rulesets: RULESETS,
-        flags: LOADBALANCER_FLAGS,
-        issuers: CERTS_ISSUERS,
-      },
+      spikes: spikeNotices(deps.schedule.notices(website.domain, NOTICES_READ), now, format),
+      vocabulary: SETTINGS_VOCABULARY,
       hasEditor: deps.rulesEditorTemplate !== undefined,
       ...locals,
     });
