@@ -2,7 +2,7 @@
  * `npm run release`: builds release/wpp-<version>-<platform>-<arch>.tar.gz, what a provider
  * unpacks and installs with `wpp install <panel>` (no clone, no compiler, no npm on the server).
  *
- * Inside: the compiled code (tsc, tsconfig.build.json), bin/, views/, migrations/, panels/,
+ * Inside: the compiled code (tsc, tsconfig.build.json), bin/, views/, locales/, migrations/, panels/,
  * plugin.json, package.json, release.json (what it was built for) and the production
  * dependencies copied from this checkout's node_modules with better-sqlite3's native module
  * already built: package-lock.json's non-dev entries, each checked against what is installed.
@@ -42,7 +42,7 @@ import { z } from 'zod';
 const checkout = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 
 /** What the release carries from the checkout besides the compiled code and node_modules. */
-const SHIPPED = ['bin', 'views', 'migrations', 'panels', 'plugin.json', 'package.json', 'README.md', 'CHANGELOG.md', 'docs'];
+const SHIPPED = ['bin', 'views', 'locales', 'migrations', 'panels', 'plugin.json', 'package.json', 'README.md', 'CHANGELOG.md', 'docs'];
 
 /**
  * Packages of which only part is needed at run time. better-sqlite3's SQLite sources (deps/,
@@ -65,6 +65,7 @@ const lockSchema = z.object({
     z.object({
       version: z.string().optional(),
       dev: z.boolean().optional(),
+      devOptional: z.boolean().optional(),
       optional: z.boolean().optional(),
       link: z.boolean().optional(),
     }),
@@ -94,7 +95,9 @@ function productionPackages(): string[] {
   const lock = lockSchema.parse(JSON.parse(readFileSync(join(checkout, 'package-lock.json'), 'utf8')));
   const packages: string[] = [];
   for (const [path, entry] of Object.entries(lock.packages)) {
-    if (path === '' || entry.dev) continue;
+    // devOptional: a dev dependency that a production package names only as an optional peer
+    // (typescript, for i18next's types): nothing runs it, as `npm ci --omit=dev` would not install it.
+    if (path === '' || entry.dev || entry.devOptional) continue;
     if (entry.link) throw new Error(`${path} is a linked package: a release cannot ship a link`);
     const manifest = join(checkout, path, 'package.json');
     if (!existsSync(manifest)) {

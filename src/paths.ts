@@ -11,6 +11,8 @@ export const paths = {
   migrations: fileURLToPath(new URL('../migrations', import.meta.url)),
   sandboxMigrations: fileURLToPath(new URL('../migrations/sandbox', import.meta.url)),
   views: fileURLToPath(new URL('../views', import.meta.url)),
+  /** The message catalogs of the pages, one per language (locales/en.json ...; core/i18n.ts). */
+  locales: fileURLToPath(new URL('../locales', import.meta.url)),
   /** The pages' own stylesheet and scripts (views/static), served under /assets. */
   staticAssets: fileURLToPath(new URL('../views/static', import.meta.url)),
   /** What `wpp install <panel>` puts into a panel (plugin folders, pages, hook scripts), as real files. */

@@ -47,8 +47,11 @@ sub CUSTOMER_URL {
     my $refused = $self->_refusal( $session, $account );
     return { refused => $REFUSAL{$refused} } if $refused;
 
+    # The user's language for the pages, when the session gave a tag (wpp ignores one it cannot use).
+    my @lang = defined $session->{locale} && $session->{locale} =~ /\A[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8}){0,4}\z/ ? ( '--lang', $session->{locale} ) : ();
+
     # A list, not a command line: nothing here goes through a shell.
-    open( my $out, '-|', $LAUNCHER, 'launch-url', '--account', $account, '--panel', 'cpanel' )
+    open( my $out, '-|', $LAUNCHER, 'launch-url', '--account', $account, '--panel', 'cpanel', @lang )
       or die "cannot run $LAUNCHER: $!\n";
     my $url = do { local $/; <$out> };
     close $out or die "wpp launch-url failed (exit " . ( $? >> 8 ) . ")\n";
@@ -61,12 +64,13 @@ sub CUSTOMER_URL {
 sub _session_or_die {
     my @args    = @_;
     my $session = $args[0];
+    # The session's user may add its language (locale), nothing else: never an account.
     my $shaped =
          @args == 1
       && ref $session eq 'HASH'
-      && join( ',', sort keys %$session ) eq 'app,authuser'
+      && join( ',', grep { $_ ne 'locale' } sort keys %$session ) eq 'app,authuser'
       && !grep { !defined || ref } values %$session;
-    die "CUSTOMER_URL takes the calling session only ({ app, authuser }), never an account\n" if !$shaped;
+    die "CUSTOMER_URL takes the calling session only ({ app, authuser, and optionally locale }), never an account\n" if !$shaped;
     return $session;
 }
 

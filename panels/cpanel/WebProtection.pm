@@ -16,10 +16,11 @@ our $VERSION = '1.0';
 # Only for accounts whose package has the feature the menu entry brought (Feature Manager).
 our %API = ( launch_url => { needs_feature => '{{FEATURE}}' } );
 
-# UAPI WebProtection::launch_url: { url } for the calling account, or an error. It takes no
-# arguments: which account is cPanel's to say. It tells the admin module only what kind of
-# session calls (cPanel or Webmail, and the login that signed in), which the admin module
-# cannot see for itself.
+# UAPI WebProtection::launch_url: { url } for the calling account, or an error. Its one
+# optional argument is `locale`, the user's language (the page asks Locale::get_attributes): which
+# account is cPanel's to say. It tells the admin module only what kind of session calls (cPanel
+# or Webmail, and the login that signed in), which the admin module cannot see for itself, and
+# the language, a tag or nothing.
 sub launch_url {
     my ( $args, $result ) = @_;
     # $Cpanel::authuser is cPanel's: the login of the session (a mail address in Webmail).
@@ -28,6 +29,8 @@ sub launch_url {
         app      => Cpanel::App::is_webmail() ? 'webmail' : Cpanel::App::is_cpanel() ? 'cpanel' : 'other',
         authuser => $authuser,
     };
+    my $locale = $args->get('locale');
+    $session->{locale} = $locale if defined $locale && !ref $locale && $locale =~ /\A[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8}){0,4}\z/;
     my $answer = eval { Cpanel::AdminBin::Call::call( 'WebProtection', 'Launch', 'CUSTOMER_URL', $session ) };
     if ( ref $answer eq 'HASH' && defined $answer->{refused} && !ref $answer->{refused} ) {
         $result->data( { refused => 1 } );

@@ -4,7 +4,8 @@
  * cPanel runs it as the signed-in cPanel user. It asks cPanel, through wpp's UAPI function, for
  * a one-time sign-in URL into the web protection pages and redirects there. The URL is made by a
  * root-owned admin module for the account cPanel says called it, never for an account this page
- * names: the page passes no account, and nothing in the request (query, form) is read.
+ * names: the page passes no account (only the user's language), and nothing in the request
+ * (query, form) is read.
  */
 
 function wpp_refuse($status, $title, $text)
@@ -27,7 +28,12 @@ if ($user === '') {
 
 require_once '/usr/local/cpanel/php/cpanel.php';
 $cpanel = new CPANEL();
-$answer = $cpanel->uapi('WebProtection', 'launch_url');
+// The language cPanel shows this user its own pages in (UAPI Locale::get_attributes), so wpp's
+// pages speak it too. Only a language tag is passed on; anything else leaves them in English.
+$attributes = $cpanel->uapi('Locale', 'get_attributes');
+$locale = isset($attributes['cpanelresult']['result']['data']['locale']) ? $attributes['cpanelresult']['result']['data']['locale'] : '';
+$args = is_string($locale) && preg_match('/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{1,8}){0,4}$/', $locale) ? array('locale' => $locale) : array();
+$answer = $cpanel->uapi('WebProtection', 'launch_url', $args);
 $cpanel->end();
 
 $result = isset($answer['cpanelresult']['result']) ? $answer['cpanelresult']['result'] : null;

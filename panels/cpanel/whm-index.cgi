@@ -25,7 +25,11 @@ if ( !Whostmgr::ACLS::hasroot() && !Whostmgr::ACLS::checkacl('all') ) {
 }
 refuse( '403 Forbidden', 'That WHM user name cannot be used.' ) if $admin !~ /\A[A-Za-z0-9._@+-]{1,100}\z/;
 
-open( my $out, '-|', $LAUNCHER, 'launch-url', '--admin', $admin, '--panel', 'whm' )
+# The language WHM shows this user (cPanel's locale system); no tag, no --lang: the pages are in English.
+my $locale = eval { require Cpanel::Locale; Cpanel::Locale->get_handle()->get_language_tag() } // '';
+my @lang = $locale =~ /\A[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8}){0,4}\z/ ? ( '--lang', $locale ) : ();
+
+open( my $out, '-|', $LAUNCHER, 'launch-url', '--admin', $admin, '--panel', 'whm', @lang )
   or refuse( '502 Bad Gateway', 'Web Protection could not be started.' );
 my $url = do { local $/; <$out> } // '';
 my $ran = close $out;

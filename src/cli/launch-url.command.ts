@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import type { StandaloneConfig } from '../config.js';
 import { createLaunchToken, DEMO_LAUNCH_TOKEN_MAX_AGE_MS, LAUNCH_TOKEN_MAX_AGE_MS, type LaunchRequest } from '../core/launch-tokens.js';
+import { normalizeLocaleTag } from '../core/locale.js';
 import { accountNameSchema } from '../panel/events.js';
 import { readSignInKey } from '../secrets.js';
 import { domainSchema } from '../provider/spec.js';
@@ -12,6 +13,8 @@ const launchOptions = z.object({
   domain: domainSchema.optional(),
   admin: z.string().trim().min(1, 'an admin name is required').max(100).optional(),
   panel: z.string().trim().min(1).max(50),
+  // Checked below, not here: a language the pages cannot use is left out, never a failed sign-in.
+  lang: z.string().optional(),
 });
 
 /** The plugin's address as the user's browser reaches it. */
@@ -42,10 +45,14 @@ function runLaunchUrl(raw: Record<string, unknown>): void {
   }
   if (options.admin !== undefined && options.domain !== undefined) throw new UsageError('--domain goes with --account, not --admin');
   const config = configFromEnv();
+  const locale = normalizeLocaleTag(options.lang);
+  if (options.lang !== undefined && locale === undefined) {
+    console.error(`wpp launch-url: --lang ${JSON.stringify(options.lang.slice(0, 40))} is not a language tag: the pages open in English`);
+  }
   const request: LaunchRequest =
     options.account !== undefined
-      ? { role: 'customer', account: options.account, domain: options.domain, panel: options.panel }
-      : { role: 'admin', admin: options.admin as string, panel: options.panel };
+      ? { role: 'customer', account: options.account, domain: options.domain, panel: options.panel, locale }
+      : { role: 'admin', admin: options.admin as string, panel: options.panel, locale };
   const { url } = launchUrl(config, request, { now: Date.now(), sandbox: 'embedded' in config.provider });
   console.log(url);
 }
@@ -57,6 +64,7 @@ export const launchUrlCommand = () =>
     .option('--domain <domain>', "open this domain's page (with --account)")
     .option('--admin <name>', "an admin's name, recorded with what they change")
     .option('--panel <name>', 'the panel asking (recorded with the session)', 'generic')
+    .option('--lang <tag>', "the panel user's language (de, de-AT, es_ES.UTF-8): the pages speak it if the plugin has it, else English")
     .addHelpText(
       'after',
       `

@@ -36,6 +36,10 @@ export interface Format {
   lastDay(endExclusive: number): string;
   /** "2026-12-01": a day in the panel's zone, for CSV cells and machine-sorted columns. */
   isoDay(at: number): string;
+  /** "5 minutes ago", "vor 5 Minuten", "in 3 days": `at` seen from `now`, in whole minutes, hours or days. */
+  ago(at: number, now: number): string;
+  /** "350 ms", "40 s", "2 min 5 s", "1 h 3 min": how long a run took. */
+  duration(ms: number): string;
   /** "2026-12-01": a period's first day for CSV cells (UTC days, as `periodDay`). */
   isoPeriodDay(start: number): string;
   /** "2026-12-31": the last day of a half-open period for CSV cells (UTC days, as `lastDay`). */
@@ -83,6 +87,10 @@ export function createFormat(options: FormatOptions = {}): Format {
     timeZone,
     timeZoneName: 'short',
   });
+  const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
+  const units = Object.fromEntries(
+    (['millisecond', 'second', 'minute', 'hour'] as const).map((unit) => [unit, new Intl.NumberFormat(locale, { style: 'unit', unit })]),
+  ) as Record<'millisecond' | 'second' | 'minute' | 'hour', Intl.NumberFormat>;
   const dayTimes = new Intl.DateTimeFormat(dateLocale, {
     day: 'numeric',
     month: 'short',
@@ -106,7 +114,36 @@ export function createFormat(options: FormatOptions = {}): Format {
     periodDay: (start) => periodDates.format(start),
     lastDay: (endExclusive) => periodDates.format(endExclusive - 1),
     isoDay: (at) => iso.format(at),
+    ago: (at, now) => agoIn(relative, at, now),
+    duration: (ms) => durationIn(units, ms),
     isoPeriodDay: (start) => isoUtc.format(start),
     isoLastDay: (endExclusive) => isoUtc.format(endExclusive - 1),
   };
+}
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+/** Whole minutes, hours or days between `at` and `now` ("just now" under a minute: `now` in Intl's words). */
+function agoIn(relative: Intl.RelativeTimeFormat, at: number, now: number): string {
+  const diff = at - now;
+  const size = Math.abs(diff);
+  const sign = diff < 0 ? -1 : 1;
+  if (size < MINUTE_MS) return relative.format(0, 'second');
+  if (size < HOUR_MS) return relative.format(sign * Math.floor(size / MINUTE_MS), 'minute');
+  if (size < DAY_MS) return relative.format(sign * Math.floor(size / HOUR_MS), 'hour');
+  return relative.format(sign * Math.floor(size / DAY_MS), 'day');
+}
+
+/** The two largest units of a duration, each written by Intl ("2 min 5 s"; "2 Min. 5 s" in German). */
+function durationIn(units: Record<'millisecond' | 'second' | 'minute' | 'hour', Intl.NumberFormat>, ms: number): string {
+  if (ms < 1000) return units.millisecond.format(Math.round(ms));
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return units.second.format(seconds);
+  const [big, bigUnit, small, smallUnit] =
+    seconds < 3600
+      ? [Math.floor(seconds / 60), units.minute, seconds % 60, units.second]
+      : [Math.floor(seconds / 3600), units.hour, Math.floor((seconds % 3600) / 60), units.minute];
+  return small ? `${bigUnit.format(big)} ${smallUnit.format(small)}` : bigUnit.format(big);
 }

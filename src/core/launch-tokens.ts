@@ -1,7 +1,7 @@
 /**
  * Launch tokens: how a panel signs its user into the plugin's pages (issue 9). The panel,
  * which has already authenticated the user, runs `wpp launch-url`; the token names the role,
- * the account (or the admin) and the panel, is HMAC-signed with the sign-in key (secrets.ts:
+ * the account (or the admin), the panel and, when the panel knows it, the user's language, is HMAC-signed with the sign-in key (secrets.ts:
  * only in the data folder, never the hook secret), lives at most 60 seconds, and carries a random nonce so the page that exchanges it for a session can
  * record it and refuse a replay. Pure: the clock and the nonce come in as parameters.
  *
@@ -11,6 +11,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { accountNameSchema } from '../panel/events.js';
+import { localeClaimSchema } from './locale.js';
 import { normalizeDomain } from '../provider/spec.js';
 
 /** The longest a token may live: enough for a panel's redirect, too short to be worth stealing. */
@@ -32,7 +33,14 @@ const domainClaim = z.string().transform((value, ctx) => {
 });
 
 const panelClaim = z.string().trim().min(1).max(50);
-const common = { panel: panelClaim, nonce: z.string().min(16).max(64), issuedAt: z.number().int(), expiresAt: z.number().int() };
+const common = {
+  panel: panelClaim,
+  // The panel user's language (core/locale.ts), when the panel knows it; a value that is no language tag is dropped.
+  locale: localeClaimSchema,
+  nonce: z.string().min(16).max(64),
+  issuedAt: z.number().int(),
+  expiresAt: z.number().int(),
+};
 
 export const launchClaimsSchema = z.discriminatedUnion('role', [
   z.strictObject({ role: z.literal('customer'), account: accountNameSchema, domain: domainClaim.optional(), ...common }),
@@ -40,9 +48,10 @@ export const launchClaimsSchema = z.discriminatedUnion('role', [
 ]);
 export type LaunchClaims = z.output<typeof launchClaimsSchema>;
 
-/** What the panel asks for; the nonce and the times are added when the token is made. */
-export type LaunchRequest =
-  { role: 'customer'; account: string; domain?: string | undefined; panel: string } | { role: 'admin'; admin: string; panel: string };
+/** What the panel asks for; the nonce and the times are added when the token is made. `locale`: the panel user's language tag. */
+export type LaunchRequest = (
+  { role: 'customer'; account: string; domain?: string | undefined; panel: string } | { role: 'admin'; admin: string; panel: string }
+) & { locale?: string | undefined };
 
 /**
  * Why a token was refused; stable codes for the refusal page and the log (never the token

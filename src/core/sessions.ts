@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SessionRole, SessionsRepo, StoredSession } from '../db/sessions.repo.js';
 import { LaunchTokenError, verifyLaunchToken, type LaunchClaims } from './launch-tokens.js';
+import { resolveLocale, type SupportedLocale } from './locale.js';
 
 export interface SessionPolicy {
   /** A session unused this long ends. */
@@ -23,6 +24,8 @@ export interface Session {
   user: PageUser;
   csrfToken: string | null;
   expiresAt: number;
+  /** The pages' language: the panel's tag of the launch, resolved (de-AT → de; none or unsupported → en). */
+  locale: SupportedLocale;
 }
 
 /**
@@ -75,6 +78,7 @@ export function createSessionService({ sessions, signInKey, policy, now, maxToke
         role: claims.role,
         subject: claims.role === 'customer' ? claims.account : claims.admin,
         panel: claims.panel,
+        locale: claims.locale ?? null,
         csrfToken: null,
         createdAt: at,
         lastSeenAt: at,
@@ -84,7 +88,13 @@ export function createSessionService({ sessions, signInKey, policy, now, maxToke
       sessions.createSession(stored);
       return {
         cookieValue,
-        session: { idHash: stored.idHash, user: userOf(stored), csrfToken: null, expiresAt: stored.expiresAt },
+        session: {
+          idHash: stored.idHash,
+          user: userOf(stored),
+          csrfToken: null,
+          expiresAt: stored.expiresAt,
+          locale: resolveLocale(stored.locale),
+        },
         claims,
       };
     },
@@ -111,7 +121,9 @@ export function createSessionService({ sessions, signInKey, policy, now, maxToke
         return { ended };
       }
       if (at - row.lastSeenAt >= TOUCH_EVERY_MS) sessions.touchSession(idHash, at);
-      return { session: { idHash, user: userOf(row), csrfToken: row.csrfToken, expiresAt: row.expiresAt } };
+      return {
+        session: { idHash, user: userOf(row), csrfToken: row.csrfToken, expiresAt: row.expiresAt, locale: resolveLocale(row.locale) },
+      };
     },
 
     storeCsrfToken: (session: Session, token: string | null) => sessions.setCsrfToken(session.idHash, token),

@@ -1,5 +1,5 @@
 /**
- * Launch nonces and sessions of the plugin's pages (migrations/007_sessions.sql). Session ids
+ * Launch nonces and sessions of the plugin's pages (migrations/007_sessions.sql, the language: 017_session_locale.sql). Session ids
  * arrive and leave as their sha256: the repository never sees a cookie value.
  */
 import type { Db } from './open.js';
@@ -11,6 +11,8 @@ export interface StoredSession {
   role: SessionRole;
   subject: string;
   panel: string;
+  /** The panel user's language tag as the launch token gave it (migrations/017_session_locale.sql); null when the panel gave none. */
+  locale: string | null;
   csrfToken: string | null;
   createdAt: number;
   lastSeenAt: number;
@@ -22,6 +24,7 @@ interface SessionRow {
   role: SessionRole;
   subject: string;
   panel: string;
+  locale: string | null;
   csrf_token: string | null;
   created_at: number;
   last_seen_at: number;
@@ -33,6 +36,7 @@ const toSession = (row: SessionRow): StoredSession => ({
   role: row.role,
   subject: row.subject,
   panel: row.panel,
+  locale: row.locale,
   csrfToken: row.csrf_token,
   createdAt: row.created_at,
   lastSeenAt: row.last_seen_at,
@@ -44,8 +48,8 @@ export function createSessionsRepo(db: Db) {
     useNonce: db.prepare('INSERT OR IGNORE INTO launch_nonces (nonce, expires_at) VALUES (?, ?)'),
     pruneNonces: db.prepare('DELETE FROM launch_nonces WHERE expires_at < ?'),
     insert: db.prepare(
-      `INSERT INTO sessions (id_hash, role, subject, panel, csrf_token, created_at, last_seen_at, expires_at)
-       VALUES (@idHash, @role, @subject, @panel, @csrfToken, @createdAt, @lastSeenAt, @expiresAt)`,
+      `INSERT INTO sessions (id_hash, role, subject, panel, locale, csrf_token, created_at, last_seen_at, expires_at)
+       VALUES (@idHash, @role, @subject, @panel, @locale, @csrfToken, @createdAt, @lastSeenAt, @expiresAt)`,
     ),
     get: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id_hash = ?'),
     touch: db.prepare('UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?'),

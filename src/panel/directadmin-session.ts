@@ -7,7 +7,8 @@
  * The question is `GET /CMD_API_SHOW_USER_CONFIG` with the session replayed as the cookie
  * `session=<id>; key=<key>` (how DirectAdmin's HTTPSocket class and its plugins use a session)
  * and nothing naming a user: DirectAdmin answers with the session's own user.conf, url-encoded,
- * whose `username` and `usertype` (user, reseller, admin) are all that is read; a session it
+ * whose `username` and `usertype` (user, reseller, admin) are all that is checked, and its
+ * `language` (the user's DirectAdmin language, for the pages to speak it) kept; a session it
  * does not know gets 401 (or, on older versions, its login page). CMD_API_GET_SESSION would say
  * the same but wants a POST and answers with the session's password.
  *
@@ -21,6 +22,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { normalizeLocaleTag } from '../core/locale.js';
 
 /** DirectAdmin's API on this server: its default port, over TLS (DirectAdmin's default since its installer sets up SSL). */
 export const DIRECTADMIN_API_URL = 'https://127.0.0.1:2222';
@@ -33,6 +35,8 @@ export interface DirectAdminSession {
 export interface DirectAdminUser {
   username: string;
   usertype: 'user' | 'reseller' | 'admin';
+  /** The language the user chose in DirectAdmin (user.conf's `language`), as a BCP 47 tag; undefined when it is none. */
+  language?: string | undefined;
 }
 
 export type SessionAnswer =
@@ -144,6 +148,6 @@ export function createDirectAdminSessionVerifier(options: DirectAdminApiOptions)
     if (!parsed.success || fields.get('error') === '1' || fields.getAll('username').length !== 1) {
       return { ok: false, reason: 'refused', message: 'DirectAdmin did not name the user of this session' };
     }
-    return { ok: true, user: parsed.data };
+    return { ok: true, user: { ...parsed.data, language: normalizeLocaleTag(fields.get('language')) } };
   };
 }

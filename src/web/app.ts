@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import type { Translate } from '../core/i18n.js';
 import { AppError, errorBody, httpStatusFor, isDatabaseBusy, type AppErrorCode } from '../errors.js';
 import { createCallbacksRouter, type CallbackRouteDeps } from './callbacks.routes.js';
 import { createHooksRouter, type HooksRouteDeps } from './hooks.routes.js';
@@ -42,6 +43,12 @@ const CLIENT_PROBLEM_CODES: Record<ClientProblem, AppErrorCode> = {
 export const clientProblemBody = (problem: ClientProblem, _status: number, message: string) =>
   errorBody(new AppError(CLIENT_PROBLEM_CODES[problem], message));
 
+/** A message of the error page in the page's language (pages/page-language.ts); undefined for the JSON API, which stays English. */
+const pageMessage = (req: Request, res: Response, key: string, values?: Record<string, unknown>) => {
+  const t = res.locals.t as Translate | undefined;
+  return t && wantsErrorPage(req) ? t(key, values) : undefined;
+};
+
 /**
  * Maps any error to the plugin's JSON error body, or to the error page for the pages; the one
  * place errors become HTTP.
@@ -54,7 +61,8 @@ function errorMiddleware(logger: Logger, pages: boolean) {
     else if (isCsrfError(error))
       appError = new AppError(
         'FORBIDDEN',
-        'This form has expired or did not come from this page: nothing was changed. Reload the page and try again.',
+        pageMessage(req, res, 'error.formExpired') ??
+          'This form has expired or did not come from this page: nothing was changed. Reload the page and try again.',
       );
     else if ((error as { name?: string }).name === 'MulterError')
       appError = new AppError(
@@ -97,8 +105,9 @@ export function createApp(deps: AppDeps): express.Express {
     app.use(createAssetsRouter());
     app.use(createPagesRouter(deps.pages));
   }
-  app.use((req) => {
-    throw new AppError('NOT_FOUND', `No such page: ${req.method} ${req.path}`);
+  app.use((req: Request, res: Response) => {
+    const where = { method: req.method, path: req.path };
+    throw new AppError('NOT_FOUND', pageMessage(req, res, 'error.notFound', where) ?? `No such page: ${where.method} ${where.path}`);
   });
   app.use(errorMiddleware(deps.logger, deps.pages !== undefined));
   return app;

@@ -67,11 +67,16 @@ export function createPanelLaunchRouter(deps: PanelLaunchDeps): express.Router {
           );
           throw new AppError('FORBIDDEN', decided.message);
         }
-        const { token, claims } = createLaunchToken(deps.signInKey, decided.request, {
+        // The pages in the user's DirectAdmin language (user.conf), as DirectAdmin said it: never the page's word.
+        const request = { ...decided.request, locale: answer.user.language };
+        const { token, claims } = createLaunchToken(deps.signInKey, request, {
           now: deps.now(),
           maxAgeMs: LAUNCH_TOKEN_MAX_AGE_MS,
         });
-        deps.logger.info({ user: answer.user.username, role: claims.role }, 'DirectAdmin sign-in: launch URL issued');
+        deps.logger.info(
+          { user: answer.user.username, role: claims.role, locale: claims.locale },
+          'DirectAdmin sign-in: launch URL issued',
+        );
         res.json({ url: `${deps.pagesUrl}/launch?token=${token}`, expiresAt: claims.expiresAt });
       })
       .catch(next);

@@ -33,6 +33,7 @@ export function userConf(username: string, usertype: 'user' | 'reseller' | 'admi
     domain: `${username}.example`,
     email: `${username}@mail.example`,
     ip: '192.0.2.30',
+    language: 'en',
     package: 'business',
     suspended: 'no',
     username,

@@ -138,6 +138,16 @@ sub checkacl { ( $ACL{all} || $ACL{ $_[0] } ) ? 1 : 0 }
 1;
 `,
   );
+  write(
+    join(dir, 'stubs/Cpanel/Locale.pm'),
+    `package Cpanel::Locale;
+# cPanel's locale system (Locale::Maketext::Utils underneath): the signed-in user's language, STUB_WHM_LOCALE here.
+use strict; use warnings;
+sub get_handle { bless {}, shift }
+sub get_language_tag { $ENV{STUB_WHM_LOCALE} // 'en' }
+1;
+`,
+  );
   write(join(dir, 'whm/index.cgi'), withFakeLauncher('whm-index.cgi'));
 });
 
@@ -176,11 +186,11 @@ interface UapiAnswer {
 }
 
 /** UAPI WebProtection::launch_url as cPanel would call it in the session; the args object names another account. */
-function uapiLaunchUrl(signedIn: CpanelSession, mode = 'ok'): UapiAnswer {
+function uapiLaunchUrl(signedIn: CpanelSession, mode = 'ok', locale?: string): UapiAnswer {
   const driver = `
     use strict; use warnings; no warnings 'once'; use JSON::PP ();
     package StubResult; sub new { bless {}, shift } sub data { $_[0]{data} = $_[1] } sub raw_error { $_[0]{error} = $_[1] }
-    package StubArgs; sub new { bless { account => 'mallory' }, shift } sub get { $_[0]{ $_[1] } }
+    package StubArgs; sub new { bless { account => 'mallory', ( defined $ENV{STUB_LOCALE_ARG} ? ( locale => $ENV{STUB_LOCALE_ARG} ) : () ) }, shift } sub get { $_[0]{ $_[1] } }
     package main;
     require Cpanel::App;
     $Cpanel::App::appname = $ENV{STUB_APPNAME};
@@ -199,6 +209,7 @@ function uapiLaunchUrl(signedIn: CpanelSession, mode = 'ok'): UapiAnswer {
     STUB_TEAM_DIR: TEAM_DIR,
     ...signedIn.env,
     LAUNCHER_MODE: mode,
+    ...(locale === undefined ? {} : { STUB_LOCALE_ARG: locale }),
   });
   // What the launcher says on failure goes to standard error (cPanel's error log), nothing else.
   expect(run.stderr.replace('wpp: the plugin is not configured\n', '')).toBe('');
@@ -276,6 +287,8 @@ describe('cPanel UAPI WebProtection::launch_url and its admin module', () => {
       "'bob'",
       '()',
       "{ app => 'cpanel', authuser => 'alice', account => 'bob' }",
+      "{ app => 'cpanel', authuser => 'alice', locale => 'de', account => 'bob' }",
+      "{ app => 'cpanel', authuser => 'alice', locale => ['de'] }",
       "{ app => 'cpanel', authuser => 'alice' }, 'bob'",
       "{ app => 'cpanel' }",
     ]) {
@@ -284,6 +297,29 @@ describe('cPanel UAPI WebProtection::launch_url and its admin module', () => {
       expect(run.stderr, args).toContain('CUSTOMER_URL takes the calling session only');
     }
     expect(launcherLog()).toEqual([]);
+  });
+
+  it("passes the user's language (the page's locale argument) to wpp as --lang, and nothing that is not a language tag", () => {
+    clearLog();
+    expect(uapiLaunchUrl(session('owner'), 'ok', 'de')).toEqual(urlFor('alice'));
+    expect(uapiLaunchUrl(session('team-web'), 'ok', 'es_es')).toEqual(urlFor('alice'));
+    for (const junk of ['de; rm -rf /', '--admin', 'x'.repeat(60), ''])
+      expect(uapiLaunchUrl(session('owner'), 'ok', junk), junk).toEqual(urlFor('alice'));
+    expect(launcherLog()).toEqual([
+      'launch-url --account alice --panel cpanel --lang de',
+      'launch-url --account alice --panel cpanel --lang es_es',
+      ...Array.from({ length: 4 }, () => 'launch-url --account alice --panel cpanel'),
+    ]);
+    // Straight to the admin module: the session with its language is taken, a language that is no tag is dropped.
+    const call = (args: string) =>
+      perl(['-e', `require Cpanel::AdminBin::Call; Cpanel::AdminBin::Call::call(qw(WebProtection Launch CUSTOMER_URL), ${args})`], {
+        STUB_CPANEL_USER: 'alice',
+        STUB_FEATURES: 'wpp_web_protection',
+      });
+    clearLog();
+    expect(call("{ app => 'cpanel', authuser => 'alice', locale => 'de-AT' }").code).toBe(0);
+    expect(call("{ app => 'cpanel', authuser => 'alice', locale => '--panel=x' }").code).toBe(0);
+    expect(launcherLog()).toEqual(['launch-url --account alice --panel cpanel --lang de-AT', 'launch-url --account alice --panel cpanel']);
   });
 
   it('reports an error, and no URL, when wpp fails or prints something else', () => {
@@ -309,13 +345,20 @@ describe('the WHM page', () => {
     const run = cgi({ REMOTE_USER: 'root' });
     expect(run.headers.Status).toBe('302 Found');
     expect(run.headers.Location).toBe('https://wpp.example:8443/launch?token=for-root');
-    expect(launcherLog()).toEqual(['launch-url --admin root --panel whm']);
+    expect(launcherLog()).toEqual(['launch-url --admin root --panel whm --lang en']);
+  });
+
+  it("passes WHM's language for the user to wpp, and nothing that is not a language tag", () => {
+    clearLog();
+    expect(cgi({ REMOTE_USER: 'root', STUB_WHM_LOCALE: 'de' }).headers.Status).toBe('302 Found');
+    expect(cgi({ REMOTE_USER: 'root', STUB_WHM_LOCALE: 'i_cpanel_snowmen' }).headers.Status).toBe('302 Found');
+    expect(launcherLog()).toEqual(['launch-url --admin root --panel whm --lang de', 'launch-url --admin root --panel whm']);
   });
 
   it('lets a reseller with all privileges in, and refuses one without, before wpp is run', () => {
     clearLog();
     expect(cgi({ REMOTE_USER: 'res1', STUB_RESELLER_ACLS: 'all' }).headers.Location).toBe('https://wpp.example:8443/launch?token=for-res1');
-    expect(launcherLog()).toEqual(['launch-url --admin res1 --panel whm']);
+    expect(launcherLog()).toEqual(['launch-url --admin res1 --panel whm --lang en']);
     clearLog();
     const refused = cgi({ REMOTE_USER: 'res2', STUB_RESELLER_ACLS: 'create-acct,list-accts' });
     expect(refused.headers.Status).toBe('403 Forbidden');
@@ -337,8 +380,12 @@ describe('the cPanel page (index.live.php)', () => {
   const liveApi = (answer: string) => `<?php
 class CPANEL {
     public function uapi($module, $func, $args = array()) {
-        header('X-Stub-Uapi: ' . $module . '::' . $func . ' ' . json_encode($args));
+        header('X-Stub-Uapi: ' . $module . '::' . $func . ' ' . json_encode($args), false);
         $user = $_SERVER['REMOTE_USER'];
+        if ($module === 'Locale' && $func === 'get_attributes') {
+            $locale = isset($_SERVER['STUB_LOCALE']) ? $_SERVER['STUB_LOCALE'] : 'en';
+            return array('cpanelresult' => array('result' => array('status' => 1, 'data' => array('locale' => $locale, 'direction' => 'ltr', 'encoding' => 'utf-8', 'name' => 'Language'))));
+        }
         return ${answer};
     }
     public function end() {}
@@ -358,7 +405,16 @@ class CPANEL {
     const page = await run(ok, { REMOTE_USER: 'alice' }, 'account=bob&user=bob');
     expect(page.status).toBe(302);
     expect(page.headers.location).toEqual(['https://wpp.example:8443/launch?token=for-alice']);
-    expect(page.headers['x-stub-uapi']).toEqual(['WebProtection::launch_url []']);
+    expect(page.headers['x-stub-uapi']).toEqual(['Locale::get_attributes []', 'WebProtection::launch_url {"locale":"en"}']);
+  }, 60_000);
+
+  it("passes the user's cPanel language to wpp's call, and no argument when cPanel's answer is not a language tag", async () => {
+    const german = await run(ok, { REMOTE_USER: 'alice', STUB_LOCALE: 'de' });
+    expect(german.status).toBe(302);
+    expect(german.headers['x-stub-uapi']).toEqual(['Locale::get_attributes []', 'WebProtection::launch_url {"locale":"de"}']);
+    const junk = await run(ok, { REMOTE_USER: 'alice', STUB_LOCALE: 'de"><b>' });
+    expect(junk.status).toBe(302);
+    expect(junk.headers['x-stub-uapi']).toEqual(['Locale::get_attributes []', 'WebProtection::launch_url []']);
   }, 60_000);
 
   it('refuses without a signed-in user, and does not call cPanel', async () => {

@@ -84,6 +84,24 @@ describe('DirectAdmin page sign-in, checked with DirectAdmin', () => {
     expect(launched.headers.get('location')).toBe('/panel/domains/alice.example');
   });
 
+  it("opens the pages in the user's DirectAdmin language (user.conf), English for one the plugin lacks or no tag", async () => {
+    const pageLanguage = async (language: string, role: 'customer' | 'admin') => {
+      const session = role === 'admin' ? ADMIN : ALICE;
+      const username = role === 'admin' ? 'admin' : 'alice';
+      da.sessions.set(session.id, { key: session.key, conf: userConf(username, role === 'admin' ? 'admin' : 'user', { language }) });
+      const answer = await ask({ role, sessionId: session.id, sessionKey: session.key, username });
+      expect(answer.status, language).toBe(200);
+      const browser = createPageClient(plugin.url);
+      expect((await browser.get(answer.body.url as string)).status, language).toBe(303);
+      const page = await browser.get(role === 'admin' ? '/admin/jobs' : '/panel');
+      return /<html lang="(\w+)">/.exec(page.body)?.[1];
+    };
+    expect(await pageLanguage('de', 'customer')).toBe('de');
+    expect(await pageLanguage('es', 'admin')).toBe('es');
+    expect(await pageLanguage('fr', 'customer')).toBe('en');
+    expect(await pageLanguage('<b>', 'admin')).toBe('en');
+  });
+
   it('signs an admin session into the admin pages', async () => {
     const answer = await ask({ role: 'admin', sessionId: ADMIN.id, sessionKey: ADMIN.key, username: 'admin' });
     expect(answer.status).toBe(200);

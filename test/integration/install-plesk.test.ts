@@ -58,7 +58,7 @@ describe('wpp install plesk', () => {
     for (const file of files.keys()) if (!file.startsWith('/.')) expect(read(file), file).not.toContain('\r');
     expect(read(`${PLIB}/meta.xml`)).toMatch(/<id>wpp<\/id>[\s\S]*<version>\d+\.\d+\.\d+[^<]*<\/version>/);
     expect(read(`${PLIB}/controllers/IndexController.php`)).toContain('pm_Session::getClient()');
-    expect(read(`${SBIN}/launch-url`)).toContain(`exec '${LAUNCHER}' launch-url --panel plesk --account "$2"`);
+    expect(read(`${SBIN}/launch-url`)).toContain(`exec '${LAUNCHER}' launch-url --panel plesk --account "$login" "$@"`);
     expect(read(`${SBIN}/launch-url`)).not.toMatch(/\{\{/);
 
     // The extension is registered after its files are in place, the handlers after it.

@@ -66,4 +66,36 @@ describe('wpp launch-url', () => {
     },
     PROCESSES,
   );
+
+  it(
+    "carries the panel user's language (--lang) into the pages, and leaves out one that is not a language tag",
+    async () => {
+      await withPlugin(async (plugin) => {
+        const env = { WPP_DATA_DIR: plugin.dataDir, WPP_PUBLIC_URL: plugin.url, WPP_LOG_LEVEL: 'silent' };
+        const provider = { WPP_PROVIDER_URL: 'http://127.0.0.1:9', WPP_PROVIDER_API_KEY: 'key' };
+        const claimsOf = (url: string) =>
+          JSON.parse(Buffer.from(new URL(url).searchParams.get('token')?.split('.')[0] ?? '', 'base64url').toString()) as Record<
+            string,
+            unknown
+          >;
+
+        const german = await runWpp(['launch-url', '--admin', 'root', '--panel', 'webmin', '--lang', 'de_AT.UTF-8'], {
+          env: { ...env, ...provider },
+        });
+        expect(german.code).toBe(0);
+        expect(claimsOf(german.stdout.trim())).toMatchObject({ role: 'admin', admin: 'root', locale: 'de-AT' });
+        const client = createPageClient(plugin.url);
+        expect((await client.get(german.stdout.trim())).status).toBe(303);
+        const page = await client.get('/admin/jobs');
+        expect(page.body).toContain('<html lang="de">');
+        expect(page.body).toContain('<h1>Aufträge</h1>');
+
+        const junk = await runWpp(['launch-url', '--account', 'alice', '--lang', '"><script>'], { env: { ...env, ...provider } });
+        expect(junk.code).toBe(0);
+        expect(claimsOf(junk.stdout.trim())).not.toHaveProperty('locale');
+        expect(junk.stderr).toContain('is not a language tag: the pages open in English');
+      });
+    },
+    PROCESSES,
+  );
 });

@@ -73,7 +73,7 @@ const ALICE: PleskSession = {
 };
 
 /** The page as Plesk serves it: Plesk's bootstrap (the stub) first, then the extension's htdocs/index.php. */
-function openPage(session: PleskSession, sbin: unknown, query = '') {
+function openPage(session: PleskSession, sbin: unknown, query = '', locale?: string) {
   return runPhpPage({
     scriptPath: '/plesk-bootstrap.php',
     files: {
@@ -82,7 +82,11 @@ function openPage(session: PleskSession, sbin: unknown, query = '') {
       [`${HTDOCS}/index.php`]: installed(`${HTDOCS}/index.php`),
       [`${PLIB}/controllers/IndexController.php`]: installed(`${PLIB}/controllers/IndexController.php`),
     },
-    env: { STUB_SESSION: JSON.stringify(session), STUB_SBIN: JSON.stringify(sbin) },
+    env: {
+      STUB_SESSION: JSON.stringify(session),
+      STUB_SBIN: JSON.stringify(sbin),
+      ...(locale === undefined ? {} : { STUB_LOCALE: locale }),
+    },
     query,
   });
 }
@@ -94,6 +98,15 @@ describe('the Plesk extension page', () => {
     expect(page.status).toBe(302);
     expect(page.headers.location).toEqual([ALICE_URL]);
     expect(page.headers['x-stub-sbin']).toEqual(['launch-url --account alice']);
+  }, 60_000);
+
+  it("passes the user's Plesk language to wpp, and nothing that is not a language tag", async () => {
+    const german = { 'launch-url --account alice --lang de-DE': { code: 0, stdout: `${ALICE_URL}\n`, stderr: '' } };
+    const page = await openPage(ALICE, german, '', 'de-DE');
+    expect(page.status).toBe(302);
+    expect(page.headers['x-stub-sbin']).toEqual(['launch-url --account alice --lang de-DE']);
+    const junk = await openPage(ALICE, answers, '', 'de-DE; rm -rf /');
+    expect(junk.headers['x-stub-sbin']).toEqual(['launch-url --account alice']);
   }, 60_000);
 
   it('redirects the administrator to an admin launch URL', async () => {
@@ -233,16 +246,26 @@ describe('the sbin script (run as root by Plesk for the extension only)', () => 
     expect(run(['--account', 'alice']).stdout).toBe('https://panel.example/launch?token=t\n');
     expect(run(['--admin', 'admin']).status).toBe(0);
     expect(run(['--account', 'x; touch /tmp/owned $(id)']).status).toBe(0);
+    expect(run(['--admin', 'admin', '--lang', 'es-ES']).status).toBe(0);
     expect(calls()).toEqual([
       '[launch-url][--panel][plesk][--account][alice]',
       '[launch-url][--panel][plesk][--admin][admin]',
       '[launch-url][--panel][plesk][--account][x; touch /tmp/owned $(id)]',
+      '[launch-url][--panel][plesk][--admin][admin][--lang][es-ES]',
     ]);
   });
 
   it('refuses anything else without running wpp', () => {
     const before = calls().length;
-    for (const args of [[], ['--account'], ['--account', 'a', 'b'], ['--domain', 'a.example'], ['alice', '--account']]) {
+    for (const args of [
+      [],
+      ['--account'],
+      ['--account', 'a', 'b'],
+      ['--domain', 'a.example'],
+      ['alice', '--account'],
+      ['--account', 'a', '--admin', 'b'],
+      ['--account', 'a', '--lang', 'de', 'x'],
+    ]) {
       const result = run(args);
       expect(result.status, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('usage: launch-url --account LOGIN | --admin LOGIN');

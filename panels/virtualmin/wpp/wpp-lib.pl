@@ -2,7 +2,7 @@
 # Webmin user ($base_remote_user); they sign that user, and no one else, into wpp's pages.
 use strict;
 use warnings;
-our (%in, $base_remote_user);
+our (%in, $base_remote_user, $current_lang, %gconfig);
 
 BEGIN { push(@INC, '..'); }
 use WebminCore;
@@ -28,10 +28,19 @@ sub wpp_require_virtualmin_user
 	if (!&foreign_available('virtual-server') || !&foreign_available('wpp'));
 }
 
+# The language Webmin shows the signed-in user, for wpp's pages to speak it too: init_config's
+# $current_lang (the user's own language, else the global one), or the global %gconfig lang. A
+# language tag (de, pt_BR, zh_TW.UTF-8) only; wpp keeps what it can use and reads the rest as English.
+sub wpp_language_args
+{
+my $lang = $current_lang || $gconfig{'lang'} || '';
+return $lang =~ /\A[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8}){0,4}(?:\.[A-Za-z0-9-]{1,20})?\z/ ? ('--lang', $lang) : ();
+}
+
 # Runs the launcher's launch-url with the given arguments (no shell) and redirects to its URL.
 sub wpp_redirect_to_launch
 {
-my @args = @_;
+my @args = (@_, &wpp_language_args());
 open(my $out, '-|', $WPP_LAUNCHER, 'launch-url', '--panel', 'virtualmin', @args)
 	|| &wpp_refuse('502 Bad Gateway', 'Web Protection could not be started.');
 my $url = do { local $/; <$out> };

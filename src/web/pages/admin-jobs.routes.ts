@@ -1,6 +1,7 @@
 /** The admins' jobs page: the queue by state and kind with each job's last error, and retries of dead jobs (like `wpp jobs retry`). */
 import express from 'express';
 import { z } from 'zod';
+import type { Translate } from '../../core/i18n.js';
 import { JOB_KIND_LABELS, JOB_KINDS } from '../../core/job-kinds.js';
 import { JOB_STATES } from '../../db/jobs.repo.js';
 import { AppError } from '../../errors.js';
@@ -20,16 +21,13 @@ const jobsQuery = z.object({
 
 const jobId = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
-const retriedMessage = (retried: number, job: number | undefined) =>
-  job !== undefined
-    ? `Job #${job} queued again: the worker runs it shortly.`
-    : retried === 0
-      ? 'No dead job to retry.'
-      : `${retried} dead job${retried === 1 ? '' : 's'} queued again: the worker runs them shortly.`;
+const retriedMessage = (t: Translate, retried: number, job: number | undefined) =>
+  job !== undefined ? t('jobs.retried', { job }) : retried === 0 ? t('jobs.retriedNone') : t('jobs.retriedMany', { count: retried });
 
 export function createAdminJobsRouter(deps: AdminPagesDeps): express.Router {
   const router = express.Router();
   router.get('/jobs', (req, res) => {
+    const t = res.locals.t as Translate;
     const query = parseQuery(jobsQuery, req.query);
     const result = deps.views.jobs({
       ...(query.state ? { state: query.state as (typeof JOB_STATES)[number] } : {}),
@@ -38,7 +36,7 @@ export function createAdminJobsRouter(deps: AdminPagesDeps): express.Router {
     });
     const filters = { state: query.state, kind: query.kind };
     res.render('admin/jobs', {
-      title: 'Jobs',
+      title: t('jobs.title'),
       query,
       result,
       deadJobs: deps.views.jobs({ state: 'dead', pageSize: 1 }).total,
@@ -47,7 +45,7 @@ export function createAdminJobsRouter(deps: AdminPagesDeps): express.Router {
       // What each kind is doing, in words: a kept Plesk event says it waits for the owner.
       kindLabels: JOB_KIND_LABELS,
       pager: pagerLinks('/admin/jobs', filters, result.page, result.pages),
-      flash: query.retried === undefined ? undefined : { kind: 'ok', message: retriedMessage(query.retried, query.job) },
+      flash: query.retried === undefined ? undefined : { kind: 'ok', message: retriedMessage(t, query.retried, query.job) },
     });
   });
 
@@ -58,13 +56,9 @@ export function createAdminJobsRouter(deps: AdminPagesDeps): express.Router {
 
   router.post('/jobs/:id/retry', (req, res) => {
     const parsed = jobId.safeParse(req.params.id);
-    if (!parsed.success) throw new AppError('NOT_FOUND', `No job ${req.params.id}`);
-    if (!deps.queue.retryJob(parsed.data)) {
-      throw new AppError(
-        'CONFLICT',
-        `Job #${parsed.data} is not dead (it may have been retried already, or never failed): nothing was changed.`,
-      );
-    }
+    const t = res.locals.t as Translate;
+    if (!parsed.success) throw new AppError('NOT_FOUND', t('jobs.noSuchJob', { job: req.params.id }));
+    if (!deps.queue.retryJob(parsed.data)) throw new AppError('CONFLICT', t('jobs.notDead', { job: parsed.data }));
     res.redirect(303, hrefWith('/admin/jobs', { retried: 1, job: parsed.data }));
   });
   return router;

@@ -38,6 +38,8 @@ export interface PagerLink {
   label: string;
   href: string | null;
   current?: boolean;
+  /** The previous and next links: the pager writes their words in the page's language. */
+  rel?: 'prev' | 'next';
 }
 
 /** Prev, the first, the pages around this one, the last, next: "…" between gaps. `param`: the page's query name. */
@@ -46,13 +48,13 @@ export function pagerLinks(path: string, query: QueryValues, page: number, pages
   const numbers = [...new Set([1, page - 2, page - 1, page, page + 1, page + 2, pages])]
     .filter((n) => n >= 1 && n <= pages)
     .sort((a, b) => a - b);
-  const links: PagerLink[] = [{ label: 'Previous', href: page > 1 ? to(page - 1) : null }];
+  const links: PagerLink[] = [{ label: 'Previous', href: page > 1 ? to(page - 1) : null, rel: 'prev' }];
   let last = 0;
   for (const n of numbers) {
     if (n > last + 1) links.push({ label: '…', href: null });
     links.push({ label: String(n), href: to(n), current: n === page });
     last = n;
   }
-  links.push({ label: 'Next', href: page < pages ? to(page + 1) : null });
+  links.push({ label: 'Next', href: page < pages ? to(page + 1) : null, rel: 'next' });
   return links;
 }

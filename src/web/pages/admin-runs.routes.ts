@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import express, { type Response } from 'express';
 import { z } from 'zod';
 import { toCsvLine } from '../../core/csv.js';
+import type { Translate } from '../../core/i18n.js';
 import { ENFORCE_LOCK } from '../../core/enforcement.js';
 import type { Format } from '../../core/format.js';
 import { SYNC_LOCK } from '../../core/statistics.js';
@@ -92,7 +93,7 @@ export function createAdminRunsRouter(deps: AdminPagesDeps): express.Router {
     const log = deps.views.enforcementLog({ ...filter, page: query.page ?? 1 });
     const kept = { run: query.run, runpage: query.runpage, account: query.account, domain: query.domain, action: query.action };
     res.render('admin/runs', {
-      title: 'Sync and enforcement',
+      title: (res.locals.t as Translate)('runs.title'),
       query,
       runs,
       log,

@@ -40,11 +40,13 @@ export interface AdminPagesDeps {
 /** A provider that has not answered for this long is shown as a warning. */
 const PROVIDER_QUIET_MS = 60 * 60_000;
 
-export function createAdminRouter(deps: AdminPagesDeps, format: Format): express.Router {
+export function createAdminRouter(deps: AdminPagesDeps): express.Router {
   const router = express.Router();
-  const fmt = createAdminFormat(format);
+  // One `fmt` per Format, so per language of the pages (page-language.ts makes a Format per language, once).
+  const fmts = new Map<Format, ReturnType<typeof createAdminFormat>>();
+  const fmtOf = (format: Format) => fmts.get(format) ?? fmts.set(format, createAdminFormat(format)).get(format);
   router.use((_req: Request, res: Response, next: NextFunction) => {
-    res.locals.fmt = fmt;
+    res.locals.fmt = fmtOf(res.locals.format as Format);
     res.locals.now = deps.now();
     if (deps.demo) res.locals.demo = true;
     next();

@@ -3,24 +3,20 @@
  * and the browser is sent on to an address without the token. A refused token gets a page
  * saying why in plain words; the log names the reason and never the token.
  */
-import express, { type Request } from 'express';
+import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from '../../errors.js';
+import type { Translate } from '../../core/i18n.js';
 import { LaunchTokenError, type LaunchClaims, type LaunchRefusal } from '../../core/launch-tokens.js';
 import type { SessionService } from '../../core/sessions.js';
 import { sessionCookieName, sessionCookieOptions } from './session.middleware.js';
 
-const REFUSALS: Record<LaunchRefusal, string> = {
-  malformed: 'This sign-in link is damaged. Open Web protection from your control panel again.',
-  bad_signature: 'This sign-in link was not made by your control panel. Open Web protection from your control panel again.',
-  expired: 'This sign-in link has expired. Open Web protection from your control panel again.',
-  not_yet_valid: "This sign-in link is not valid yet: the panel's clock and this server's disagree. Tell your host.",
-  replayed: 'This sign-in link was already used. Open Web protection from your control panel again.',
-  wrong_role: 'This sign-in link does not open these pages. Open Web protection from your control panel again.',
-};
-
-/** Added in the demo (the embedded sandbox), where there is no panel to open the pages again from. */
-const DEMO_HINT = ' In this demo, `npx wpp launch-url --admin NAME` in the plugin’s folder prints a fresh link.';
+/**
+ * Why a sign-in link was refused, in the user's language (the catalogs' `launch.refused.<reason>`),
+ * and in the demo (the embedded sandbox, no panel to open the pages again from) how to print a fresh one.
+ */
+const refusalMessage = (t: Translate, reason: LaunchRefusal | 'missing', demo: boolean) =>
+  t(`launch.refused.${reason}`) + (demo ? ` ${t('launch.demoHint', { command: 'npx wpp launch-url --admin NAME' })}` : '');
 
 /** Where a launch may send the browser: a page of the plugin itself, never another site. */
 function localTarget(value: unknown): string | undefined {
@@ -47,12 +43,14 @@ export function createLaunchRouter({
   onRefused?: (reason: LaunchRefusal | 'missing') => void;
 }) {
   const router = express.Router();
-  router.get('/launch', (req: Request, res) => {
+  router.get('/launch', (req: Request, res: Response) => {
     res.set('Cache-Control', 'no-store');
+    // A refused link's page is in the browser's language (page-language.ts): there is no session yet.
+    const t = res.locals.t as Translate;
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     if (!token) {
       onRefused?.('missing');
-      throw new AppError('BAD_REQUEST', 'This sign-in link has no token. Open Web protection from your control panel.');
+      throw new AppError('BAD_REQUEST', refusalMessage(t, 'missing', false));
     }
     const next = localTarget(req.query.next);
     try {
@@ -64,7 +62,7 @@ export function createLaunchRouter({
         sessionCookieOptions(req, secureCookies, session.expiresAt),
       );
       logger.info(
-        { role: claims.role, subject: claims.role === 'admin' ? claims.admin : claims.account, panel: claims.panel },
+        { role: claims.role, subject: claims.role === 'admin' ? claims.admin : claims.account, panel: claims.panel, locale: claims.locale },
         'signed in from the panel',
       );
       res.redirect(303, next ?? landingOf(claims));
@@ -72,7 +70,7 @@ export function createLaunchRouter({
       if (!(error instanceof LaunchTokenError)) throw error;
       logger.warn({ reason: error.reason, ip: req.ip }, 'launch token refused');
       onRefused?.(error.reason);
-      const message = REFUSALS[error.reason] + (demo ? DEMO_HINT : '');
+      const message = refusalMessage(t, error.reason, demo);
       throw new AppError(error.reason === 'wrong_role' ? 'FORBIDDEN' : 'UNAUTHORIZED', message, [], { cause: error });
     }
   });

@@ -8,13 +8,13 @@
 import cookieParser from 'cookie-parser';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { createFormat } from '../../core/format.js';
 import type { LaunchRefusal } from '../../core/launch-tokens.js';
 import type { SessionEnd, SessionService } from '../../core/sessions.js';
 import type { SessionRole } from '../../db/sessions.repo.js';
 import { createAdminRouter, type AdminPagesDeps } from './admin.routes.js';
 import { createCsrf } from './csrf.js';
 import { createLaunchRouter } from './launch.routes.js';
+import { browserLanguage, createPageLanguages, usePageLanguage, type PageLanguages } from './page-language.js';
 import { CERTIFICATE_FORM, createPanelRouter, type PanelPagesDeps } from './panel.routes.js';
 import { certificateUpload } from './uploads.js';
 import { requireSession, sessionCookieName, sessionCookieOptions } from './session.middleware.js';
@@ -35,6 +35,8 @@ export interface PagesDeps {
   admin: AdminPagesDeps;
   /** Told of refused launches and sessions. Default: nobody. */
   observer?: PagesObserver;
+  /** The pages' languages (page-language.ts). Default: made from the shipped catalogs (locales/), in `timeZone`. */
+  languages?: PageLanguages;
   /** The panel's time zone for every date and time the pages write (WPP_TIME_ZONE, else the server's); undefined: UTC, said. */
   timeZone?: string | undefined;
 }
@@ -47,12 +49,11 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
   const router = express.Router();
   const csrf = createCsrf(sessions);
   router.use(cookieParser());
-  // Every page writes numbers, days and times through one Format (core/format.ts), made once: Intl's formatters are costly to build.
-  const format = createFormat({ timeZone: deps.timeZone });
-  router.use((_req: Request, res: Response, next: NextFunction) => {
-    res.locals.format = format;
-    next();
-  });
+  // Every page speaks its user's language: `t`, `locale` and `format` (core/format.ts), one set per
+  // language made once, since Intl's formatters are costly to build. Until a session says otherwise,
+  // the browser's language (a refused sign-in link, the home page).
+  const languages = deps.languages ?? createPageLanguages({ timeZone: deps.timeZone });
+  router.use(browserLanguage(languages));
   router.use(
     createLaunchRouter({
       sessions,
@@ -63,14 +64,19 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
     }),
   );
 
-  router.get('/', (_req, res) => {
-    res.render('home', { title: 'Web protection' });
+  router.get('/', (_req, res: Response) => {
+    res.render('home', { title: res.locals.t('home.title') });
   });
 
   const area = (role: SessionRole, pages: express.Router, uploads: readonly string[] = []) => {
     const areaRouter = express.Router();
     // The area's one guard, ahead of every route in it and of any body: a session of this role.
     areaRouter.use(requireSession(sessions, role, { secureCookies, logger: deps.logger, onRefused: deps.observer?.sessionRefused }));
+    // The session's language from here on: the one the panel gave at the launch.
+    areaRouter.use((req: Request, res: Response, next: NextFunction) => {
+      if (req.pageSession) usePageLanguage(res, languages[req.pageSession.locale]);
+      next();
+    });
     // Then the forms: url-encoded anywhere, multipart only where files are uploaded; then the CSRF token.
     areaRouter.use(express.urlencoded(FORM_LIMITS));
     for (const path of uploads) areaRouter.post(path, ...certificateUpload());
@@ -78,7 +84,7 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
     areaRouter.post('/logout', (req: Request, res: Response) => {
       if (req.pageSession) sessions.end(req.pageSession);
       res.clearCookie(sessionCookieName(role, req, secureCookies), sessionCookieOptions(req, secureCookies));
-      res.set('Cache-Control', 'no-store').render('signed-out', { title: 'Signed out' });
+      res.set('Cache-Control', 'no-store').render('signed-out', { title: res.locals.t('signedOut.title') });
     });
     // The page's path, for the menu to mark the current item (layout/head.ejs).
     areaRouter.use((req: Request, res: Response, next: NextFunction) => {
@@ -89,6 +95,6 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
     return areaRouter;
   };
   router.use('/panel', area('customer', createPanelRouter(deps.panel), [CERTIFICATE_FORM]));
-  router.use('/admin', area('admin', createAdminRouter(deps.admin, format)));
+  router.use('/admin', area('admin', createAdminRouter(deps.admin)));
   return router;
 }

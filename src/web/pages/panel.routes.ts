@@ -200,13 +200,13 @@ function addActionRoutes(router: express.Router, deps: PanelPagesDeps): void {
 function addRulesEditorRoutes(router: express.Router, deps: PanelPagesDeps): void {
   router.get('/domains/:domain/rules', (req: Request, res: Response) => {
     const website = ownWebsite(req, deps.accounts);
-    const frameUrl = editorUrlFor(deps, website);
+    const frameUrl = editorUrlFor(deps, website, res.locals.locale as string);
     res.set('Cache-Control', 'no-store').render('panel/rules', { title: `Rules of ${website.domain}`, website, frameUrl });
   });
 
   router.get('/domains/:domain/rules/check', async (req: Request, res: Response) => {
     const website = ownWebsite(req, deps.accounts);
-    const frameUrl = editorUrlFor(deps, website);
+    const frameUrl = editorUrlFor(deps, website, res.locals.locale as string);
     const pageOrigin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
     res.set('Cache-Control', 'no-store').json({ status: frameUrl ? await probeRulesEditor(frameUrl, pageOrigin) : 'unreachable' });
   });
@@ -224,11 +224,11 @@ const chartJson = (series: { x: number[]; permitted: number[]; blocked: number[]
 
 const domainPath = (website: Website) => `/panel/domains/${encodeURIComponent(website.domain)}`;
 
-/** The customer's own editor address (their API key inside), or undefined when there is no editor or no key. */
-function editorUrlFor(deps: PanelPagesDeps, website: Website): string | undefined {
+/** The customer's own editor address (their API key inside, the page's language as {lang}), or undefined when there is no editor or no key. */
+function editorUrlFor(deps: PanelPagesDeps, website: Website, lang: string): string | undefined {
   const apiKey = deps.accounts.getAccount(website.account)?.providerApiKey;
   if (!deps.rulesEditorTemplate || !apiKey) return undefined;
-  return rulesEditorUrl(deps.rulesEditorTemplate, { domain: website.domain, lang: 'en', apiKey });
+  return rulesEditorUrl(deps.rulesEditorTemplate, { domain: website.domain, lang, apiKey });
 }
 
 /**

@@ -3,6 +3,7 @@
  * message (the API routes keep their JSON errors; app.ts decides which a request gets).
  */
 import type { Request, Response } from 'express';
+import type { Translate } from '../../core/i18n.js';
 import type { AppError, AppErrorCode } from '../../errors.js';
 import { httpStatusFor } from '../../errors.js';
 
@@ -18,24 +19,28 @@ export const isPageRequest = (req: Request) =>
  */
 export const wantsErrorPage = (req: Request) => isPageRequest(req) || req.accepts(['json', 'html']) === 'html';
 
-const TITLES: Partial<Record<AppErrorCode, string>> = {
-  UNAUTHORIZED: 'Please sign in again',
-  FORBIDDEN: 'Not allowed',
-  NOT_FOUND: 'Not found',
-  VALIDATION_FAILED: 'Please check what you entered',
-  BAD_REQUEST: 'That did not work',
-  CONFLICT: 'That did not work',
-  LIMIT_REACHED: 'Limit reached',
-  UNAVAILABLE: 'Busy, try again shortly',
-};
+/** The codes whose page has a title of its own (the catalogs' `error.title.<CODE>`); any other: `error.title.other`. */
+const TITLED: ReadonlySet<AppErrorCode> = new Set([
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'VALIDATION_FAILED',
+  'BAD_REQUEST',
+  'CONFLICT',
+  'LIMIT_REACHED',
+  'UNAVAILABLE',
+]);
 
 /**
  * The error page of the pages: the message says what happened and what to do; never a stack.
- * Should the page itself fail to render, the message goes out as plain text: an error is
- * always answered, never left hanging.
+ * In the page's language (res.locals.t, page-language.ts). Should the page itself fail to render
+ * (or an error come before any language was chosen), the message goes out as plain text: an
+ * error is always answered, never left hanging.
  */
 export function renderErrorPage(res: Response, error: AppError): void {
-  const title = TITLES[error.code] ?? 'Something went wrong';
+  const t = res.locals.t as Translate | undefined;
+  const titleKey = `error.title.${TITLED.has(error.code) ? error.code : 'other'}`;
+  const title = t ? t(titleKey) : 'Something went wrong';
   res.status(httpStatusFor(error.code)).set('Cache-Control', 'no-store');
   res.render('error', { title, message: error.message, code: error.code }, (renderError: Error | null, html?: string) => {
     if (renderError) res.type('text/plain').send(`${title}: ${error.message}`);

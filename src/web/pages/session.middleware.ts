@@ -4,6 +4,7 @@
  */
 import type { CookieOptions, NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import type { Translate } from '../../core/i18n.js';
 import type { PageUser, Session, SessionEnd, SessionService } from '../../core/sessions.js';
 import type { SessionRole } from '../../db/sessions.repo.js';
 import { AppError } from '../../errors.js';
@@ -38,13 +39,8 @@ export function sessionCookieOptions(req: Request, secureCookies: boolean, expir
   };
 }
 
-const ENDED_MESSAGES = {
-  none: 'You are not signed in here. Open Web protection from your control panel.',
-  unknown: 'Your session has ended. Open Web protection from your control panel again.',
-  idle: 'Your session ended after a while without activity. Open Web protection from your control panel again.',
-  expired: 'Your session has reached its time limit. Open Web protection from your control panel again.',
-  wrong_role: 'This sign-in does not open these pages, and it has been ended. Open Web protection from your control panel again.',
-} as const;
+/** Why the user must sign in again, in their language: the catalogs' `session.ended.<reason>` (locales/). */
+const endedMessage = (res: Response, ended: SessionEnd): string => (res.locals.t as Translate)(`session.ended.${ended}`);
 
 /**
  * The one guard of an area (every /panel route, every /admin route): lets the request through
@@ -69,7 +65,7 @@ export function requireSession(
         );
       }
       if (resumed.ended !== 'none') res.clearCookie(sessionCookieName(role, req, secureCookies), sessionCookieOptions(req, secureCookies));
-      throw new AppError('UNAUTHORIZED', ENDED_MESSAGES[resumed.ended]);
+      throw new AppError('UNAUTHORIZED', endedMessage(res, resumed.ended));
     }
     req.pageSession = resumed.session;
     res.locals.user = resumed.session.user;

@@ -19,7 +19,8 @@
  *   customer (getClient() is the customer), and wpp's pages cover the whole account, so such a
  *   user needs their role's "websites and domains management" permission and access to every
  *   subscription; the customer themselves has both.
- * Nothing is signed for a refused user: the sbin script is not called.
+ * Nothing is signed for a refused user: the sbin script is not called. The user's Plesk language
+ * goes with the login (--lang), for the pages to speak it.
  */
 class IndexController extends pm_Controller_Action
 {
@@ -92,6 +93,17 @@ class IndexController extends pm_Controller_Action
 
     private function launch(array $args)
     {
+        // The language Plesk shows this user its panel in (pm_Locale: the session's locale, such as
+        // de-DE), so wpp's pages speak it too; a code that is no language tag is left out (English).
+        try {
+            $locale = pm_Locale::getCode();
+        } catch (Exception $e) {
+            $locale = '';
+        }
+        if (is_string($locale) && preg_match('/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{1,8}){0,4}$/', $locale)) {
+            $args[] = '--lang';
+            $args[] = $locale;
+        }
         try {
             $result = pm_ApiCli::callSbin('launch-url', $args, pm_ApiCli::RESULT_FULL);
         } catch (Exception $e) {

@@ -1,0 +1,88 @@
+/**
+ * The Virtualmin module's pages (index.cgi, launch.cgi and wpp-lib.pl, as `wpp install
+ * virtualmin` writes them) run with Perl against a stub of Webmin's library: who may open them
+ * is covered against the real panel (test/panels/virtualmin.test.ts); here, what they hand
+ * `wpp launch-url`, the Webmin user's language included (issue 21). A fake launcher records its
+ * arguments.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shippedFile } from '../../src/install/shipped-file.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
+
+let dir: string;
+const moduleDir = () => join(dir, 'wpp');
+const log = () => join(dir, 'launcher.log');
+
+beforeAll(() => {
+  dir = createTempDir('wpp-virtualmin-pages-');
+  mkdirSync(join(dir, 'stubs'), { recursive: true });
+  mkdirSync(moduleDir());
+  const launcher = join(dir, 'launcher');
+  writeFileSync(
+    launcher,
+    `#!/bin/sh\nfor a in "$@"; do printf '[%s]' "$a"; done >> '${log()}'\necho >> '${log()}'\necho 'https://wpp.example/launch?token=t'\n`,
+  );
+  chmodSync(launcher, 0o755);
+  for (const page of ['wpp-lib.pl', 'index.cgi', 'launch.cgi'])
+    writeFileSync(join(moduleDir(), page), shippedFile(`virtualmin/wpp/${page}`, { VERSION: '9.9.9', LAUNCHER: launcher }));
+  // Webmin's library as the pages use it: init_config sets the signed-in user and the language
+  // Webmin shows them ($current_lang: STUB_LANG; the global %gconfig lang: STUB_GLOBAL_LANG).
+  writeFileSync(
+    join(dir, 'stubs/WebminCore.pm'),
+    `package WebminCore;
+use strict; use warnings; no strict 'refs';
+sub import {
+    *{'main::init_config'} = sub {
+        $main::base_remote_user = $ENV{REMOTE_USER};
+        $main::current_lang = $ENV{STUB_LANG};
+        %main::gconfig = ( lang => $ENV{STUB_GLOBAL_LANG} // 'en' );
+    };
+    *{'main::foreign_require'} = sub { 1 };
+    *{'main::foreign_available'} = sub { 1 };
+    *{'main::ReadParse'} = sub { %main::in = map { split /=/, $_, 2 } split /&/, ( $ENV{QUERY_STRING} // '' ) };
+    *{'virtual_server::master_admin'} = sub { 1 };
+    *{'virtual_server::can_edit_domain'} = sub { 1 };
+    *{'virtual_server::get_domain'} = sub { { dom => 'shop.example', user => 'alice', parent => undef } };
+}
+1;
+`,
+  );
+});
+afterAll(() => removeTempDir(dir));
+
+function page(name: string, env: Record<string, string>, query = '') {
+  writeFileSync(log(), '');
+  const run = spawnSync('perl', ['-I', join(dir, 'stubs'), name], {
+    cwd: moduleDir(),
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', REMOTE_USER: 'root', QUERY_STRING: query, ...env },
+  });
+  expect(run.stderr).toBe('');
+  return { location: /^Location: (.*?)\r?$/m.exec(run.stdout)?.[1], calls: readFileSync(log(), 'utf8').split('\n').filter(Boolean) };
+}
+
+describe('the Virtualmin pages', () => {
+  it("pass the Webmin user's language to wpp launch-url, for the admin and a virtual server's customer", () => {
+    expect(page('index.cgi', { STUB_LANG: 'de' })).toEqual({
+      location: 'https://wpp.example/launch?token=t',
+      calls: ['[launch-url][--panel][virtualmin][--admin][root][--lang][de]'],
+    });
+    expect(page('launch.cgi', { STUB_LANG: 'es' }, 'dom=17').calls).toEqual([
+      '[launch-url][--panel][virtualmin][--account][alice][--domain][shop.example][--lang][es]',
+    ]);
+    expect(page('index.cgi', { STUB_LANG: 'pt_BR.UTF-8' }).calls).toEqual([
+      '[launch-url][--panel][virtualmin][--admin][root][--lang][pt_BR.UTF-8]',
+    ]);
+  });
+
+  it("fall back to Webmin's global language, and pass nothing that is not a language tag", () => {
+    expect(page('index.cgi', { STUB_GLOBAL_LANG: 'de' }).calls).toEqual(['[launch-url][--panel][virtualmin][--admin][root][--lang][de]']);
+    for (const junk of ['de; rm -rf /', '--admin', 'x'.repeat(50)])
+      expect(page('index.cgi', { STUB_LANG: junk, STUB_GLOBAL_LANG: '' }).calls, junk).toEqual([
+        '[launch-url][--panel][virtualmin][--admin][root]',
+      ]);
+  });
+});
