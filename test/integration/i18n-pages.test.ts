@@ -3,32 +3,15 @@
  * message is left untranslated, `<html lang>` says the language, and a language the plugin
  * lacks falls back to English (issue 21, in the user's language).
  *
- * How "untranslated" is found, on the page's visible text: a catalog key shown as such (the
- * catalogs lack it: i18next answers with the key), or in German or Spanish a message of the
- * English catalog whose translation differs (that language's catalog lacks it: the English
- * fallback shows). The next pages to convert are added to PAGES.
+ * How "untranslated" is found: test/helpers/i18n-check.ts.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Catalog } from '../../src/core/i18n.js';
-import { SUPPORTED_LOCALES } from '../../src/core/locale.js';
+import { expectTranslated, type PageVisit } from '../helpers/i18n-check.js';
 import { admin, customer, launchUrl } from '../helpers/pages.js';
-import { createPageClient, textOf, type PageAnswer } from '../helpers/page-client.js';
+import { createPageClient, textOf } from '../helpers/page-client.js';
 import { protectedWebsite, withPlugin } from '../helpers/plugin.js';
 
-type Signed = 'admin' | 'customer' | 'nobody';
-
-/** One page to check: who opens it, where, and the status it answers with. */
-interface PageVisit {
-  name: string;
-  as: Signed;
-  path: string;
-  status: number;
-  /** A form posted after opening `path` (its CSRF token read from that page). */
-  post?: string;
-}
-
-/** The pages converted so far. The next session adds its pages here. */
+/** The pages of the layout, the sign-in and its errors, and the admin's accounts, jobs and runs (each area's own list is in its test). */
 const PAGES: PageVisit[] = [
   { name: 'home', as: 'nobody', path: '/', status: 200 },
   { name: 'launch link without a token', as: 'nobody', path: '/launch', status: 400 },
@@ -48,60 +31,6 @@ const PAGES: PageVisit[] = [
   { name: 'signed out', as: 'admin', path: '/admin/jobs', post: '/admin/logout', status: 200 },
 ];
 
-const catalogs = Object.fromEntries(
-  SUPPORTED_LOCALES.map((locale) => [locale, JSON.parse(readFileSync(`locales/${locale}.json`, 'utf8')) as Catalog]),
-) as Record<string, Catalog>;
-
-/** Every message of a catalog by its dotted key. */
-function messages(catalog: Catalog, prefix = ''): Map<string, string> {
-  const found = new Map<string, string>();
-  for (const [key, value] of Object.entries(catalog)) {
-    if (typeof value === 'string') found.set(prefix + key, value);
-    else for (const [k, v] of messages(value, `${prefix}${key}.`)) found.set(k, v);
-  }
-  return found;
-}
-
-/**
- * The English messages a page in `locale` must not show (those the locale writes otherwise), each
- * as a pattern of its whole text with any value where its placeholders are.
- */
-function englishMessages(locale: string): { text: string; pattern: RegExp }[] {
-  const english = messages(catalogs.en as Catalog);
-  const translated = messages(catalogs[locale] as Catalog);
-  return [...english]
-    .filter(([key, text]) => translated.get(key) !== text)
-    .map(([, text]) => {
-      const body = text
-        .split(/\{\{[^}]+\}\}/)
-        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-        .join('.+?');
-      return { text, pattern: new RegExp(`(^|\\W)${body}(\\W|$)`) };
-    });
-}
-
-const KEY_SHOWN = new RegExp(`\\b(${Object.keys(catalogs.en as Catalog).join('|')})\\.[A-Za-z_]+`);
-
-/** What in a page's text is not in `locale`: catalog keys shown as such, and English messages. */
-function untranslated(text: string, locale: string): string[] {
-  const keys = KEY_SHOWN.exec(text);
-  const english = locale === 'en' ? [] : englishMessages(locale).filter(({ pattern }) => pattern.test(text));
-  return [...(keys ? [`key ${keys[0]}`] : []), ...english.map((message) => `English "${message.text}"`)];
-}
-
-/** Opens a page as `visit.as` in `locale`: a session launched with the locale, or a browser asking for it. */
-async function open(url: string, target: { url: string; dataDir: string }, visit: PageVisit, locale: string): Promise<PageAnswer> {
-  if (visit.as === 'nobody') {
-    const response = await fetch(`${url}${visit.path}`, { headers: { 'accept-language': locale }, redirect: 'manual' });
-    return { status: response.status, headers: response.headers, body: await response.text() };
-  }
-  const client = createPageClient(url);
-  const request = visit.as === 'admin' ? admin() : customer('sam');
-  expect((await client.get(launchUrl(target, { ...request, locale }))).status).toBe(303);
-  const page = await client.get(visit.path);
-  return visit.post ? client.post(visit.post) : page;
-}
-
 describe('the pages in each language', () => {
   it('shows every converted page in English, German and Spanish, with nothing left untranslated', async () => {
     await withPlugin(async (plugin) => {
@@ -119,17 +48,7 @@ describe('the pages in each language', () => {
       await plugin.postEvents([{ type: 'account.suspended', account: 'sam' }]);
       await plugin.idle();
 
-      const problems: string[] = [];
-      for (const locale of SUPPORTED_LOCALES) {
-        for (const visit of PAGES) {
-          const answer = await open(plugin.url, plugin, visit, locale);
-          const where = `${locale} ${visit.name}`;
-          expect(answer.status, where).toBe(visit.status);
-          expect(answer.body, where).toContain(`<html lang="${locale}">`);
-          for (const found of untranslated(textOf(answer.body), locale)) problems.push(`${where}: ${found}`);
-        }
-      }
-      expect(problems).toEqual([]);
+      await expectTranslated(plugin, PAGES);
     });
   }, 60_000);
 

@@ -1,0 +1,118 @@
+/**
+ * The check that a page is in its user's language (issue 21): every page converted to the
+ * message catalogs (locales/) is opened in each supported language, and its visible text must
+ * show nothing untranslated:
+ * - a catalog key shown as such (no catalog has it: i18next answers with the key);
+ * - in German or Spanish, a message of the English catalog whose translation differs (that
+ *   language's catalog lacks it, and the English fallback shows);
+ * - in German or Spanish, English words written into a template or a route instead of the
+ *   catalog (" the ", " your ", ...), outside what the test names as data (a domain, a
+ *   provider's reason quoted as the provider gave it).
+ * Each area's test lists its pages (test/integration/i18n-*.test.ts) and calls expectTranslated.
+ */
+import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import type { Catalog } from '../../src/core/i18n.js';
+import { SUPPORTED_LOCALES } from '../../src/core/locale.js';
+import { createPageClient, textOf, type PageAnswer } from './page-client.js';
+import { admin, customer, launchUrl, type LaunchTarget } from './pages.js';
+
+export type Signed = 'admin' | 'customer' | 'nobody';
+
+/** One page to check: who opens it (a customer: `account`, default sam), where, and the status it answers with. */
+export interface PageVisit {
+  name: string;
+  as: Signed;
+  path: string;
+  status: number;
+  account?: string;
+  /** A form posted after opening `path` (its CSRF token read from that page), with its fields. */
+  post?: string;
+  fields?: Record<string, string>;
+}
+
+const catalogs = Object.fromEntries(
+  SUPPORTED_LOCALES.map((locale) => [locale, JSON.parse(readFileSync(`locales/${locale}.json`, 'utf8')) as Catalog]),
+) as Record<string, Catalog>;
+
+/** Every message of a catalog by its dotted key. */
+export function messages(catalog: Catalog, prefix = ''): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const [key, value] of Object.entries(catalog)) {
+    if (typeof value === 'string') found.set(prefix + key, value);
+    else for (const [k, v] of messages(value, `${prefix}${key}.`)) found.set(k, v);
+  }
+  return found;
+}
+
+/**
+ * The English messages a page in `locale` must not show (those the locale writes otherwise), each
+ * as a pattern of its whole text with any value where its placeholders are.
+ */
+function englishMessages(locale: string): { text: string; pattern: RegExp }[] {
+  const english = messages(catalogs.en as Catalog);
+  const translated = messages(catalogs[locale] as Catalog);
+  return [...english]
+    .filter(([key, text]) => translated.get(key) !== text)
+    .map(([, text]) => {
+      const body = text
+        .split(/\{\{[^}]+\}\}/)
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.+?');
+      return { text, pattern: new RegExp(`(^|\\W)${body}(\\W|$)`) };
+    });
+}
+
+const KEY_SHOWN = new RegExp(`\\b(${Object.keys(catalogs.en as Catalog).join('|')})\\.[A-Za-z_]+`);
+
+/**
+ * Words that are English and neither German nor Spanish: one of them in a German or Spanish page
+ * is a message that never went through the catalogs.
+ */
+const ENGLISH_WORDS =
+  /\b(the|your|and|this|with|you|are|is|of|to|for|not|been|have|has|it|from|when|which|what|there|here|yet|no longer|now)\b/i;
+
+/** What in a page's text is not in `locale`: catalog keys shown as such, English messages, English words outside `data`. */
+export function untranslated(text: string, locale: string, data: readonly string[] = []): string[] {
+  const keys = KEY_SHOWN.exec(text);
+  if (locale === 'en') return keys ? [`key ${keys[0]}`] : [];
+  const english = englishMessages(locale).filter(({ pattern }) => pattern.test(text));
+  let rest = text;
+  for (const value of data) rest = rest.split(value).join(' ');
+  const words = [...rest.matchAll(new RegExp(ENGLISH_WORDS, 'gi'))].map((m) => {
+    const at = m.index ?? 0;
+    return `English words "…${rest.slice(Math.max(0, at - 40), at + 40).trim()}…"`;
+  });
+  return [...(keys ? [`key ${keys[0]}`] : []), ...english.map((message) => `English "${message.text}"`), ...new Set(words)];
+}
+
+/** Opens a page as `visit.as` in `locale`: a session launched with the locale, or a browser asking for it. */
+export async function openInLocale(target: LaunchTarget, visit: PageVisit, locale: string): Promise<PageAnswer> {
+  if (visit.as === 'nobody') {
+    const response = await fetch(`${target.url}${visit.path}`, { headers: { 'accept-language': locale }, redirect: 'manual' });
+    return { status: response.status, headers: response.headers, body: await response.text() };
+  }
+  const client = createPageClient(target.url);
+  const request = visit.as === 'admin' ? admin() : customer(visit.account ?? 'sam');
+  expect((await client.get(launchUrl(target, { ...request, locale }))).status).toBe(303);
+  const page = await client.get(visit.path);
+  return visit.post ? client.post(visit.post, visit.fields) : page;
+}
+
+/**
+ * Opens every page of `visits` in every supported language and expects each in its language:
+ * the status, `<html lang>`, and nothing untranslated (`data`: text that is data, not a message).
+ */
+export async function expectTranslated(target: LaunchTarget, visits: readonly PageVisit[], data: readonly string[] = []): Promise<void> {
+  const problems: string[] = [];
+  for (const locale of SUPPORTED_LOCALES) {
+    for (const visit of visits) {
+      const answer = await openInLocale(target, visit, locale);
+      const where = `${locale} ${visit.name}`;
+      expect(answer.status, where).toBe(visit.status);
+      expect(answer.body, where).toContain(`<html lang="${locale}">`);
+      for (const found of untranslated(textOf(answer.body), locale, data)) problems.push(`${where}: ${found}`);
+    }
+  }
+  expect(problems).toEqual([]);
+}
