@@ -45,11 +45,27 @@ const PAGES: PageVisit[] = [
 ];
 
 /**
- * Data, not messages: the provider's reason for refusing nowhere.example, quoted as it gave it.
- * The words of a website's state (core/website-state.ts) are converted by another part of this
- * round; those still English when this test was written are named here until it is merged.
+ * Data, not messages: the admin's name (and as the enforcement log records who acted), and the
+ * provider's reason for refusing nowhere.example, quoted as it gave it.
  */
-const DATA = ['does not resolve'];
+const DATA = ['admin:alice-admin', 'alice-admin', 'The domain nowhere.example does not exist or does not resolve'];
+
+/**
+ * The admin's words of a website's state (core/website-state.ts, converted by another part of
+ * this round at the same time): still English on this branch, so named here until that part is
+ * merged; then this list goes.
+ */
+const STATE_WORDS = [
+  'Paused by the customer',
+  'Paused by an admin',
+  'Paused by the hit limit',
+  'Paused outside the plugin',
+  'Paused: account suspended',
+  'Waiting for DNS',
+  'Could not protect',
+  'The provider refused it (domain_unresolvable):',
+  "The domain's DNS must exist and resolve: once the customer has fixed it, click Retry (the customer can also click Try again).",
+];
 
 async function overviewIn(plugin: { url: string; dataDir: string }, locale: string): Promise<string> {
   const client = createPageClient(plugin.url);
@@ -89,24 +105,54 @@ describe('the admin overview and websites pages in each language', () => {
       expect(plugin.accounts.getWebsite('held.example')).toMatchObject({ pausedBy: 'admin' });
       expect(plugin.accounts.getWebsite('nowhere.example')?.provisioningFailure).toMatchObject({ code: 'domain_unresolvable' });
 
-      await expectTranslated(plugin, PAGES, DATA);
+      await expectTranslated(plugin, PAGES, [...DATA, ...STATE_WORDS]);
+
+      // Each branch the list above means to show is there, in German.
+      const german = createPageClient(plugin.url);
+      expect((await german.get(launchUrl(plugin, { ...admin(), locale: 'de' }))).status).toBe(303);
+      const de = async (path: string) => textOf((await german.get(path)).body);
+      const overview = await de('/admin');
+      for (const words of [
+        'aktive Websites (',
+        'durch Admin, ',
+        'warten auf DNS',
+        'mit Fehler',
+        'sonstige: ',
+        'Konten: ',
+        'gescheiterte Aufträge: ansehen',
+      ])
+        expect(overview).toContain(words);
+      expect(overview).toMatch(/Letzter Abgleich (gerade eben|vor \d+ Minuten?): \d+ gelesen, 0 fehlgeschlagen/);
+      expect(await de(`${WEBSITE}?page=2`)).toContain('Seite 2 von 3');
+      expect(await de(`${WEBSITE}?q=a`)).toContain('Geben Sie zum Suchen mindestens 2 Zeichen ein');
+      expect(await de(`${WEBSITE}?account=customer3`)).toMatch(/Websites des Kontos customer3 ?\./);
+      expect(await de(`${WEBSITE}/held.example`)).toContain('Das Plugin verlangt pausiert (pausiert durch Admin)');
+      const refused = await de(`${WEBSITE}/nowhere.example?done=reprovisioned&job=9`);
+      expect(refused).toContain('Zur erneuten Einrichtung eingereiht. Auftrag #9.');
+      expect(refused).toMatch(/Abgelehnt am .+, Code domain_unresolvable/);
+      expect(refused).toContain('Erneut versuchen: Sendet die Website');
+      const watched = await de(`${WEBSITE}/watch.example`);
+      expect(watched).toMatch(/Überwachung bis .+ \(danach durch den Zeitplan geschützt\)/);
+      expect(watched).toContain('Jetzt schützen');
+      expect(await de(`${WEBSITE}/gone.example`)).toContain('Diese Website wurde entfernt');
+      expect(await de(`${WEBSITE}/blog-11.views.example`)).toMatch(/Website-Limit: .+\. Bei der/);
     });
   }, 120_000);
 
   it("shows each state of the provider's contact in each language: reachable, quiet, never reached", async () => {
     await withPlugin(async (plugin) => {
       await plugin.idle();
-      await expectTranslated(plugin, [{ name: 'overview, provider reachable', as: 'admin', path: '/admin', status: 200 }]);
+      await expectTranslated(plugin, [{ name: 'overview, provider reachable', as: 'admin', path: '/admin', status: 200 }], DATA);
       // The provider last answered two hours ago (as another process of the data folder records it).
       plugin.db.prepare('UPDATE kv SET value = ? WHERE key = ?').run(String(Date.now() - 2 * 3_600_000), PROVIDER_ANSWERED_AT);
-      await expectTranslated(plugin, [{ name: 'overview, provider quiet', as: 'admin', path: '/admin', status: 200 }]);
+      await expectTranslated(plugin, [{ name: 'overview, provider quiet', as: 'admin', path: '/admin', status: 200 }], DATA);
       expect(await overviewIn(plugin, 'de')).toContain('Still');
     });
     await withSandbox(async (sandbox) => {
       const plugin = await startTestPlugin(sandbox, { env: { WPP_PROVIDER_API_KEY: 'not-the-partner-key' } });
       try {
         await expect.poll(() => plugin.jobs.list({ limit: 10 }).some((job) => job.attempts > 0), { timeout: 10_000 }).toBe(true);
-        await expectTranslated(plugin, [{ name: 'overview, provider never reached', as: 'admin', path: '/admin', status: 200 }]);
+        await expectTranslated(plugin, [{ name: 'overview, provider never reached', as: 'admin', path: '/admin', status: 200 }], DATA);
         expect(await overviewIn(plugin, 'es')).toContain('Nunca contactado');
       } finally {
         await plugin.close();
