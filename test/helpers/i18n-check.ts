@@ -60,7 +60,8 @@ function englishMessages(locale: string): { text: string; pattern: RegExp }[] {
         .split(/\{\{[^}]+\}\}/)
         .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
         .join('.+?');
-      return { text, pattern: new RegExp(`(^|\\W)${body}(\\W|$)`) };
+      // Only as words of their own: "admin" is no message in the name alice-admin, the path /admin/jobs or the log's admin:alice-admin.
+      return { text, pattern: new RegExp(`(?<![\\w/-]|\\w:)${body}(?![\\w/-]|:\\w)`) };
     });
 }
 
