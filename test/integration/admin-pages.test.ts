@@ -323,7 +323,7 @@ describe('admin pages: a website’s forecast and attacks', () => {
         expect(answer.status).toBe(200);
         const text = textOf(answer.body);
         // 98,200 hits to the website's limit, 58,200 to the account's, at one a second from 00:30 on the 11th.
-        expect(text).toContain('Website limit: 12 Nov, 03:00 UTC (in 1 day)');
+        expect(text).toContain('Website limit: 12 Nov, 03:00 UTC (tomorrow)');
         expect(text).toContain('Account limit: 11 Nov, 16:00 UTC (in 16 hours)');
         expect(text).toContain('At the rate of about the last half hour.');
         expect(text).toContain('Attack in progress since 11 Nov, 00:20 UTC: about 9,000 blocked hits in the last hour (normally 25).');

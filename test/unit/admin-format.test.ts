@@ -1,28 +1,41 @@
 import { describe, expect, it } from 'vitest';
 import { createFormat } from '../../src/core/format.js';
-import { ago, createAdminFormat, duration, websiteState } from '../../src/web/pages/admin-format.js';
+import { createTranslations, loadCatalogs } from '../../src/core/i18n.js';
+import { createAdminFormat, websiteState } from '../../src/web/pages/admin-format.js';
 import { hrefWith, pagerLinks, parseQuery, pageField } from '../../src/web/pages/admin-query.js';
 import { z } from 'zod';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
+const t = createTranslations(loadCatalogs('locales'));
 
 describe('admin page formatting', () => {
-  it('writes times through the one formatter (the panel zone, named), how long ago, and durations in plain words', () => {
-    const fmt = createAdminFormat(createFormat());
+  it('writes times through the one formatter (the panel zone, named), how long ago, and durations, in the page language', () => {
+    const fmt = createAdminFormat(createFormat(), t.en);
     expect(fmt.when(NOW)).toBe('22 Nov 2026, 12:00 UTC');
     expect(fmt.when(null)).toBe('–');
-    expect(createAdminFormat(createFormat({ timeZone: 'Asia/Tokyo' })).when(NOW)).toMatch(/^22 Nov 2026, 21:00 (JST|GMT\+9)$/);
+    expect(createAdminFormat(createFormat({ timeZone: 'Asia/Tokyo' }), t.en).when(NOW)).toMatch(/^22 Nov 2026, 21:00 (JST|GMT\+9)$/);
     expect(fmt.count(1234567)).toBe('1,234,567');
     expect(fmt.count(null)).toBe('–');
-    expect(ago(NOW - 30_000, NOW)).toBe('just now');
-    expect(ago(NOW - 60_000, NOW)).toBe('1 minute ago');
-    expect(ago(NOW - 5 * 3_600_000, NOW)).toBe('5 hours ago');
-    expect(ago(NOW + 3 * 86_400_000, NOW)).toBe('in 3 days');
-    expect(ago(null, NOW)).toBe('never');
-    expect(duration(350)).toBe('350 ms');
-    expect(duration(40_000)).toBe('40 s');
-    expect(duration(125_000)).toBe('2 min 5 s');
-    expect(duration(3_780_000)).toBe('1 h 3 min');
+    expect(fmt.ago(NOW - 30_000, NOW)).toBe('just now');
+    expect(fmt.ago(NOW - 60_000, NOW)).toBe('1 minute ago');
+    expect(fmt.ago(NOW - 5 * 3_600_000, NOW)).toBe('5 hours ago');
+    expect(fmt.ago(NOW + 3 * 86_400_000, NOW)).toBe('in 3 days');
+    expect(fmt.ago(null, NOW)).toBe('never');
+    expect(fmt.duration(350)).toBe('350 ms');
+    expect(fmt.duration(125_000)).toBe('2 min 5 sec');
+    expect(fmt.duration(null)).toBe('–');
+    expect(fmt.levelWords('near')).toEqual({ words: 'Near the limit', badge: 'warn' });
+    expect(fmt.pauser('domain_removed')).toBe('domain removed');
+    expect(fmt.status('pending_dns')).toBe('pending dns');
+
+    const de = createAdminFormat(createFormat({ locale: 'de' }), t.de);
+    expect(de.count(1234567)).toBe('1.234.567');
+    expect(de.ago(NOW - 30_000, NOW)).toBe('gerade eben');
+    expect(de.ago(NOW - 5 * 3_600_000, NOW)).toBe('vor 5 Stunden');
+    expect(de.ago(null, NOW)).toBe('nie');
+    expect(de.levelWords('over')).toEqual({ words: 'Über dem Limit', badge: 'bad' });
+    expect(de.pauser('admin')).toBe('Admin');
+    expect(createAdminFormat(createFormat({ locale: 'es' }), t.es).status('paused')).toBe('en pausa');
   });
 
   it("shows a website's state in the admin's words of core/website-state, and its tone as the badge", () => {

@@ -1,43 +1,16 @@
 /**
- * How the admin pages write times, durations, numbers and website states: plain words, times
- * through the one formatter (core/format.ts: the panel's zone, named, so an admin can compare
- * them with logs), and "5 minutes ago" beside them. Pure; handed to the views as `fmt`.
+ * How the admin pages write times, durations, numbers and website states: in the page's
+ * language (`t`, the catalogs' adminCommon block), times through the one formatter
+ * (core/format.ts: the panel's zone, named, so an admin can compare them with logs), and
+ * "5 minutes ago" beside them. Pure; handed to the views as `fmt`.
  */
 import type { Format } from '../../core/format.js';
+import type { Translate } from '../../core/i18n.js';
 import { describeWebsite, type StateInput } from '../../core/website-state.js';
 
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 
 const isTime = (ms: number | null | undefined): ms is number => ms !== null && ms !== undefined && Number.isFinite(ms);
-
-const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
-
-/** "just now", "5 minutes ago", "in 3 days", seen from `now`. */
-export function ago(ms: number | null | undefined, now: number): string {
-  if (!isTime(ms)) return 'never';
-  const diff = now - ms;
-  const size = Math.abs(diff);
-  if (size < MINUTE) return 'just now';
-  const words =
-    size < HOUR
-      ? plural(Math.floor(size / MINUTE), 'minute')
-      : size < DAY
-        ? plural(Math.floor(size / HOUR), 'hour')
-        : plural(Math.floor(size / DAY), 'day');
-  return diff >= 0 ? `${words} ago` : `in ${words}`;
-}
-
-/** "350 ms", "40 s", "2 min 5 s", "1 h 3 min". */
-export function duration(ms: number | null | undefined): string {
-  if (!isTime(ms)) return '–';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const seconds = Math.round(ms / 1000);
-  if (seconds < 60) return `${seconds} s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min${seconds % 60 ? ` ${seconds % 60} s` : ''}`;
-  return `${Math.floor(seconds / 3600)} h${Math.floor((seconds % 3600) / 60) ? ` ${Math.floor((seconds % 3600) / 60)} min` : ''}`;
-}
 
 export type BadgeKind = 'ok' | 'warn' | 'bad' | 'info' | 'neutral';
 
@@ -47,31 +20,34 @@ export function websiteState(website: StateInput): { words: string; badge: Badge
   return { words: state.label, badge: state.tone, summary: state.summary, todo: state.todo };
 }
 
-const LEVEL_WORDS: Record<string, [string, BadgeKind]> = {
-  over: ['Over the limit', 'bad'],
-  near: ['Near the limit', 'warn'],
-  ok: ['Within the limit', 'ok'],
-  none: ['No limit', 'neutral'],
-};
-
-/** Where a website stands against its limits, in words and a badge. */
-export const levelWords = (level: string) => {
-  const [words, badge] = LEVEL_WORDS[level] ?? [level, 'neutral'];
-  return { words, badge };
-};
+const LEVEL_BADGES: Record<string, BadgeKind> = { over: 'bad', near: 'warn', ok: 'ok', none: 'neutral' };
 
 /**
- * The views' `fmt`, made once with the pages' Format: `when` "22 Nov 2026, 12:00 UTC" (the
- * panel's zone when known) and `count` 12,345 through it, an empty value a dash.
+ * The views' `fmt`, made once per language with its Format and `t`: `when` "22 Nov 2026, 12:00
+ * UTC" (the panel's zone when known), `count` 12,345, an empty value a dash; `ago` "just now"
+ * under a minute, else the Format's "5 minutes ago"; the words of a limit's level, a pauser and
+ * a provider status.
  */
-export function createAdminFormat(format: Format) {
+export function createAdminFormat(format: Format, t: Translate) {
+  const word = (group: 'pausers' | 'statuses', value: string) => t(`adminCommon.${group}.${value}`, { defaultValue: value });
   return {
     when: (ms: number | null | undefined) => (isTime(ms) ? format.dateTime(ms) : '–'),
     count: (n: number | null | undefined) => (n === null || n === undefined ? '–' : format.number(n)),
-    ago,
-    duration,
+    /** "just now", "5 minutes ago", "in 3 days", seen from `now`; "never" without a time. */
+    ago: (ms: number | null | undefined, now: number) =>
+      !isTime(ms) ? t('adminCommon.never') : Math.abs(now - ms) < MINUTE ? t('adminCommon.justNow') : format.ago(ms, now),
+    /** "350 ms", "40 sec", "2 min 5 sec" in the page's language; "–" without one. */
+    duration: (ms: number | null | undefined) => (isTime(ms) ? format.duration(ms) : '–'),
     websiteState,
-    levelWords,
+    /** Where a website stands against its limits, in words and a badge. */
+    levelWords: (level: string) => ({
+      words: t(`adminCommon.levels.${level}`, { defaultValue: level }),
+      badge: LEVEL_BADGES[level] ?? 'neutral',
+    }),
+    /** Who paused a website ("admin", "domain removed"). */
+    pauser: (value: string) => word('pausers', value),
+    /** A status the provider reports or the plugin asks for ("online", "pending dns"). */
+    status: (value: string) => word('statuses', value),
   };
 }
 

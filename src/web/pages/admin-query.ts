@@ -4,6 +4,7 @@
  * other filter as it was.
  */
 import { z } from 'zod';
+import type { Translate } from '../../core/i18n.js';
 import { AppError } from '../../errors.js';
 
 /** A form's empty field ("any state") means no filter. */
@@ -11,14 +12,19 @@ export const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value)
 
 export const pageField = optional(z.coerce.number().int('page must be a whole number').min(1, 'page must be 1 or more').max(1_000_000));
 
-/** The query of a request by `schema`, or a BAD_REQUEST naming what is wrong. */
-export function parseQuery<T extends z.ZodType>(schema: T, query: unknown): z.output<T> {
+/**
+ * The query of a request by `schema`, or a BAD_REQUEST naming what is wrong: in the page's
+ * language with `t` (zod's own words for each problem stay as zod writes them).
+ */
+export function parseQuery<T extends z.ZodType>(schema: T, query: unknown, t?: Translate): z.output<T> {
   const result = schema.safeParse(query);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`);
+  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ');
   throw new AppError(
     'BAD_REQUEST',
-    `This page's address has a value it cannot use (${problems.join('; ')}). Change the filters on the page, or start again from its menu link.`,
+    t
+      ? t('adminCommon.badQuery', { problems })
+      : `This page's address has a value it cannot use (${problems}). Change the filters on the page, or start again from its menu link.`,
     result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
   );
 }

@@ -6,6 +6,7 @@ import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { currentForecast, forecastWords } from '../../core/forecast.js';
 import type { Format } from '../../core/format.js';
+import type { Translate } from '../../core/i18n.js';
 import { NOTICES_READ, spikeNotices } from '../../core/website-notices.js';
 import type { PausedBy } from '../../core/types.js';
 import type { WebsiteQuotaRow } from '../../db/admin-views.repo.js';
@@ -37,15 +38,19 @@ const websitesQuery = z.object({
 
 const accountsQuery = z.object({ q: searchText, page: pageField });
 
+/** What an admin's action on a website did, told after its redirect. */
+const DONE = ['paused', 'resumed', 'reprovisioned'] as const;
+
 const websitePageQuery = z.object({
-  done: optional(z.enum(['paused', 'resumed', 'reprovisioned'])),
+  done: optional(z.enum(DONE)),
   job: optional(z.coerce.number().int().min(1)),
 });
 
 const domainParam = z.string().trim().toLowerCase().min(1).max(253);
 
 function websitesPage(deps: AdminPagesDeps, req: Request, res: Response) {
-  const query = parseQuery(websitesQuery, req.query);
+  const t = res.locals.t as Translate;
+  const query = parseQuery(websitesQuery, req.query, t);
   const tooShort = query.q !== undefined && query.q.length < MIN_QUERY_LENGTH;
   const q = tooShort ? undefined : query.q;
   const result = deps.views.searchWebsites({
@@ -66,7 +71,7 @@ function websitesPage(deps: AdminPagesDeps, req: Request, res: Response) {
       dir: (query.sort ?? 'domain') === sort && (query.dir ?? 'asc') === 'asc' ? 'desc' : 'asc',
     });
   res.render('admin/websites', {
-    title: 'Websites',
+    title: t('adminWebsites.title'),
     query: { ...query, sort: query.sort ?? 'domain', dir: query.dir ?? 'asc' },
     tooShort,
     result,
@@ -89,22 +94,25 @@ function forecasts(deps: AdminPagesDeps, website: WebsiteQuotaRow, now: number) 
   });
 }
 
-const DONE_MESSAGES = {
-  paused: 'Paused at the provider. Only an admin resumes it now.',
-  resumed: 'Resumed at the provider.',
-  reprovisioned: 'Queued for provisioning again.',
-};
+/** What the admin's action did, after its redirect: "Paused at the provider. … Job #12." */
+const doneMessage = (t: Translate, done: (typeof DONE)[number], job: number | undefined) =>
+  [t(`adminWebsite.done.${done}`), ...(job ? [t('adminWebsite.doneJob', { job })] : [])].join(' ');
+
+/** A forecast in the page's words: "not this period", "reached", else its day and hour (core/forecast.ts). */
+const forecastIn = (t: Translate, format: Format, now: number) => (at: number | null) =>
+  at === null ? t('adminWebsite.notThisPeriod') : at <= now ? t('adminWebsite.reached') : forecastWords(at, now, format);
 
 function renderWebsite(deps: AdminPagesDeps, req: Request, res: Response, flash?: { kind: 'ok' | 'error'; message: string }, status = 200) {
+  const t = res.locals.t as Translate;
   const domain = domainParam.parse(req.params.domain);
   const website = deps.views.website(domain);
-  if (!website) throw new AppError('NOT_FOUND', `The plugin has no website ${domain}`);
+  if (!website) throw new AppError('NOT_FOUND', t('adminWebsite.notFound', { domain }));
   const now = deps.now();
   res.status(status).render('admin/website', {
     title: domain,
     website,
     forecast: forecasts(deps, website, now),
-    forecastWords: (at: number | null) => forecastWords(at, now, res.locals.format as Format),
+    forecastWords: forecastIn(t, res.locals.format as Format, now),
     monitoringUntil: deps.monitoringUntil?.(domain) ?? null,
     spikes: spikeNotices(deps.schedule.notices(domain, NOTICES_READ), now, res.locals.format as Format),
     history: deps.views.websiteHistory(domain, 50),
@@ -117,7 +125,7 @@ export function createAdminWebsitesRouter(deps: AdminPagesDeps): express.Router 
   router.get('/websites', (req, res) => websitesPage(deps, req, res));
 
   router.get('/accounts', (req, res) => {
-    const query = parseQuery(accountsQuery, req.query);
+    const query = parseQuery(accountsQuery, req.query, res.locals.t as Translate);
     const tooShort = query.q !== undefined && query.q.length < MIN_QUERY_LENGTH;
     const q = tooShort ? undefined : query.q;
     const result = deps.views.accounts({ ...(q ? { q } : {}), page: query.page ?? 1 });
@@ -131,12 +139,12 @@ export function createAdminWebsitesRouter(deps: AdminPagesDeps): express.Router 
   });
 
   router.get('/websites/:domain', (req, res) => {
-    const query = parseQuery(websitePageQuery, req.query);
-    const done = query.done ? `${DONE_MESSAGES[query.done]}${query.job ? ` Job #${query.job}.` : ''}` : undefined;
-    renderWebsite(deps, req, res, done ? { kind: 'ok', message: done } : undefined);
+    const t = res.locals.t as Translate;
+    const query = parseQuery(websitePageQuery, req.query, t);
+    renderWebsite(deps, req, res, query.done ? { kind: 'ok', message: doneMessage(t, query.done, query.job) } : undefined);
   });
 
-  const act = (action: 'pause' | 'resume' | 'reprovision', done: keyof typeof DONE_MESSAGES) =>
+  const act = (action: 'pause' | 'resume' | 'reprovision', done: (typeof DONE)[number]) =>
     router.post(`/websites/:domain/${action}`, async (req, res) => {
       const domain = domainParam.parse(req.params.domain);
       try {
