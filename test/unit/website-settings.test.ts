@@ -11,6 +11,11 @@ import {
   type UploadedFile,
 } from '../../src/core/website-settings.js';
 import { ProviderError, websiteSchema } from '../../src/provider/index.js';
+import { createTranslations, loadCatalogs } from '../../src/core/i18n.js';
+import { paths } from '../../src/paths.js';
+
+/** The messages in English, as the form's tests read them (the other languages: test/integration/i18n-domain.test.ts). */
+const t = createTranslations(loadCatalogs(paths.locales)).en;
 
 const cert = (name: string) => readFileSync(join('test/fixtures/certs', name));
 const NOW = Date.parse('2026-12-01T00:00:00Z');
@@ -46,7 +51,8 @@ function unchangedBody(): Record<string, string> {
   return body;
 }
 
-const parse = (body: Record<string, string>, files: UploadedFile[] = []) => parseSettingsForm(body, files, current, 'secure.example', NOW);
+const parse = (body: Record<string, string>, files: UploadedFile[] = []) =>
+  parseSettingsForm(body, files, current, 'secure.example', NOW, t);
 
 describe('parseSettingsForm', () => {
   it('sends nothing when nothing changed', () => {
@@ -153,6 +159,7 @@ describe('custom certificates', () => {
       current,
       'shop.example',
       NOW,
+      t,
     );
     expect(other).toMatchObject({ ok: false, problems: { certificate: 'This certificate is not for shop.example' } });
     const acme = parse(unchangedBody(), files(cert('secure.example.crt'), cert('secure.example.key')));
@@ -183,7 +190,7 @@ describe('provider refusals', () => {
       sent: true,
       details: [{ path: 'ip.0', message: 'address is not routable' }],
     });
-    expect(problemsFromProviderError(refusal)).toEqual({ ipv4: 'The protection service refused this: address is not routable' });
+    expect(problemsFromProviderError(refusal, t)).toEqual({ ipv4: 'The protection service refused this: address is not routable' });
     const outage = new ProviderError({
       code: 'PROVIDER_UNAVAILABLE',
       message: 'down',
@@ -192,6 +199,6 @@ describe('provider refusals', () => {
       attempts: 2,
       sent: true,
     });
-    expect(problemsFromProviderError(outage)).toBeNull();
+    expect(problemsFromProviderError(outage, t)).toBeNull();
   });
 });
