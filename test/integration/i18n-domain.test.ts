@@ -15,6 +15,8 @@ import { waitFor } from '../helpers/wait.js';
 
 const DOMAIN = 'lena.example';
 const PAGE = `/panel/domains/${DOMAIN}`;
+const OTHER = 'other.example';
+const LATER = 'later.example';
 
 /** A form that fails every check a customer can trip: a policy and an issuer unknown, addresses that are none. */
 const BAD_FORM = {
@@ -52,7 +54,7 @@ const PAGES: PageVisit[] = [
 ];
 
 /** Real data on the pages: the domains, the account, and what the user typed that the messages quote. */
-const DATA = [DOMAIN, 'other.example', 'not a subdomain!', '300.1.2.3', 'fe80::zz', 'lena'];
+const DATA = [DOMAIN, OTHER, LATER, 'not a subdomain!', '300.1.2.3', 'fe80::zz', 'lena'];
 
 /** Waits until the domain page shows `text` in English (a read behind the page stored or failed). */
 const pageShows = (plugin: Parameters<typeof openInLocale>[0], text: string) =>
@@ -99,13 +101,31 @@ describe('the domain page in each language', () => {
     });
   }, 120_000);
 
-  it('says in each language that the stored settings may be out of date, or cannot be shown, while the provider is down', async () => {
+  it('says in each language why settings may be out of date or cannot be shown: the provider down or slow, the domain not protected yet', async () => {
     await withPlugin(async (plugin, sb) => {
       await protectedWebsite(plugin, sb, 'lena', DOMAIN);
+      // Protected, never opened: no settings stored for it.
+      await protectedWebsite(plugin, sb, 'lena', OTHER);
       await pageShows(plugin, 'Settings as of');
       await sb.control('POST', '/_sandbox/faults', { mode: 'down' });
       await pageShows(plugin, 'did not answer');
-      await expectTranslated(plugin, [{ ...(PAGES[0] as PageVisit), name: 'settings as of, provider down' }], DATA);
+      // Added while the provider is down: not protected, so no settings to read.
+      await plugin.postEvents([{ type: 'domain.added', account: 'lena', domain: LATER }]);
+      await plugin.idle();
+      const visit = PAGES[0] as PageVisit;
+      const down = { ...visit, name: 'no settings stored, provider down', path: `/panel/domains/${OTHER}` };
+      const later = { ...visit, name: 'not protected yet', path: `/panel/domains/${LATER}` };
+      expect(textOf((await openInLocale(plugin, down, 'en')).body)).toContain(
+        'The protection service did not answer properly. The settings cannot be shown until the protection service answers; reload the page in a minute.',
+      );
+      expect(textOf((await openInLocale(plugin, later, 'en')).body)).toContain(`Its settings can be changed once ${LATER} is protected.`);
+      await expectTranslated(plugin, [{ ...visit, name: 'settings as of, provider down' }, down, later], DATA);
+
+      // Slow: the first read of a website takes longer than the page waits for it.
+      await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 8000 });
+      const slow = { ...visit, name: 'settings being read', path: `/panel/domains/${OTHER}` };
+      expect(textOf((await openInLocale(plugin, slow, 'en')).body)).toContain('The settings are being read from the protection service');
+      await expectTranslated(plugin, [slow], DATA);
       await sb.control('POST', '/_sandbox/faults', { mode: 'none' });
     });
   }, 120_000);

@@ -4,6 +4,7 @@
  * were read (core/settings-snapshot.ts), and the error summary of a form sent back.
  */
 import type { Translate } from '../../core/i18n.js';
+import type { AppErrorCode } from '../../errors.js';
 import type { KnownSettings } from '../../core/settings-snapshot.js';
 import { formOf, settingsFieldLabel, type FieldProblems, type SettingsForm, type SettingsView } from '../../core/website-settings.js';
 import { CERTS_ISSUERS, LOADBALANCER_FLAGS, RULE_CATEGORIES, RULESETS } from '../../provider/index.js';
@@ -31,7 +32,7 @@ export interface SettingsLocals {
   form: SettingsForm | null;
   problems: FieldProblems;
   /** Why no settings can be shown (views/panel/partials/settings-status.ejs). */
-  settingsNote?: { reason: 'unreachable'; failure: string } | { reason: 'pending' } | { reason: 'not_provisioned' };
+  settingsNote?: { reason: 'unreachable'; failure: string; code: AppErrorCode } | { reason: 'pending' } | { reason: 'not_provisioned' };
   /** When the shown settings were read, and a failed read since. */
   settingsAsOf?: { readAt: number; failedAt: number | null };
   errorSummary?: ErrorSummary;
