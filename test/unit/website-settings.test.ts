@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import {
   fieldOfProviderPath,
   formOf,
+  checkCertificateUpload,
   parseSettingsForm,
+  settingsFieldLabel,
   problemsFromProviderError,
   settingsViewOf,
   type SettingsView,
@@ -200,5 +202,52 @@ describe('provider refusals', () => {
       sent: true,
     });
     expect(problemsFromProviderError(outage, t)).toBeNull();
+  });
+});
+
+describe('the messages in the user’s language', () => {
+  const translations = createTranslations(loadCatalogs(paths.locales), { fallbackToEnglish: false });
+  const files = (crt: Buffer | null, key: Buffer | null): UploadedFile[] => [
+    ...(crt ? [{ fieldname: 'certificate', buffer: crt }] : []),
+    ...(key ? [{ fieldname: 'private_key', buffer: key }] : []),
+  ];
+
+  it('words every certificate problem, a provider refusal and the choices in German and Spanish, naming settings by their labels', () => {
+    const de = translations.de;
+    expect(checkCertificateUpload(files(cert('secure.example.crt'), null), 'secure.example', NOW, de)).toEqual({
+      problems: { private_key: 'Laden Sie auch den privaten Schlüssel hoch (eine .key- oder .pem-Datei)' },
+    });
+    expect(checkCertificateUpload(files(cert('secure.example.crt'), cert('other.key')), 'secure.example', NOW, de)).toEqual({
+      problems: { private_key: 'Dieser Schlüssel gehört nicht zum hochgeladenen Zertifikat' },
+    });
+    expect(checkCertificateUpload(files(cert('secure.example.crt'), cert('secure.example.key')), 'shop.example', NOW, de)).toEqual({
+      problems: { certificate: 'Dieses Zertifikat gilt nicht für shop.example' },
+    });
+    expect(checkCertificateUpload(files(Buffer.from('nope'), Buffer.from('nope')), 'secure.example', NOW, translations.es)).toEqual({
+      problems: {
+        certificate: 'Este archivo no es un certificado PEM (debería empezar por -----BEGIN CERTIFICATE-----)',
+        private_key: 'Este archivo no es una clave privada PEM (debería empezar por -----BEGIN PRIVATE KEY-----)',
+      },
+    });
+    const refused = parseSettingsForm(
+      { ...unchangedBody(), rule_humans: 'maybe', certs_issuer: 'x' },
+      [],
+      current,
+      'secure.example',
+      NOW,
+      de,
+    );
+    expect(refused).toEqual({
+      ok: false,
+      problems: {
+        rule_humans: 'wählen Sie „Durchlassen“, „Captcha verlangen“ oder „Abweisen“',
+        certs_issuer: 'wählen Sie „Automatisch (kostenloses Zertifikat von Let’s Encrypt)“ oder „Mein eigenes Zertifikat“',
+      },
+    });
+    expect(settingsFieldLabel('rule_humans', de)).toBe('Menschen');
+    expect(settingsFieldLabel('lb_force_https', translations.es)).toBe('Usar siempre HTTPS');
+    expect(settingsFieldLabel('ruleset_wordpress', de)).toBe('WordPress');
+    expect(settingsFieldLabel('ipv4', de)).toBe('IPv4-Adressen Ihres Servers');
+    expect(settingsFieldLabel('form', de)).toBeUndefined();
   });
 });
