@@ -17,6 +17,7 @@ const DOMAIN = 'lena.example';
 const PAGE = `/panel/domains/${DOMAIN}`;
 const OTHER = 'other.example';
 const LATER = 'later.example';
+const NINA = 'nina.example';
 
 /** A form that fails every check a customer can trip: a policy and an issuer unknown, addresses that are none. */
 const BAD_FORM = {
@@ -54,7 +55,7 @@ const PAGES: PageVisit[] = [
 ];
 
 /** Real data on the pages: the domains, the account, and what the user typed that the messages quote. */
-const DATA = [DOMAIN, OTHER, LATER, 'not a subdomain!', '300.1.2.3', 'fe80::zz', 'lena'];
+const DATA = [DOMAIN, OTHER, LATER, NINA, 'nina', 'not a subdomain!', '300.1.2.3', 'fe80::zz', 'lena'];
 
 /** Waits until the domain page shows `text` in English (a read behind the page stored or failed). */
 const pageShows = (plugin: Parameters<typeof openInLocale>[0], text: string) =>
@@ -110,7 +111,12 @@ describe('the domain page in each language', () => {
       await sb.control('POST', '/_sandbox/faults', { mode: 'down' });
       await pageShows(plugin, 'did not answer');
       // Added while the provider is down: not protected, so no settings to read.
-      await plugin.postEvents([{ type: 'domain.added', account: 'lena', domain: LATER }]);
+      // And an account set up while it is down: no key at the provider yet, so no rules editor to open.
+      await plugin.postEvents([
+        { type: 'domain.added', account: 'lena', domain: LATER },
+        { type: 'account.created', account: 'nina' },
+        { type: 'domain.added', account: 'nina', domain: NINA },
+      ]);
       await plugin.idle();
       const visit = PAGES[0] as PageVisit;
       const down = { ...visit, name: 'no settings stored, provider down', path: `/panel/domains/${OTHER}` };
@@ -119,7 +125,15 @@ describe('the domain page in each language', () => {
         'The protection service did not answer properly. The settings cannot be shown until the protection service answers; reload the page in a minute.',
       );
       expect(textOf((await openInLocale(plugin, later, 'en')).body)).toContain(`Its settings can be changed once ${LATER} is protected.`);
-      await expectTranslated(plugin, [{ ...visit, name: 'settings as of, provider down' }, down, later], DATA);
+      const noEditor: PageVisit = {
+        name: 'rules editor not available',
+        as: 'customer',
+        account: 'nina',
+        path: `/panel/domains/${NINA}/rules`,
+        status: 200,
+      };
+      expect(textOf((await openInLocale(plugin, noEditor, 'en')).body)).toContain('The rules editor is not available for this domain yet.');
+      await expectTranslated(plugin, [{ ...visit, name: 'settings as of, provider down' }, down, later, noEditor], DATA);
 
       // Slow: the first read of a website takes longer than the page waits for it.
       await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 8000 });
