@@ -6,7 +6,7 @@
  * per website at a time: views of the same page share the read in flight.
  */
 import type { SettingsSnapshotsRepo } from '../db/settings-snapshots.repo.js';
-import { AppError } from '../errors.js';
+import { AppError, type AppErrorCode } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
 import { readWebsiteSettings, type SettingsView } from './website-settings.js';
 
@@ -21,7 +21,7 @@ export interface SettingsReaderDeps {
 /** What the page shows: the stored settings and when they were read, or why there are none yet. */
 export type KnownSettings =
   | { view: SettingsView; readAt: number; failedAt: number | null; failure: string | null }
-  | { view: null; reason: 'unreachable'; failure: string }
+  | { view: null; reason: 'unreachable'; failure: string; code: AppErrorCode }
   | { view: null; reason: 'pending' };
 
 const FIRST_READ_WAIT_MS = 2000;
@@ -69,7 +69,7 @@ export function createSettingsReader(deps: SettingsReaderDeps) {
       return { view: first, readAt: deps.now(), failedAt: null, failure: null };
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      return { view: null, reason: 'unreachable', failure: error.message };
+      return { view: null, reason: 'unreachable', failure: error.message, code: error.code };
     } finally {
       clearTimeout(timer);
     }

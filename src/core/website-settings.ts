@@ -23,15 +23,8 @@ import {
   type Ruleset,
   type WebsitePatch,
 } from '../provider/index.js';
-import {
-  CATEGORY_WORDS,
-  FIELD_WORDS,
-  FLAG_WORDS,
-  ISSUER_WORDS,
-  POLICY_ORDER,
-  POLICY_WORDS,
-  RULESET_WORDS,
-} from '../provider/setting-words.js';
+import { RULESET_WORDS } from '../provider/setting-words.js';
+import type { Translate } from './i18n.js';
 import { providerFailure } from './protection.js';
 import type { Website } from './types.js';
 
@@ -72,29 +65,33 @@ export const ruleField = (category: string) => `rule_${category}`;
 export const rulesetField = (name: string) => `ruleset_${name}`;
 export const flagField = (flag: string) => `lb_${flag}`;
 
-/** The form's own fields beside the settings, by form field name, in the words of provider/setting-words.ts. */
-const ADDRESS_FIELDS: Record<string, { label: string; help: string }> = {
-  certs_issuer: FIELD_WORDS.certs_issuer,
-  subdomains: FIELD_WORDS.subdomain,
-  ipv4: FIELD_WORDS.ip,
-  ipv6: FIELD_WORDS.ipv6,
-  certificate: FIELD_WORDS.certificate,
-  private_key: FIELD_WORDS.private_key,
+/** The form's own fields beside the settings, by form field name: their words' ids (`settingWords.fields.<id>`, provider/setting-words.ts). */
+const ADDRESS_FIELDS: Record<string, string> = {
+  certs_issuer: 'certs_issuer',
+  subdomains: 'subdomain',
+  ipv4: 'ip',
+  ipv6: 'ipv6',
+  certificate: 'certificate',
+  private_key: 'private_key',
 };
 
 /** The label a form field is shown with (`rule_humans` → "People"), so a message names it as the form does; undefined for `form`. */
-export function settingsFieldLabel(field: string): string | undefined {
+export function settingsFieldLabel(field: string, t: Translate): string | undefined {
   const [, kind, key = ''] = /^(rule|ruleset|lb)_(.+)$/.exec(field) ?? [];
-  if (kind === 'rule') return Object.hasOwn(CATEGORY_WORDS, key) ? CATEGORY_WORDS[key as RuleCategory].label : undefined;
-  if (kind === 'ruleset') return Object.hasOwn(RULESET_WORDS, key) ? RULESET_WORDS[key as Ruleset].label : undefined;
-  if (kind === 'lb') return Object.hasOwn(FLAG_WORDS, key) ? FLAG_WORDS[key as LoadbalancerFlag].label : undefined;
-  return ADDRESS_FIELDS[field]?.label;
+  if (kind === 'rule') return (RULE_CATEGORIES as readonly string[]).includes(key) ? t(`settingWords.categories.${key}.label`) : undefined;
+  if (kind === 'ruleset') return rulesetLabel(key);
+  if (kind === 'lb') return (LOADBALANCER_FLAGS as readonly string[]).includes(key) ? t(`settingWords.flags.${key}.label`) : undefined;
+  const words = ADDRESS_FIELDS[field];
+  return words ? t(`settingWords.fields.${words}.label`) : undefined;
 }
 
-/** The words of a policy choice in a message: "Let in, Ask for a captcha or Turn away". */
-const POLICY_CHOICES = POLICY_ORDER.map((policy) => `“${POLICY_WORDS[policy].label}”`)
-  .join(', ')
-  .replace(/, ([^,]*)$/, ' or $1');
+/** A rule set is named as its maker spells it, in every language. */
+const rulesetLabel = (key: string) => (Object.hasOwn(RULESET_WORDS, key) ? RULESET_WORDS[key as Ruleset].label : undefined);
+
+/** A policy's or issuer's label in a message. */
+const policyChoices = (t: Translate) =>
+  Object.fromEntries(RULE_POLICIES.map((policy) => [policy, t(`settingWords.policies.${policy}.label`)]));
+const issuerLabel = (t: Translate, issuer: string) => t(`settingWords.issuers.${issuer}.label`);
 
 export function settingsViewOf(remote: ProviderWebsite): SettingsView {
   const { settings } = remote;
@@ -128,13 +125,10 @@ const ticked = z
   .unknown()
   .optional()
   .transform((value) => value !== undefined && value !== '');
-const text = (max: number) => z.string({ error: 'could not be read' }).max(max, `is at most ${max} characters`).default('');
+const text = (max: number) => z.string().max(max).default('');
 
 /** A select left on a policy the provider reported but the form does not know (the empty option) keeps it. */
-const rulePolicyField = z.preprocess(
-  (value) => (value === '' ? undefined : value),
-  z.enum(RULE_POLICIES, { error: `choose ${POLICY_CHOICES}` }).optional(),
-);
+const rulePolicyField = z.preprocess((value) => (value === '' ? undefined : value), z.enum(RULE_POLICIES).optional());
 
 /** The form as posted: selects and radios must hold a known value; an unticked checkbox is simply absent. */
 const formBodySchema = z.object({
@@ -147,8 +141,18 @@ const formBodySchema = z.object({
   subdomains: text(4000),
   ipv4: text(4000),
   ipv6: text(8000),
-  certs_issuer: z.enum(CERTS_ISSUERS, { error: `choose “${ISSUER_WORDS.acme.label}” or “${ISSUER_WORDS.custom.label}”` }),
+  certs_issuer: z.enum(CERTS_ISSUERS),
 });
+
+/** A refused field's message in the user's language: the choices of a select or radio, else the length or an unreadable value. */
+function issueMessage(issue: z.core.$ZodIssue, t: Translate): string {
+  const field = String(issue.path[0] ?? 'form');
+  if (field.startsWith('rule_')) return t('settingsForm.problems.choosePolicy', policyChoices(t));
+  if (field === 'certs_issuer')
+    return t('settingsForm.problems.chooseIssuer', { acme: issuerLabel(t, 'acme'), custom: issuerLabel(t, 'custom') });
+  if (issue.code === 'too_big') return t('settingsForm.problems.atMost', { max: String(issue.maximum) });
+  return t('settingsForm.problems.couldNotRead');
+}
 
 /** What was submitted, as the form shows it again; unreadable values fall back to the current ones. */
 export function submittedForm(body: unknown, current: SettingsView): SettingsForm {
@@ -171,11 +175,15 @@ export function submittedForm(body: unknown, current: SettingsView): SettingsFor
 const entries = (value: string) => value.split(/[\s,;]+/).filter((item) => item !== '');
 
 /** Parses a list field, each entry with `check`; the first bad entry is the field's problem. */
-function parseList(value: string, check: (entry: string) => string | null, what: string): { list: string[] } | { problem: string } {
+function parseList(
+  value: string,
+  check: (entry: string) => string | null,
+  notOne: (entry: string) => string,
+): { list: string[] } | { problem: string } {
   const list: string[] = [];
   for (const entry of entries(value)) {
     const parsed = check(entry);
-    if (parsed === null) return { problem: `“${entry.slice(0, 80)}” is not ${what}` };
+    if (parsed === null) return { problem: notOne(entry.slice(0, 80)) };
     if (!list.includes(parsed)) list.push(parsed);
   }
   return { list };
@@ -188,13 +196,14 @@ export function checkCertificateUpload(
   files: readonly UploadedFile[],
   domain: string,
   now: number,
+  t: Translate,
 ): { certificate: { public: string; private: string } } | { problems: FieldProblems } | null {
   const certificateFile = files.find((file) => file.fieldname === 'certificate' && file.buffer.length > 0);
   const keyFile = files.find((file) => file.fieldname === 'private_key' && file.buffer.length > 0);
   if (!certificateFile && !keyFile) return null;
   const problems: FieldProblems = {};
-  if (!certificateFile) problems.certificate = 'Upload the certificate too (a .crt or .pem file)';
-  if (!keyFile) problems.private_key = 'Upload the private key too (a .key or .pem file)';
+  if (!certificateFile) problems.certificate = t('settingsForm.problems.certificateToo');
+  if (!keyFile) problems.private_key = t('settingsForm.problems.keyToo');
   if (!certificateFile || !keyFile) return { problems };
   const publicPem = certificateFile.buffer.toString('utf8');
   const privatePem = keyFile.buffer.toString('utf8');
@@ -202,26 +211,27 @@ export function checkCertificateUpload(
   try {
     leaf = new X509Certificate(publicPem);
   } catch {
-    problems.certificate = 'This file is not a PEM certificate (it should start with -----BEGIN CERTIFICATE-----)';
+    problems.certificate = t('settingsForm.problems.notPemCertificate');
   }
   try {
     const key = createPrivateKey(privatePem);
-    if (leaf && !leaf.checkPrivateKey(key)) problems.private_key = 'This key does not belong to the uploaded certificate';
+    if (leaf && !leaf.checkPrivateKey(key)) problems.private_key = t('settingsForm.problems.keyMismatch');
   } catch {
-    problems.private_key = 'This file is not a PEM private key (it should start with -----BEGIN PRIVATE KEY-----)';
+    problems.private_key = t('settingsForm.problems.notPemKey');
   }
   if (leaf && !problems.certificate) {
-    if (Date.parse(leaf.validTo) < now) problems.certificate = `This certificate expired on ${leaf.validTo}`;
-    else if (leaf.checkHost(domain) === undefined) problems.certificate = `This certificate is not for ${domain}`;
+    if (Date.parse(leaf.validTo) < now) problems.certificate = t('settingsForm.problems.expired', { date: leaf.validTo });
+    else if (leaf.checkHost(domain) === undefined) problems.certificate = t('settingsForm.problems.notForDomain', { domain });
   }
   return Object.keys(problems).length > 0 ? { problems } : { certificate: { public: publicPem, private: privatePem } };
 }
 
 /** Reads the origin and subdomain fields; problems keyed by field. */
-function parseAddresses(form: { subdomains: string; ipv4: string; ipv6: string }, problems: FieldProblems) {
-  const subdomains = parseList(form.subdomains, normalizeSubdomain, 'a subdomain (like www or shop)');
-  const ipv4 = parseList(form.ipv4, (ip) => (isIP(ip) === 4 ? ip : null), 'an IPv4 address');
-  const ipv6 = parseList(form.ipv6, (ip) => (isIP(ip) === 6 ? ip.toLowerCase() : null), 'an IPv6 address');
+function parseAddresses(form: { subdomains: string; ipv4: string; ipv6: string }, problems: FieldProblems, t: Translate) {
+  const notOne = (key: string) => (entry: string) => t(`settingsForm.problems.${key}`, { entry });
+  const subdomains = parseList(form.subdomains, normalizeSubdomain, notOne('notSubdomain'));
+  const ipv4 = parseList(form.ipv4, (ip) => (isIP(ip) === 4 ? ip : null), notOne('notIpv4'));
+  const ipv6 = parseList(form.ipv6, (ip) => (isIP(ip) === 6 ? ip.toLowerCase() : null), notOne('notIpv6'));
   if ('problem' in subdomains) problems.subdomains = subdomains.problem;
   if ('problem' in ipv4) problems.ipv4 = ipv4.problem;
   if ('problem' in ipv6) problems.ipv6 = ipv6.problem;
@@ -231,7 +241,7 @@ function parseAddresses(form: { subdomains: string; ipv4: string; ipv6: string }
     ipv6: 'list' in ipv6 ? ipv6.list : [],
   };
   if (!problems.ipv4 && !problems.ipv6 && lists.ipv4.length === 0 && lists.ipv6.length === 0) {
-    problems.ipv4 = 'Give at least one address of your server (IPv4 or IPv6)';
+    problems.ipv4 = t('settingsForm.problems.needAddress');
   }
   return lists;
 }
@@ -247,22 +257,23 @@ export function parseSettingsForm(
   current: SettingsView,
   domain: string,
   now: number,
+  t: Translate,
 ): ParsedSettings {
   const problems: FieldProblems = {};
   const parsed = formBodySchema.safeParse(body);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems[String(issue.path[0] ?? 'form')] ??= issue.message;
+    for (const issue of parsed.error.issues) problems[String(issue.path[0] ?? 'form')] ??= issueMessage(issue, t);
   }
   const form = parsed.success ? parsed.data : submittedFormFallback(body);
-  const addresses = parseAddresses(form, problems);
+  const addresses = parseAddresses(form, problems, t);
   const issuer = parsed.success ? parsed.data.certs_issuer : current.certsIssuer;
-  const upload = checkCertificateUpload(files, domain, now);
+  const upload = checkCertificateUpload(files, domain, now, t);
   if (upload && 'problems' in upload) Object.assign(problems, upload.problems);
   if (issuer === 'acme' && upload && 'certificate' in upload) {
-    problems.certificate = `Choose “${ISSUER_WORDS.custom.label}” to use an uploaded certificate`;
+    problems.certificate = t('settingsForm.problems.chooseCustom', { custom: issuerLabel(t, 'custom') });
   }
   if (issuer === 'custom' && current.certsIssuer !== 'custom' && !upload) {
-    problems.certificate = 'Upload your certificate and its private key to use your own certificate';
+    problems.certificate = t('settingsForm.problems.uploadForCustom');
   }
   if (!parsed.success || Object.keys(problems).length > 0) return { ok: false, problems };
   return { ok: true, ...diff(parsed.data, addresses, upload && 'certificate' in upload ? upload.certificate : undefined, current) };
@@ -337,14 +348,14 @@ export function fieldOfProviderPath(path: string): string {
 }
 
 /** A provider's validation refusal as problems by field; null for any other error. */
-export function problemsFromProviderError(error: unknown): FieldProblems | null {
+export function problemsFromProviderError(error: unknown, t: Translate): FieldProblems | null {
   if (!isProviderError(error, 'PROVIDER_VALIDATION')) return null;
   const problems: FieldProblems = {};
   for (const detail of error.details ?? []) {
-    problems[fieldOfProviderPath(detail.path)] ??= `The protection service refused this: ${detail.message}`;
+    problems[fieldOfProviderPath(detail.path)] ??= t('settingsForm.problems.refusedField', { message: detail.message });
   }
   if (Object.keys(problems).length === 0)
-    problems.form = `The protection service refused the change: ${error.providerMessage ?? error.message}`;
+    problems.form = t('settingsForm.problems.refusedForm', { message: error.providerMessage ?? error.message });
   return problems;
 }
 
@@ -370,17 +381,18 @@ export async function saveWebsiteSettings(
     now: () => number;
   },
   website: Website,
-  submission: { body: unknown; files: readonly UploadedFile[]; current?: SettingsView },
+  submission: { body: unknown; files: readonly UploadedFile[]; current?: SettingsView; t: Translate },
 ): Promise<SaveSettingsResult> {
+  const { t } = submission;
   const current = submission.current ?? (await readWebsiteSettings(deps.provider, website.domain));
-  const parsed = parseSettingsForm(submission.body, submission.files, current, website.domain, deps.now());
+  const parsed = parseSettingsForm(submission.body, submission.files, current, website.domain, deps.now(), t);
   if (!parsed.ok) return { saved: false, problems: parsed.problems };
   if (parsed.changed.length === 0) return { saved: true, changed: [], view: current };
   let remote: ProviderWebsite;
   try {
     remote = await deps.provider.updateWebsite(website.domain, parsed.patch);
   } catch (error) {
-    const problems = problemsFromProviderError(error);
+    const problems = problemsFromProviderError(error, t);
     if (problems) return { saved: false, problems };
     throw providerFailure(error, website.domain);
   }

@@ -185,7 +185,7 @@ describe('customer pages', () => {
         /<td class="num" data-label="Hits">1,500<\/td>\s*<td class="num" data-label="Permitted">1,375<\/td>\s*<td class="num" data-label="Blocked">125<\/td>/,
       );
       expect(html).toMatch(/<div class="value">37<\/div><div class="label">challenged with a captcha/);
-      expect(html).toMatch(/content scrapers<\/td><td class="num" data-label="Mitigated">150</);
+      expect(html).toMatch(/Content scrapers<\/td><td class="num" data-label="Mitigated">150</);
       const chart = JSON.parse(
         /<script type="application\/json" id="hits-data" data-chart="hits-chart"[^>]*>([^<]*)</.exec(html)?.[1] ?? '{}',
       );

@@ -4,13 +4,20 @@ import { describe, expect, it } from 'vitest';
 import {
   fieldOfProviderPath,
   formOf,
+  checkCertificateUpload,
   parseSettingsForm,
+  settingsFieldLabel,
   problemsFromProviderError,
   settingsViewOf,
   type SettingsView,
   type UploadedFile,
 } from '../../src/core/website-settings.js';
 import { ProviderError, websiteSchema } from '../../src/provider/index.js';
+import { createTranslations, loadCatalogs } from '../../src/core/i18n.js';
+import { paths } from '../../src/paths.js';
+
+/** The messages in English, as the form's tests read them (the other languages: test/integration/i18n-domain.test.ts). */
+const t = createTranslations(loadCatalogs(paths.locales)).en;
 
 const cert = (name: string) => readFileSync(join('test/fixtures/certs', name));
 const NOW = Date.parse('2026-12-01T00:00:00Z');
@@ -46,7 +53,8 @@ function unchangedBody(): Record<string, string> {
   return body;
 }
 
-const parse = (body: Record<string, string>, files: UploadedFile[] = []) => parseSettingsForm(body, files, current, 'secure.example', NOW);
+const parse = (body: Record<string, string>, files: UploadedFile[] = []) =>
+  parseSettingsForm(body, files, current, 'secure.example', NOW, t);
 
 describe('parseSettingsForm', () => {
   it('sends nothing when nothing changed', () => {
@@ -153,6 +161,7 @@ describe('custom certificates', () => {
       current,
       'shop.example',
       NOW,
+      t,
     );
     expect(other).toMatchObject({ ok: false, problems: { certificate: 'This certificate is not for shop.example' } });
     const acme = parse(unchangedBody(), files(cert('secure.example.crt'), cert('secure.example.key')));
@@ -183,7 +192,7 @@ describe('provider refusals', () => {
       sent: true,
       details: [{ path: 'ip.0', message: 'address is not routable' }],
     });
-    expect(problemsFromProviderError(refusal)).toEqual({ ipv4: 'The protection service refused this: address is not routable' });
+    expect(problemsFromProviderError(refusal, t)).toEqual({ ipv4: 'The protection service refused this: address is not routable' });
     const outage = new ProviderError({
       code: 'PROVIDER_UNAVAILABLE',
       message: 'down',
@@ -192,6 +201,53 @@ describe('provider refusals', () => {
       attempts: 2,
       sent: true,
     });
-    expect(problemsFromProviderError(outage)).toBeNull();
+    expect(problemsFromProviderError(outage, t)).toBeNull();
+  });
+});
+
+describe('the messages in the user’s language', () => {
+  const translations = createTranslations(loadCatalogs(paths.locales), { fallbackToEnglish: false });
+  const files = (crt: Buffer | null, key: Buffer | null): UploadedFile[] => [
+    ...(crt ? [{ fieldname: 'certificate', buffer: crt }] : []),
+    ...(key ? [{ fieldname: 'private_key', buffer: key }] : []),
+  ];
+
+  it('words every certificate problem, a provider refusal and the choices in German and Spanish, naming settings by their labels', () => {
+    const de = translations.de;
+    expect(checkCertificateUpload(files(cert('secure.example.crt'), null), 'secure.example', NOW, de)).toEqual({
+      problems: { private_key: 'Laden Sie auch den privaten Schlüssel hoch (eine .key- oder .pem-Datei)' },
+    });
+    expect(checkCertificateUpload(files(cert('secure.example.crt'), cert('other.key')), 'secure.example', NOW, de)).toEqual({
+      problems: { private_key: 'Dieser Schlüssel gehört nicht zum hochgeladenen Zertifikat' },
+    });
+    expect(checkCertificateUpload(files(cert('secure.example.crt'), cert('secure.example.key')), 'shop.example', NOW, de)).toEqual({
+      problems: { certificate: 'Dieses Zertifikat gilt nicht für shop.example' },
+    });
+    expect(checkCertificateUpload(files(Buffer.from('nope'), Buffer.from('nope')), 'secure.example', NOW, translations.es)).toEqual({
+      problems: {
+        certificate: 'Este archivo no es un certificado PEM (debería empezar por -----BEGIN CERTIFICATE-----)',
+        private_key: 'Este archivo no es una clave privada PEM (debería empezar por -----BEGIN PRIVATE KEY-----)',
+      },
+    });
+    const refused = parseSettingsForm(
+      { ...unchangedBody(), rule_humans: 'maybe', certs_issuer: 'x' },
+      [],
+      current,
+      'secure.example',
+      NOW,
+      de,
+    );
+    expect(refused).toEqual({
+      ok: false,
+      problems: {
+        rule_humans: 'wählen Sie „Durchlassen“, „Captcha verlangen“ oder „Abweisen“',
+        certs_issuer: 'wählen Sie „Automatisch (kostenloses Zertifikat von Let’s Encrypt)“ oder „Mein eigenes Zertifikat“',
+      },
+    });
+    expect(settingsFieldLabel('rule_humans', de)).toBe('Menschen');
+    expect(settingsFieldLabel('lb_force_https', translations.es)).toBe('Usar siempre HTTPS');
+    expect(settingsFieldLabel('ruleset_wordpress', de)).toBe('WordPress');
+    expect(settingsFieldLabel('ipv4', de)).toBe('IPv4-Adressen Ihres Servers');
+    expect(settingsFieldLabel('form', de)).toBeUndefined();
   });
 });

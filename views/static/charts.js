@@ -1,7 +1,9 @@
 /*
  * Draws every chart of a page with uPlot. A chart's data travels as JSON in a
  * <script type="application/json" data-chart="TARGET-ID"> element (never executed, so the CSP
- * holds): {"x": [epoch seconds...], "series": [{"label": "...", "values": [...]}, ...]}.
+ * holds): {"x": [epoch seconds...], "series": [{"label": "...", "values": [...]}, ...]}. Every
+ * word a chart shows comes from the page, in its language: the series' labels in that JSON, the
+ * time column's name in data-time-label (none of uPlot's English defaults).
  * Without JavaScript the page shows the same figures as tables.
  */
 (function () {
@@ -87,7 +89,7 @@
     var width = function () {
       return Math.max(260, target.clientWidth);
     };
-    var series = [{ value: times.legend }].concat(
+    var series = [{ label: script.getAttribute('data-time-label') || '', value: times.legend }].concat(
       data.series.map(function (s, i) {
         var colour = COLOURS[i % COLOURS.length];
         return { label: s.label, stroke: colour.stroke, fill: colour.fill, width: 1.5 };

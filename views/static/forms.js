@@ -2,7 +2,8 @@
  * The pages' forms, a little kinder with JavaScript (served from views/static, allowed by the
  * CSP's script-src 'self'; nothing inline). Without it every form works exactly the same.
  * - A form marked data-progress="Saving…" says so while it is sent: its submit buttons are
- *   disabled, a live region announces the words, and a second click sends nothing more.
+ *   disabled, a live region announces the words, and a second click sends nothing more. The
+ *   words are the page's, in its language (written with t() by the view): none are made here.
  * - An error summary (views/shared/error-summary.ejs) takes the focus when the page opens, so a
  *   screen reader reads it first; each of its links moves the focus to its field.
  */
@@ -35,7 +36,7 @@
       }
       sending = true;
       form.setAttribute('aria-busy', 'true');
-      status.textContent = form.getAttribute('data-progress') || 'Saving…';
+      status.textContent = form.getAttribute('data-progress');
       // Disabled only after this event: a disabled button would drop its own name and value
       // (name="action" value="on") from what the browser is about to send.
       setTimeout(function () {

@@ -8,6 +8,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import { currentForecast, forecastLimitReached, forecastWords } from '../../core/forecast.js';
 import type { Format } from '../../core/format.js';
+import type { Translate } from '../../core/i18n.js';
 import { accountUsageNow, createLimitResolver, type AccountUsage, type LimitResolver } from '../../core/limits.js';
 import type { Protection } from '../../core/protection.js';
 import { TRAFFIC_RANGES, trafficView, trafficWindow, type TrafficRange } from '../../core/traffic-view.js';
@@ -24,7 +25,7 @@ import type { StatisticsRepo } from '../../db/statistics.repo.js';
 import { AppError } from '../../errors.js';
 import { normalizeDomain, type ProviderClient } from '../../provider/index.js';
 import { rulesEditorUrl } from '../../config.js';
-import { knownSettingsLocals, SETTINGS_VOCABULARY, settingsErrorSummary, type SettingsLocals } from './domain-settings.js';
+import { knownSettingsLocals, settingsErrorSummary, settingsVocabulary, type SettingsLocals } from './domain-settings.js';
 import { probeRulesEditor } from './rules-editor.js';
 import { pageUser } from './session.middleware.js';
 
@@ -76,6 +77,8 @@ const flashOf = (req: Request) => (typeof req.query.done === 'string' ? (DONE_ME
 
 /** The one formatter the pages router made (pages.routes.ts). */
 const formatOf = (res: Response) => res.locals.format as Format;
+/** The page's messages, in its language (pages.routes.ts). */
+const translateOf = (res: Response) => res.locals.t as Translate;
 
 const rangeSchema = z.enum(Object.keys(TRAFFIC_RANGES) as [TrafficRange, ...TrafficRange[]]).catch('24h');
 
@@ -136,7 +139,7 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
     // Saving compares with the provider's settings as they are now: this one read is waited for.
     const current = await settings.refresh(website.domain);
     const files = (Array.isArray(req.files) ? req.files : []) as UploadedFile[];
-    const result = await saveWebsiteSettings(deps, website, { body: req.body, files, current });
+    const result = await saveWebsiteSettings(deps, website, { body: req.body, files, current, t: translateOf(res) });
     if (result.saved) {
       settings.store(website.domain, result.view);
       res.redirect(303, `${domainPath(website)}?done=${result.changed.length > 0 ? 'saved' : 'unchanged'}#settings`);
@@ -146,7 +149,7 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
       view: current,
       form: submittedForm(req.body, current),
       problems: result.problems,
-      errorSummary: settingsErrorSummary(result.problems),
+      errorSummary: settingsErrorSummary(result.problems, translateOf(res)),
       flash: null,
     });
   });
@@ -201,7 +204,9 @@ function addRulesEditorRoutes(router: express.Router, deps: PanelPagesDeps): voi
   router.get('/domains/:domain/rules', (req: Request, res: Response) => {
     const website = ownWebsite(req, deps.accounts);
     const frameUrl = editorUrlFor(deps, website, res.locals.locale as string);
-    res.set('Cache-Control', 'no-store').render('panel/rules', { title: `Rules of ${website.domain}`, website, frameUrl });
+    res
+      .set('Cache-Control', 'no-store')
+      .render('panel/rules', { title: translateOf(res)('rules.title', { domain: website.domain }), website, frameUrl });
   });
 
   router.get('/domains/:domain/rules/check', async (req: Request, res: Response) => {
@@ -212,13 +217,13 @@ function addRulesEditorRoutes(router: express.Router, deps: PanelPagesDeps): voi
   });
 }
 
-/** The chart's data for views/static/charts.js, safe inside a script element. */
-const chartJson = (series: { x: number[]; permitted: number[]; blocked: number[] }) =>
+/** The chart's data for views/static/charts.js, its series named in the page's language, safe inside a script element. */
+const chartJson = (series: { x: number[]; permitted: number[]; blocked: number[] }, t: Translate) =>
   JSON.stringify({
     x: series.x,
     series: [
-      { label: 'Permitted', values: series.permitted },
-      { label: 'Blocked', values: series.blocked },
+      { label: t('domain.traffic.permitted'), values: series.permitted },
+      { label: t('domain.traffic.blocked'), values: series.blocked },
     ],
   }).replace(/</g, '\\u003c');
 
@@ -334,10 +339,10 @@ function renderDomainPage(
       range,
       ranges: Object.keys(TRAFFIC_RANGES),
       traffic,
-      chartJson: chartJson(traffic.series),
+      chartJson: chartJson(traffic.series, translateOf(res)),
       mitigation: deps.stats.latestMitigation(website.domain),
       spikes: spikeNotices(deps.schedule.notices(website.domain, NOTICES_READ), now, format),
-      vocabulary: SETTINGS_VOCABULARY,
+      vocabulary: settingsVocabulary(translateOf(res)),
       hasEditor: deps.rulesEditorTemplate !== undefined && website.provisionedAt !== null,
       ...locals,
     });
