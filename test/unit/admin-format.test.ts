@@ -1,17 +1,22 @@
+import { createTranslations, loadCatalogs } from '../../src/core/i18n.js';
+import { paths } from '../../src/paths.js';
 import { describe, expect, it } from 'vitest';
 import { createFormat } from '../../src/core/format.js';
 import { ago, createAdminFormat, duration, websiteState } from '../../src/web/pages/admin-format.js';
 import { hrefWith, pagerLinks, parseQuery, pageField } from '../../src/web/pages/admin-query.js';
 import { z } from 'zod';
 
+/** The English messages (locales/en.json), as the pages pass them. */
+const t = createTranslations(loadCatalogs(paths.locales)).en;
+
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
 describe('admin page formatting', () => {
   it('writes times through the one formatter (the panel zone, named), how long ago, and durations in plain words', () => {
-    const fmt = createAdminFormat(createFormat());
+    const fmt = createAdminFormat(createFormat(), t);
     expect(fmt.when(NOW)).toBe('22 Nov 2026, 12:00 UTC');
     expect(fmt.when(null)).toBe('–');
-    expect(createAdminFormat(createFormat({ timeZone: 'Asia/Tokyo' })).when(NOW)).toMatch(/^22 Nov 2026, 21:00 (JST|GMT\+9)$/);
+    expect(createAdminFormat(createFormat({ timeZone: 'Asia/Tokyo' }), t).when(NOW)).toMatch(/^22 Nov 2026, 21:00 (JST|GMT\+9)$/);
     expect(fmt.count(1234567)).toBe('1,234,567');
     expect(fmt.count(null)).toBe('–');
     expect(ago(NOW - 30_000, NOW)).toBe('just now');
@@ -27,10 +32,12 @@ describe('admin page formatting', () => {
 
   it("shows a website's state in the admin's words of core/website-state, and its tone as the badge", () => {
     const base = { domain: 'shop.example', state: 'active', desiredStatus: 'paused', providerStatus: 'paused' } as const;
-    expect(websiteState({ ...base, pausedBy: 'enforcement' })).toMatchObject({ words: 'Paused by the hit limit', badge: 'warn' });
-    expect(websiteState({ ...base, pausedBy: 'admin' }).words).toBe('Paused by an admin');
-    expect(websiteState({ ...base, state: 'removed', pausedBy: 'domain_removed' }).words).toBe('Removed');
-    expect(websiteState({ ...base, desiredStatus: 'online', providerStatus: 'pending_dns', pausedBy: null }).words).toBe('Waiting for DNS');
+    expect(websiteState({ ...base, pausedBy: 'enforcement' }, t)).toMatchObject({ words: 'Paused by the hit limit', badge: 'warn' });
+    expect(websiteState({ ...base, pausedBy: 'admin' }, t).words).toBe('Paused by an admin');
+    expect(websiteState({ ...base, state: 'removed', pausedBy: 'domain_removed' }, t).words).toBe('Removed');
+    expect(websiteState({ ...base, desiredStatus: 'online', providerStatus: 'pending_dns', pausedBy: null }, t).words).toBe(
+      'Waiting for DNS',
+    );
   });
 });
 

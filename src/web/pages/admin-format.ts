@@ -4,6 +4,7 @@
  * them with logs), and "5 minutes ago" beside them. Pure; handed to the views as `fmt`.
  */
 import type { Format } from '../../core/format.js';
+import type { Translate } from '../../core/i18n.js';
 import { describeWebsite, type StateInput } from '../../core/website-state.js';
 
 const MINUTE = 60_000;
@@ -42,8 +43,8 @@ export function duration(ms: number | null | undefined): string {
 export type BadgeKind = 'ok' | 'warn' | 'bad' | 'info' | 'neutral';
 
 /** A website's state in plain words, and the badge it wears: the admin's words of core/website-state.ts. */
-export function websiteState(website: StateInput): { words: string; badge: BadgeKind; summary: string; todo: string | null } {
-  const state = describeWebsite(website, 'admin');
+export function websiteState(website: StateInput, t: Translate): { words: string; badge: BadgeKind; summary: string; todo: string | null } {
+  const state = describeWebsite(website, t, 'admin');
   return { words: state.label, badge: state.tone, summary: state.summary, todo: state.todo };
 }
 
@@ -64,13 +65,13 @@ export const levelWords = (level: string) => {
  * The views' `fmt`, made once with the pages' Format: `when` "22 Nov 2026, 12:00 UTC" (the
  * panel's zone when known) and `count` 12,345 through it, an empty value a dash.
  */
-export function createAdminFormat(format: Format) {
+export function createAdminFormat(format: Format, t: Translate) {
   return {
     when: (ms: number | null | undefined) => (isTime(ms) ? format.dateTime(ms) : '–'),
     count: (n: number | null | undefined) => (n === null || n === undefined ? '–' : format.number(n)),
     ago,
     duration,
-    websiteState,
+    websiteState: (website: StateInput) => websiteState(website, t),
     levelWords,
   };
 }

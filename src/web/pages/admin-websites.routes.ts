@@ -6,6 +6,7 @@ import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { currentForecast, forecastWords } from '../../core/forecast.js';
 import type { Format } from '../../core/format.js';
+import type { Translate } from '../../core/i18n.js';
 import { NOTICES_READ, spikeNotices } from '../../core/website-notices.js';
 import type { PausedBy } from '../../core/types.js';
 import type { WebsiteQuotaRow } from '../../db/admin-views.repo.js';
@@ -104,7 +105,7 @@ function renderWebsite(deps: AdminPagesDeps, req: Request, res: Response, flash?
     title: domain,
     website,
     forecast: forecasts(deps, website, now),
-    forecastWords: (at: number | null) => forecastWords(at, now, res.locals.format as Format),
+    forecastWords: (at: number | null) => forecastWords(at, now, res.locals.format as Format, res.locals.t as Translate),
     monitoringUntil: deps.monitoringUntil?.(domain) ?? null,
     spikes: spikeNotices(deps.schedule.notices(domain, NOTICES_READ), now, res.locals.format as Format),
     history: deps.views.websiteHistory(domain, 50),

@@ -6,6 +6,7 @@ import type { Period } from '../../core/quota.js';
 import type { AdminViewsRepo } from '../../db/admin-views.repo.js';
 import type { ReadScheduleRepo } from '../../db/read-schedule.repo.js';
 import type { Format } from '../../core/format.js';
+import type { Translate } from '../../core/i18n.js';
 import { createAdminFormat } from './admin-format.js';
 import { createAdminJobsRouter } from './admin-jobs.routes.js';
 import { createAdminRunsRouter } from './admin-runs.routes.js';
@@ -42,11 +43,11 @@ const PROVIDER_QUIET_MS = 60 * 60_000;
 
 export function createAdminRouter(deps: AdminPagesDeps): express.Router {
   const router = express.Router();
-  // One `fmt` per Format, so per language of the pages (page-language.ts makes a Format per language, once).
+  // One `fmt` per Format, so per language of the pages (page-language.ts makes a Format and a `t` per language, once).
   const fmts = new Map<Format, ReturnType<typeof createAdminFormat>>();
-  const fmtOf = (format: Format) => fmts.get(format) ?? fmts.set(format, createAdminFormat(format)).get(format);
+  const fmtOf = (format: Format, t: Translate) => fmts.get(format) ?? fmts.set(format, createAdminFormat(format, t)).get(format);
   router.use((_req: Request, res: Response, next: NextFunction) => {
-    res.locals.fmt = fmtOf(res.locals.format as Format);
+    res.locals.fmt = fmtOf(res.locals.format as Format, res.locals.t as Translate);
     res.locals.now = deps.now();
     if (deps.demo) res.locals.demo = true;
     next();
