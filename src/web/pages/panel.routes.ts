@@ -79,8 +79,7 @@ const flashOf = (req: Request, res: Response) => {
 
 /** The one formatter the pages router made (pages.routes.ts). */
 const formatOf = (res: Response) => res.locals.format as Format;
-
-/** The page's messages in its language (page-language.ts). */
+/** The page's messages, in its language (pages.routes.ts). */
 const translateOf = (res: Response) => res.locals.t as Translate;
 
 const rangeSchema = z.enum(Object.keys(TRAFFIC_RANGES) as [TrafficRange, ...TrafficRange[]]).catch('24h');
