@@ -3,6 +3,7 @@
  * "the limit will be reached on ..." on the customer's page. Pure.
  */
 import type { Format } from './format.js';
+import type { Translate } from './i18n.js';
 
 export interface ForecastInput {
   /** Hits so far in the period. */
@@ -96,7 +97,11 @@ const HOUR_MS = 3_600_000;
 /**
  * A forecast in words: the day and hour it falls in ("27 Nov, 14:00 UTC", in the panel's zone
  * through the one formatter; a forecast is no more precise than the hour), "reached" once that
- * time has come, "not this period" when there is none.
+ * time has come, "not this period" when there is none (both in the language of `t`).
  */
-export const forecastWords = (at: number | null, now: number, format: Pick<Format, 'dayTime'>): string =>
-  at === null ? 'not this period' : at <= now ? 'reached' : format.dayTime(Math.floor(at / HOUR_MS) * HOUR_MS);
+export const forecastWords = (at: number | null, now: number, format: Pick<Format, 'dayTime'>, t: Translate): string =>
+  at === null
+    ? t('customers.forecast.none')
+    : at <= now
+      ? t('customers.forecast.reached')
+      : format.dayTime(Math.floor(at / HOUR_MS) * HOUR_MS);

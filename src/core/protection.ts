@@ -70,6 +70,9 @@ export function providerFailure(error: unknown, domain: string): AppError {
 /** Paused because of the account in the panel: only the panel undoes these, or the plugin and the panel would disagree. */
 const PANEL_PAUSES: ReadonlySet<PausedBy> = new Set(['suspension', 'account_deleted', 'domain_removed']);
 
+/** No words, only the state's kind: core has no page language (the words are the pages', in theirs). */
+const KIND_ONLY = (key: string) => key;
+
 const ACTION_WORDS: Record<CustomerAction, string> = { protect: 'protected', pause: 'paused', resume: 'resumed', retry: 'tried again' };
 
 export function createProtection(deps: ProtectionDeps) {
@@ -105,8 +108,11 @@ export function createProtection(deps: ProtectionDeps) {
   /** A customer may only take the actions their page offers (a limit or host pause offers no resume). */
   function allowCustomer(website: Website, action: CustomerAction): void {
     if (customerActions(website).includes(action)) return;
-    const { summary } = describeWebsite(website, 'customer');
-    throw new AppError('CONFLICT', `${website.domain} cannot be ${ACTION_WORDS[action]} now: ${summary} Nothing was changed.`);
+    // The customer's pages refuse first, in the page's language with the state's words (panel.routes.ts); this is the guard for every caller.
+    throw new AppError(
+      'CONFLICT',
+      `${website.domain} cannot be ${ACTION_WORDS[action]} now (its state: ${describeWebsite(website, KIND_ONLY).kind.replaceAll('_', ' ')}). Nothing was changed.`,
+    );
   }
 
   function queueDomainAdded(website: Website, why: 'reprovision' | 'retry'): IngestResult {

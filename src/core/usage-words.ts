@@ -3,10 +3,12 @@
  * hits against its limit, the day the period resets and the forecast; the sentence that says
  * a limit is near (not only an amber bar); and, for a website the hit limit paused, since
  * when, until which day, and what to do (the host's upgrade page, or "contact your host").
- * Pure: every day and number is written by the one formatter (core/format.ts).
+ * Pure: every day and number is written by the one formatter (core/format.ts), every sentence
+ * comes from the catalogs through `t` (customers.*), in the page's language.
  */
 import { upgradeUrl } from '../config.js';
 import type { Format } from './format.js';
+import type { Translate } from './i18n.js';
 import type { Period } from './quota.js';
 
 type Words = Pick<Format, 'number' | 'day' | 'dateTime' | 'periodDay'>;
@@ -25,13 +27,13 @@ export interface LimitSide {
 export function nearLimitSentence(
   side: LimitSide,
   format: Pick<Format, 'number'>,
+  t: Translate,
   whose: 'website' | 'account' = 'website',
 ): string | null {
   const { usage, limit, warningPercent } = side;
   if (limit === null || usage >= limit || usage * 100 < limit * warningPercent) return null;
-  return whose === 'website'
-    ? `Close to your limit: protection pauses at ${format.number(limit)} hits.`
-    : `Close to your account’s limit: protection of all your domains pauses at ${format.number(limit)} hits.`;
+  const values = { limit: format.number(limit), count: limit };
+  return whose === 'website' ? t('customers.usage.nearWebsite', values) : t('customers.usage.nearAccount', values);
 }
 
 export interface AccountHeaderInput {
@@ -54,26 +56,25 @@ export interface AccountHeader {
 }
 
 /** The account header of My domains: hits against the account's limit, the reset day, the forecast. */
-export function accountHeader(input: AccountHeaderInput, format: Words): AccountHeader {
+export function accountHeader(input: AccountHeaderInput, format: Words, t: Translate): AccountHeader {
   const { hits, limit, period, forecastAt, now } = input;
   const reachedNow = limit !== null && hits >= limit;
+  // Periods are counted in UTC days: the reset day is the next period's first day, read as such.
+  const resetDay = format.periodDay(period.end);
   return {
     usage:
       limit === null
-        ? `${format.number(hits)} hits this period (no limit)`
-        : `${format.number(hits)} of ${format.number(limit)} hits this period`,
-    // Periods are counted in UTC days: the reset day is the next period's first day, read as such.
-    resets: `The period resets on ${format.periodDay(period.end)}.`,
+        ? t('customers.header.usageNoLimit', { hits: format.number(hits), count: hits })
+        : t('customers.header.usage', { hits: format.number(hits), limit: format.number(limit), count: limit }),
+    resets: t('customers.header.resets', { day: resetDay }),
     forecast:
       limit === null || reachedNow || (forecastAt !== null && forecastAt <= now)
         ? null
         : forecastAt === null
-          ? 'At this rate, the limit is not reached this period.'
-          : `At this rate, the limit is reached on ${format.day(forecastAt)}.`,
-    near: nearLimitSentence({ usage: hits, limit, warningPercent: input.warningPercent }, format, 'account'),
-    reached: reachedNow
-      ? `Your account’s limit is reached: protection of your domains is paused until ${format.periodDay(period.end)}.`
-      : null,
+          ? t('customers.header.forecastNone')
+          : t('customers.header.forecastOn', { day: format.day(forecastAt) }),
+    near: nearLimitSentence({ usage: hits, limit, warningPercent: input.warningPercent }, format, t, 'account'),
+    reached: reachedNow ? t('customers.header.reached', { day: resetDay }) : null,
   };
 }
 
@@ -96,12 +97,12 @@ export interface PausedByLimit {
 }
 
 /** A website the hit limit paused: since when, until which day, and the host's next step. */
-export function pausedByLimit(input: PausedByLimitInput, format: Words): PausedByLimit {
+export function pausedByLimit(input: PausedByLimitInput, format: Words, t: Translate): PausedByLimit {
   return {
-    since: input.since === null ? null : `Paused since ${format.dateTime(input.since)}.`,
-    until: `Protection resumes on ${format.periodDay(input.period.end)}, when the next period starts.`,
+    since: input.since === null ? null : t('customers.pausedByLimit.since', { time: format.dateTime(input.since) }),
+    until: t('customers.pausedByLimit.until', { day: format.periodDay(input.period.end) }),
     nextStep: input.upgradeUrl
-      ? { href: upgradeUrl(input.upgradeUrl, input), text: 'Raise your limit' }
-      : { href: null, text: 'To resume sooner, contact your host.' },
+      ? { href: upgradeUrl(input.upgradeUrl, input), text: t('customers.pausedByLimit.raise') }
+      : { href: null, text: t('customers.pausedByLimit.contact') },
   };
 }

@@ -1,10 +1,12 @@
 /**
  * A website's state in plain words, for the customer's and the admin's pages: what it is,
  * who paused it, what to do next, and which one-click actions a customer may take. Pure:
- * everything comes from the local record (core/types.ts) and, for an error, its reason.
+ * everything comes from the local record (core/types.ts) and, for an error, its reason; the
+ * words come from the catalogs through `t` (websiteState.*), in the page's language.
  * The one mapping of states to words: setting up, could not protect, waiting for DNS,
  * monitoring, protected, and the pauses.
  */
+import type { Translate } from './i18n.js';
 import type { PausedBy, ProvisioningFailure, Website } from './types.js';
 
 export type WebsiteStateKind =
@@ -42,64 +44,27 @@ export interface WebsiteState {
 export type StateInput = Pick<Website, 'domain' | 'state' | 'desiredStatus' | 'pausedBy' | 'providerStatus'> &
   Partial<Pick<Website, 'provisionedAt' | 'provisioningFailure'>>;
 
-const PAUSE_WORDS: Record<PausedBy, Record<Audience, { label: string; summary: string; todo: string | null }>> = {
-  customer: {
-    customer: {
-      label: 'Paused by you',
-      summary: 'You paused protection: visitors reach your website directly.',
-      todo: 'Resume to protect it again.',
-    },
-    admin: { label: 'Paused by the customer', summary: 'The customer paused protection.', todo: null },
-  },
-  admin: {
-    customer: {
-      label: 'Paused by your host',
-      summary: 'Your host paused protection of this domain.',
-      todo: 'Ask your host if you want it protected again.',
-    },
-    admin: { label: 'Paused by an admin', summary: 'An admin paused protection.', todo: null },
-  },
-  suspension: {
-    customer: {
-      label: 'Paused by your host',
-      summary: 'Your host paused protection while your account is suspended.',
-      todo: 'Protection resumes when your host reactivates your account.',
-    },
-    admin: { label: 'Paused: account suspended', summary: 'Paused while the account is suspended.', todo: null },
-  },
-  enforcement: {
-    customer: {
-      label: 'Paused: hit limit reached',
-      summary: 'Protection is paused because this period’s hit limit is reached.',
-      todo: 'It resumes by itself when the next period starts, or sooner if your host raises the limit.',
-    },
-    admin: {
-      label: 'Paused by the hit limit',
-      summary: 'Enforcement paused it: the hit limit of the period is reached.',
-      todo: 'Resume it as an admin to keep it online for the rest of the period.',
-    },
-  },
-  external: {
-    customer: {
-      label: 'Paused in the dashboard',
-      summary: 'Protection was paused in the protection service’s own dashboard.',
-      todo: 'Resume to protect it again.',
-    },
-    admin: { label: 'Paused outside the plugin', summary: 'Paused in the provider’s dashboard, not by the plugin.', todo: null },
-  },
-  domain_removed: {
-    customer: { label: 'Removed', summary: 'This domain was removed from your hosting account.', todo: null },
-    admin: { label: 'Removed', summary: 'The domain was removed in the panel.', todo: null },
-  },
-  account_deleted: {
-    customer: { label: 'Removed', summary: 'Your hosting account was deleted.', todo: null },
-    admin: { label: 'Account deleted', summary: 'The account was deleted in the panel.', todo: null },
-  },
+/** The pauses whose words say what to do, by audience (the rest have no next step to offer). */
+const PAUSE_HAS_TODO: Record<PausedBy, Record<Audience, boolean>> = {
+  customer: { customer: true, admin: false },
+  admin: { customer: true, admin: false },
+  suspension: { customer: true, admin: false },
+  enforcement: { customer: true, admin: true },
+  external: { customer: true, admin: false },
+  domain_removed: { customer: false, admin: false },
+  account_deleted: { customer: false, admin: false },
 };
 
-const paused = (by: PausedBy | null, audience: Audience): WebsiteState => {
-  const words = by ? PAUSE_WORDS[by][audience] : { label: 'Paused', summary: 'Protection is paused.', todo: null };
-  return { kind: 'paused', tone: by === 'customer' || by === 'external' ? 'neutral' : 'warn', ...words, pausedBy: by };
+const paused = (by: PausedBy | null, audience: Audience, t: Translate): WebsiteState => {
+  const key = by ? `websiteState.paused.${by}.${audience}` : 'websiteState.paused.unknown';
+  return {
+    kind: 'paused',
+    tone: by === 'customer' || by === 'external' ? 'neutral' : 'warn',
+    label: t(`${key}.label`),
+    summary: t(`${key}.summary`),
+    todo: by && PAUSE_HAS_TODO[by][audience] ? t(`${key}.todo`) : null,
+    pausedBy: by,
+  };
 };
 
 const state = (kind: WebsiteStateKind, tone: StateTone, label: string, summary: string, todo: string | null = null): WebsiteState => ({
@@ -111,112 +76,109 @@ const state = (kind: WebsiteStateKind, tone: StateTone, label: string, summary: 
   pausedBy: null,
 });
 
-const SETTING_UP = state(
-  'being_set_up',
-  'info',
-  'Setting up',
-  'The protection service is setting this domain up.',
-  'Nothing to do yet: check back in a minute.',
-);
+const settingUp = (t: Translate) =>
+  state('being_set_up', 'info', t('websiteState.settingUp.label'), t('websiteState.settingUp.summary'), t('websiteState.settingUp.todo'));
 
 /** Monitoring first (core/monitoring.ts): paused at the provider by nobody, until the schedule protects it. */
-const monitoring = (audience: Audience): WebsiteState =>
-  audience === 'customer'
-    ? state(
-        'monitoring',
-        'info',
-        'Monitoring',
-        'We watch your traffic; we block nothing yet.',
-        'Protection starts by itself, or choose Protect now.',
-      )
-    : state('monitoring', 'info', 'Monitoring', 'Monitoring first: watched, nothing blocked, until the schedule protects it.');
+const monitoring = (audience: Audience, t: Translate): WebsiteState =>
+  state(
+    'monitoring',
+    'info',
+    t('websiteState.monitoring.label'),
+    t(`websiteState.monitoring.${audience}.summary`),
+    audience === 'customer' ? t('websiteState.monitoring.customer.todo') : null,
+  );
 
 /** What to do about a refusal, by its code: the customer fixes their DNS; a limit is the host's; anything else is tried again. */
-function refusalTodo(website: StateInput, failure: ProvisioningFailure, audience: Audience): string {
-  if (failure.code === 'domain_unresolvable') {
-    return audience === 'customer'
-      ? `Check the DNS of ${website.domain} where your domain is registered: the domain must exist and resolve. Then click Try again.`
-      : `The domain's DNS must exist and resolve: once the customer has fixed it, click Retry (the customer can also click Try again).`;
-  }
-  if (failure.code === 'LIMIT_REACHED' || failure.code === 'domain_limit_reached') {
-    return audience === 'customer'
-      ? 'Your plan protects no more domains: ask your host to raise the limit, then click Try again.'
-      : 'Raise the account’s domain limit (or remove one of its domains), then click Retry.';
-  }
-  return audience === 'customer'
-    ? 'Click Try again; if it is refused again, ask your host for help.'
-    : 'Once the cause is fixed, click Retry.';
+function refusalTodo(website: StateInput, failure: ProvisioningFailure, audience: Audience, t: Translate): string {
+  const which =
+    failure.code === 'domain_unresolvable'
+      ? 'unresolvable'
+      : failure.code === 'LIMIT_REACHED' || failure.code === 'domain_limit_reached'
+        ? 'limit'
+        : 'other';
+  return t(`websiteState.refused.todo.${which}.${audience}`, { domain: website.domain });
 }
 
 /** The provider refused the website (it never got it): its reason, and what to do. */
-function refusedState(website: StateInput, failure: ProvisioningFailure, audience: Audience): WebsiteState {
-  const summary =
-    audience === 'customer'
-      ? `The protection service could not protect ${website.domain}: ${failure.reason}`
-      : `The provider refused it (${failure.code}): ${failure.reason}`;
-  return state('could_not_protect', 'bad', 'Could not protect', summary, refusalTodo(website, failure, audience));
+function refusedState(website: StateInput, failure: ProvisioningFailure, audience: Audience, t: Translate): WebsiteState {
+  const summary = t(`websiteState.refused.${audience}`, { domain: website.domain, code: failure.code, reason: failure.reason });
+  return state('could_not_protect', 'bad', t('websiteState.refused.label'), summary, refusalTodo(website, failure, audience, t));
 }
 
 /** What the provider reports for a website the plugin keeps online. */
-function onlineState(website: StateInput, errorReason: string | null): WebsiteState {
+function onlineState(website: StateInput, errorReason: string | null, t: Translate): WebsiteState {
+  const domain = { domain: website.domain };
   switch (website.providerStatus) {
     case 'online':
-      return state('protected', 'ok', 'Protected', 'Visitors pass through the protection service.');
+      return state('protected', 'ok', t('websiteState.protected.label'), t('websiteState.protected.summary'));
     case 'pending_dns':
       return state(
         'waiting_dns',
         'info',
-        'Waiting for DNS',
-        `The protection service is waiting for the DNS of ${website.domain} to point at it.`,
-        `Change the DNS records of ${website.domain} (and its subdomains) where your domain is registered, so they point at the protection service. Protection starts by itself once the change is seen; this can take a few hours.`,
+        t('websiteState.waitingDns.label'),
+        t('websiteState.waitingDns.summary', domain),
+        t('websiteState.waitingDns.todo', domain),
       );
     case 'issuing_certificate':
       return state(
         'issuing_certificate',
         'info',
-        'Issuing certificate',
-        'DNS is set; a certificate for HTTPS is being issued.',
-        'Nothing to do: this takes a few minutes.',
+        t('websiteState.issuingCertificate.label'),
+        t('websiteState.issuingCertificate.summary'),
+        t('websiteState.issuingCertificate.todo'),
       );
     case 'paused':
-      return paused('external', 'customer');
+      return paused('external', 'customer', t);
     case null:
     case 'setup':
     case 'unknown':
-      return SETTING_UP;
+      return settingUp(t);
     case 'missing':
-      return state('error', 'bad', 'Error', 'The protection service no longer knows this domain.', 'Ask your host to set it up again.');
+      return state('error', 'bad', t('websiteState.error.label'), t('websiteState.error.missing'), t('websiteState.error.missingTodo'));
     case 'error':
       return state(
         'error',
         'bad',
-        'Error',
-        errorReason
-          ? `The protection service reports an error: ${errorReason}`
-          : 'The protection service reports an error with this domain.',
-        'Ask your host for help if it does not clear within an hour.',
+        t('websiteState.error.label'),
+        errorReason ? t('websiteState.error.reason', { reason: errorReason }) : t('websiteState.error.noReason'),
+        t('websiteState.error.todo'),
       );
     default:
-      return state('being_set_up', 'info', 'Setting up', `The protection service reports “${website.providerStatus}”.`);
+      return state(
+        'being_set_up',
+        'info',
+        t('websiteState.settingUp.label'),
+        t('websiteState.settingUp.reported', { status: website.providerStatus }),
+      );
   }
 }
 
-/** The website's state in plain words for `audience`; `errorReason` says why, when the provider reports an error. */
-export function describeWebsite(website: StateInput, audience: Audience = 'customer', errorReason: string | null = null): WebsiteState {
-  if (website.state === 'removed') return paused(website.pausedBy ?? 'domain_removed', audience);
+/**
+ * The website's state in plain words for `audience`, in the language of `t`; `errorReason`
+ * says why, when the provider reports an error.
+ */
+export function describeWebsite(
+  website: StateInput,
+  t: Translate,
+  audience: Audience = 'customer',
+  errorReason: string | null = null,
+): WebsiteState {
+  if (website.state === 'removed') return paused(website.pausedBy ?? 'domain_removed', audience, t);
   if (website.provisionedAt === null)
-    return website.provisioningFailure ? refusedState(website, website.provisioningFailure, audience) : SETTING_UP;
-  if (website.desiredStatus === 'paused') return website.pausedBy === null ? monitoring(audience) : paused(website.pausedBy, audience);
+    return website.provisioningFailure ? refusedState(website, website.provisioningFailure, audience, t) : settingUp(t);
+  if (website.desiredStatus === 'paused')
+    return website.pausedBy === null ? monitoring(audience, t) : paused(website.pausedBy, audience, t);
   if (website.desiredStatus === 'setup') {
     return state(
       'not_protected',
       'neutral',
-      'Not protected',
-      'This domain is not behind the protection service yet.',
-      'Click Protect to put it behind the protection service.',
+      t('websiteState.notProtected.label'),
+      t('websiteState.notProtected.summary'),
+      t('websiteState.notProtected.todo'),
     );
   }
-  return onlineState(website, errorReason);
+  return onlineState(website, errorReason, t);
 }
 
 /** Pauses a customer may end themselves: their own, and one made in the provider's dashboard. */

@@ -133,7 +133,13 @@ describe('the domain page in each language', () => {
         status: 200,
       };
       expect(textOf((await openInLocale(plugin, noEditor, 'en')).body)).toContain('The rules editor is not available for this domain yet.');
-      await expectTranslated(plugin, [{ ...visit, name: 'settings as of, provider down' }, down, later, noEditor], DATA);
+      // The domain added while the provider was down could not be protected: the provider's reason is quoted as it gave it.
+      const providerReason = 'The service is temporarily unavailable';
+      await expectTranslated(
+        plugin,
+        [{ ...visit, name: 'settings as of, provider down' }, down, later, noEditor],
+        [...DATA, providerReason],
+      );
 
       // Slow: the first read of a website takes longer than the page waits for it.
       await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 8000 });

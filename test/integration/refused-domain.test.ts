@@ -4,12 +4,18 @@
  * retried, and the customer's Try again (their own domains only) or the admin's Retry
  * provisions it once the cause is fixed.
  */
+import { createTranslations, loadCatalogs } from '../../src/core/i18n.js';
+import { paths } from '../../src/paths.js';
 import { describe, expect, it } from 'vitest';
-import { describeWebsite } from '../../src/core/website-state.js';
+import { describeWebsite as describeIn, type Audience, type StateInput } from '../../src/core/website-state.js';
 import { createPageClient, textOf } from '../helpers/page-client.js';
 import { admin, customer, launchUrl, type LaunchTarget } from '../helpers/pages.js';
 import { withPlugin } from '../helpers/plugin.js';
 import { waitFor } from '../helpers/wait.js';
+
+/** The English messages (locales/en.json), as the pages pass them. */
+const t = createTranslations(loadCatalogs(paths.locales)).en;
+const describeWebsite = (website: StateInput, ...rest: [Audience?, (string | null)?]) => describeIn(website, t, ...rest);
 
 async function signIn(plugin: LaunchTarget, request: Parameters<typeof launchUrl>[1], home: string) {
   const client = createPageClient(plugin.url);

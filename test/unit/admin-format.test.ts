@@ -40,10 +40,12 @@ describe('admin page formatting', () => {
 
   it("shows a website's state in the admin's words of core/website-state, and its tone as the badge", () => {
     const base = { domain: 'shop.example', state: 'active', desiredStatus: 'paused', providerStatus: 'paused' } as const;
-    expect(websiteState({ ...base, pausedBy: 'enforcement' })).toMatchObject({ words: 'Paused by the hit limit', badge: 'warn' });
-    expect(websiteState({ ...base, pausedBy: 'admin' }).words).toBe('Paused by an admin');
-    expect(websiteState({ ...base, state: 'removed', pausedBy: 'domain_removed' }).words).toBe('Removed');
-    expect(websiteState({ ...base, desiredStatus: 'online', providerStatus: 'pending_dns', pausedBy: null }).words).toBe('Waiting for DNS');
+    expect(websiteState({ ...base, pausedBy: 'enforcement' }, t.en)).toMatchObject({ words: 'Paused by the hit limit', badge: 'warn' });
+    expect(websiteState({ ...base, pausedBy: 'admin' }, t.en).words).toBe('Paused by an admin');
+    expect(websiteState({ ...base, state: 'removed', pausedBy: 'domain_removed' }, t.en).words).toBe('Removed');
+    expect(websiteState({ ...base, desiredStatus: 'online', providerStatus: 'pending_dns', pausedBy: null }, t.en).words).toBe(
+      'Waiting for DNS',
+    );
   });
 });
 

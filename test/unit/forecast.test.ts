@@ -1,6 +1,11 @@
+import { createTranslations, loadCatalogs } from '../../src/core/i18n.js';
+import { paths } from '../../src/paths.js';
 import { describe, expect, it } from 'vitest';
 import { createFormat } from '../../src/core/format.js';
 import { currentForecast, forecastLimitReached, forecastWords } from '../../src/core/forecast.js';
+
+/** The English messages (locales/en.json), as the pages pass them. */
+const t = createTranslations(loadCatalogs(paths.locales)).en;
 
 const DAY = 86_400_000;
 const start = Date.parse('2026-11-01T00:00:00Z');
@@ -96,15 +101,15 @@ describe('forecastWords', () => {
   const utc = createFormat();
   const now = Date.parse('2026-11-20T10:30:00Z');
   it('names the UTC day and hour, "reached" once that time has come, "not this period" for none', () => {
-    expect(forecastWords(Date.parse('2026-11-27T14:59:59Z'), now, utc)).toBe('27 Nov, 14:00 UTC');
-    expect(forecastWords(Date.parse('2026-11-21T03:00:00Z'), now, utc)).toBe('21 Nov, 03:00 UTC');
-    expect(forecastWords(now, now, utc)).toBe('reached');
-    expect(forecastWords(now - DAY, now, utc)).toBe('reached');
-    expect(forecastWords(null, now, utc)).toBe('not this period');
+    expect(forecastWords(Date.parse('2026-11-27T14:59:59Z'), now, utc, t)).toBe('27 Nov, 14:00 UTC');
+    expect(forecastWords(Date.parse('2026-11-21T03:00:00Z'), now, utc, t)).toBe('21 Nov, 03:00 UTC');
+    expect(forecastWords(now, now, utc, t)).toBe('reached');
+    expect(forecastWords(now - DAY, now, utc, t)).toBe('reached');
+    expect(forecastWords(null, now, utc, t)).toBe('not this period');
   });
 
   it("names the hour in the panel's time zone when it is known", () => {
     const berlin = createFormat({ timeZone: 'Europe/Berlin' });
-    expect(forecastWords(Date.parse('2026-11-27T14:59:59Z'), now, berlin)).toMatch(/^27 Nov, 15:00 (CET|GMT\+1)$/);
+    expect(forecastWords(Date.parse('2026-11-27T14:59:59Z'), now, berlin, t)).toMatch(/^27 Nov, 15:00 (CET|GMT\+1)$/);
   });
 });

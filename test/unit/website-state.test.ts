@@ -1,5 +1,11 @@
+import { createTranslations, loadCatalogs } from '../../src/core/i18n.js';
+import { paths } from '../../src/paths.js';
 import { describe, expect, it } from 'vitest';
-import { customerActions, describeWebsite, type StateInput } from '../../src/core/website-state.js';
+import { customerActions, describeWebsite as describeIn, type Audience, type StateInput } from '../../src/core/website-state.js';
+
+/** The English messages (locales/en.json), as the pages pass them. */
+const t = createTranslations(loadCatalogs(paths.locales)).en;
+const describeWebsite = (website: StateInput, ...rest: [Audience?, (string | null)?]) => describeIn(website, t, ...rest);
 
 const website = (over: Partial<StateInput> = {}): StateInput => ({
   domain: 'shop.example',

@@ -15,8 +15,8 @@ const isTime = (ms: number | null | undefined): ms is number => ms !== null && m
 export type BadgeKind = 'ok' | 'warn' | 'bad' | 'info' | 'neutral';
 
 /** A website's state in plain words, and the badge it wears: the admin's words of core/website-state.ts. */
-export function websiteState(website: StateInput): { words: string; badge: BadgeKind; summary: string; todo: string | null } {
-  const state = describeWebsite(website, 'admin');
+export function websiteState(website: StateInput, t: Translate): { words: string; badge: BadgeKind; summary: string; todo: string | null } {
+  const state = describeWebsite(website, t, 'admin');
   return { words: state.label, badge: state.tone, summary: state.summary, todo: state.todo };
 }
 
@@ -38,7 +38,7 @@ export function createAdminFormat(format: Format, t: Translate) {
       !isTime(ms) ? t('adminCommon.never') : Math.abs(now - ms) < MINUTE ? t('adminCommon.justNow') : format.ago(ms, now),
     /** "350 ms", "40 sec", "2 min 5 sec" in the page's language; "–" without one. */
     duration: (ms: number | null | undefined) => (isTime(ms) ? format.duration(ms) : '–'),
-    websiteState,
+    websiteState: (website: StateInput) => websiteState(website, t),
     /** Where a website stands against its limits, in words and a badge. */
     levelWords: (level: string) => ({
       words: t(`adminCommon.levels.${level}`, { defaultValue: level }),

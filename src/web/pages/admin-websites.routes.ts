@@ -100,7 +100,7 @@ const doneMessage = (t: Translate, done: (typeof DONE)[number], job: number | un
 
 /** A forecast in the page's words: "not this period", "reached", else its day and hour (core/forecast.ts). */
 const forecastIn = (t: Translate, format: Format, now: number) => (at: number | null) =>
-  at === null ? t('adminWebsite.notThisPeriod') : at <= now ? t('adminWebsite.reached') : forecastWords(at, now, format);
+  at === null ? t('adminWebsite.notThisPeriod') : at <= now ? t('adminWebsite.reached') : forecastWords(at, now, format, t);
 
 function renderWebsite(deps: AdminPagesDeps, req: Request, res: Response, flash?: { kind: 'ok' | 'error'; message: string }, status = 200) {
   const t = res.locals.t as Translate;

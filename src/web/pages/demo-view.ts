@@ -4,6 +4,7 @@
  * can follow provisioning, the DNS wait, the callback, the statistics and enforcement.
  */
 import type { Format } from '../../core/format.js';
+import type { Translate } from '../../core/i18n.js';
 import { accountUsageNow, createLimitResolver } from '../../core/limits.js';
 import { describeWebsite, type WebsiteStateKind } from '../../core/website-state.js';
 import type { EnforcementAction, Website } from '../../core/types.js';
@@ -38,8 +39,12 @@ function nextOnceCounted(hits: number, limit: number | null): string {
   return hits > limit ? 'Over its limit: the next sync pauses it.' : 'Counted against its limit: a sync pauses it once it is over.';
 }
 
-export function websiteState(website: Website, usage: { hits: number; limit: number | null } = { hits: 0, limit: null }): WebsiteState {
-  const state = describeWebsite(website, 'admin');
+export function websiteState(
+  website: Website,
+  t: Translate,
+  usage: { hits: number; limit: number | null } = { hits: 0, limit: null },
+): WebsiteState {
+  const state = describeWebsite(website, t, 'admin');
   const next =
     state.pausedBy === 'enforcement'
       ? 'Raise its hit limit in Settings: the next sync resumes it.'
@@ -67,7 +72,12 @@ export interface DemoAccount {
 }
 
 /** The newest accounts (at most `limit`) with their websites, hits this period and limits. */
-export function demoAccounts(deps: { accounts: AccountsRepo; stats: StatisticsRepo }, now: number, limit = 20): DemoAccount[] {
+export function demoAccounts(
+  deps: { accounts: AccountsRepo; stats: StatisticsRepo },
+  now: number,
+  t: Translate,
+  limit = 20,
+): DemoAccount[] {
   const resolver = createLimitResolver(deps.stats, deps.accounts);
   return deps.accounts.recentAccounts(limit).map((account) => ({
     account: account.account,
@@ -75,7 +85,7 @@ export function demoAccounts(deps: { accounts: AccountsRepo; stats: StatisticsRe
     state: account.state,
     websites: accountUsageNow(deps, account.account, now, resolver).websites.map(({ website, hits, limit: hitLimit }) => ({
       domain: website.domain,
-      state: websiteState(website, { hits, limit: hitLimit }),
+      state: websiteState(website, t, { hits, limit: hitLimit }),
       providerStatus: website.providerStatus,
       hits,
       limit: hitLimit,

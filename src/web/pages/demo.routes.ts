@@ -5,6 +5,7 @@
  * and opens the customer's view of an account in its own session (the admin stays signed in).
  */
 import type { Format } from '../../core/format.js';
+import type { Translate } from '../../core/i18n.js';
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -143,7 +144,7 @@ function demoPage(deps: DemoPagesDeps) {
       ...(refused ? { errorSummary: demoErrorSummary(refused.form, refused.state) } : {}),
       ...(done ? { flash: { kind: done === 'sync-busy' ? 'error' : 'ok', message: MESSAGES[done] } } : {}),
       justDone,
-      accounts: demoAccounts(deps, deps.now()),
+      accounts: demoAccounts(deps, deps.now(), res.locals.t as Translate),
       actions: deps.stats.recentActions(10).map((action) => describeAction(action, res.locals.format as Format)),
       maxHits: MAX_DEMO_HITS,
       forms: states,

@@ -10,6 +10,7 @@ import { currentForecast, forecastLimitReached, forecastWords } from '../../core
 import type { Format } from '../../core/format.js';
 import type { Translate } from '../../core/i18n.js';
 import { accountUsageNow, createLimitResolver, type AccountUsage, type LimitResolver } from '../../core/limits.js';
+import { isMonitoring } from '../../core/monitoring.js';
 import type { Protection } from '../../core/protection.js';
 import { TRAFFIC_RANGES, trafficView, trafficWindow, type TrafficRange } from '../../core/traffic-view.js';
 import type { Website } from '../../core/types.js';
@@ -17,7 +18,7 @@ import { createSettingsReader } from '../../core/settings-snapshot.js';
 import { saveWebsiteSettings, submittedForm, type UploadedFile } from '../../core/website-settings.js';
 import { NOTICES_READ, spikeNotices } from '../../core/website-notices.js';
 import { accountHeader, nearLimitSentence, pausedByLimit } from '../../core/usage-words.js';
-import { customerActions, describeWebsite } from '../../core/website-state.js';
+import { customerActions, describeWebsite, type CustomerAction } from '../../core/website-state.js';
 import type { AccountsRepo } from '../../db/accounts.repo.js';
 import type { ReadScheduleRepo } from '../../db/read-schedule.repo.js';
 import type { SettingsSnapshotsRepo } from '../../db/settings-snapshots.repo.js';
@@ -58,22 +59,23 @@ export function sessionAccount(req: Request): string {
 }
 
 /**
- * The messages a redirect after a form may show, by the fixed word in `?done=`. A pause is
- * what the customer asked for but leaves the website unprotected: a warning, not a success.
+ * The messages a redirect after a form may show, by the fixed word in `?done=` (their words:
+ * customers.done.* of the catalogs). A pause is what the customer asked for but leaves the
+ * website unprotected: a warning, not a success.
  */
-const DONE_MESSAGES: Record<string, { kind: 'ok' | 'warn'; message: string }> = {
-  protected: { kind: 'ok', message: 'Protection requested. The protection service now waits for the domain’s DNS, if it is not set yet.' },
-  paused: {
-    kind: 'warn',
-    message: 'Protection paused: visitors now reach your website directly, unprotected. Resume to protect it again.',
-  },
-  resumed: { kind: 'ok', message: 'Protection resumed.' },
-  retried: { kind: 'ok', message: 'Trying again: the protection service is being asked to protect the domain.' },
-  saved: { kind: 'ok', message: 'Settings saved at the protection service.' },
-  unchanged: { kind: 'ok', message: 'Nothing to save: no setting was changed.' },
+const DONE_KINDS: Record<string, 'ok' | 'warn'> = {
+  protected: 'ok',
+  paused: 'warn',
+  resumed: 'ok',
+  retried: 'ok',
+  saved: 'ok',
+  unchanged: 'ok',
 };
 
-const flashOf = (req: Request) => (typeof req.query.done === 'string' ? (DONE_MESSAGES[req.query.done] ?? null) : null);
+const flashOf = (req: Request, res: Response) => {
+  const done = typeof req.query.done === 'string' && Object.hasOwn(DONE_KINDS, req.query.done) ? req.query.done : null;
+  return done === null ? null : { kind: DONE_KINDS[done] as 'ok' | 'warn', message: translateOf(res)(`customers.done.${done}`) };
+};
 
 /** The one formatter the pages router made (pages.routes.ts). */
 const formatOf = (res: Response) => res.locals.format as Format;
@@ -91,7 +93,8 @@ function ownWebsite(req: Request, accounts: Pick<AccountsRepo, 'getWebsite'>): W
   const domain = normalizeDomain(String(req.params.domain ?? ''));
   const website = domain ? accounts.getWebsite(domain) : null;
   if (!website || website.account !== account || website.state !== 'active') {
-    throw new AppError('NOT_FOUND', 'There is no such domain in your account.');
+    // In the page's language: express gives the request its response (req.res), where the language is.
+    throw new AppError('NOT_FOUND', translateOf(req.res as Response)('customers.notFound'));
   }
   return website;
 }
@@ -104,7 +107,7 @@ function closedAccountPage(accounts: Pick<AccountsRepo, 'accountState'>) {
   return (req: Request, res: Response, next: NextFunction) => {
     const state = accounts.accountState(sessionAccount(req));
     if (state !== 'suspended' && state !== 'deleted') return next();
-    const title = state === 'suspended' ? 'Account suspended' : 'Account removed';
+    const title = translateOf(res)(state === 'suspended' ? 'accountClosed.suspendedTitle' : 'accountClosed.removedTitle');
     res.status(403).set('Cache-Control', 'no-store').render('panel/account-closed', { title, state });
   };
 }
@@ -116,10 +119,10 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   router.get('/', (req: Request, res: Response) => {
     const account = sessionAccount(req);
     res.set('Cache-Control', 'no-store').render('panel/domains', {
-      title: 'My domains',
+      title: translateOf(res)('customers.title'),
       account,
-      ...domainsPage(deps, account, formatOf(res)),
-      flash: flashOf(req),
+      ...domainsPage(deps, account, formatOf(res), translateOf(res)),
+      flash: flashOf(req, res),
     });
   });
 
@@ -131,7 +134,7 @@ export function createPanelRouter(deps: PanelPagesDeps): express.Router {
       website.provisionedAt === null
         ? { view: null, form: null, problems: {}, settingsNote: { reason: 'not_provisioned' } }
         : knownSettingsLocals(await settings.known(website.domain));
-    renderDomainPage(res, 200, deps, website, range, { ...known, flash: flashOf(req) });
+    renderDomainPage(res, 200, deps, website, range, { ...known, flash: flashOf(req, res) });
   });
 
   router.post(CERTIFICATE_FORM, async (req: Request, res: Response) => {
@@ -170,7 +173,7 @@ function addActionRoutes(router: express.Router, deps: PanelPagesDeps): void {
     const website = ownWebsite(req, deps.accounts);
     const back = returnSchema.parse(req.query.return_to);
     res.set('Cache-Control', 'no-store').render('panel/pause-confirm', {
-      title: `Pause protection of ${website.domain}?`,
+      title: translateOf(res)('customers.pauseConfirm.title', { domain: website.domain }),
       website,
       returnTo: back,
       cancelHref: back === 'list' ? '/panel' : domainPath(website),
@@ -184,6 +187,7 @@ function addActionRoutes(router: express.Router, deps: PanelPagesDeps): void {
         res.redirect(303, `${domainPath(website)}/pause?return_to=${returnSchema.parse(body?.return_to)}`);
         return;
       }
+      refuseUnlessOffered(website, action, translateOf(res));
       await deps.protection[action](website.domain, { kind: 'customer', account: website.account });
       const done = { protect: 'protected', pause: 'paused', resume: 'resumed' }[action];
       const back = returnSchema.parse(body?.return_to);
@@ -193,10 +197,22 @@ function addActionRoutes(router: express.Router, deps: PanelPagesDeps): void {
   // Try again: a website the provider refused is provisioned again (core/protection.ts retry; offered then only).
   router.post('/domains/:domain/retry', (req: Request, res: Response) => {
     const website = ownWebsite(req, deps.accounts);
+    refuseUnlessOffered(website, 'retry', translateOf(res));
     deps.protection.retry(website.domain, { kind: 'customer', account: website.account });
     const back = returnSchema.parse((req.body as Record<string, unknown> | undefined)?.return_to);
     res.redirect(303, back === 'list' ? '/panel?done=retried' : `${domainPath(website)}?done=retried`);
   });
+}
+
+/**
+ * Only the actions the page offers (a limit or host pause offers no resume; monitoring offers
+ * Protect now), refused in the page's language with the website's state; core/protection.ts
+ * checks again for every caller.
+ */
+function refuseUnlessOffered(website: Website, action: CustomerAction, t: Translate): void {
+  if (customerActions(website).includes(action) || (action === 'protect' && isMonitoring(website))) return;
+  const { summary } = describeWebsite(website, t, 'customer');
+  throw new AppError('CONFLICT', t(`customers.refused.${action}`, { domain: website.domain, summary }));
 }
 
 /** The rules editor page, and the probe its script asks whether the editor answers and may be framed here. */
@@ -243,7 +259,7 @@ function editorUrlFor(deps: PanelPagesDeps, website: Website, lang: string): str
  * current rate (its own limit, or the account's, whichever comes first): one usage query and
  * one limits read for all.
  */
-function domainsPage(deps: PanelPagesDeps, account: string, format: Format) {
+function domainsPage(deps: PanelPagesDeps, account: string, format: Format, t: Translate) {
   const now = deps.now();
   const limits = createLimitResolver(deps.stats, deps.accounts);
   const usage = accountUsageNow(deps, account, now, limits);
@@ -261,16 +277,16 @@ function domainsPage(deps: PanelPagesDeps, account: string, format: Format) {
     accountForecast ??= forecast.account;
     return {
       website,
-      state: describeWebsite(website, 'customer'),
+      state: describeWebsite(website, t, 'customer'),
       actions: customerActions(website),
       hits,
       limit,
-      near: nearLimitSentence({ usage: hits, limit, warningPercent: limits.forWebsite(website.domain, account).warningPercent }, format),
+      near: nearLimitSentence({ usage: hits, limit, warningPercent: limits.forWebsite(website.domain, account).warningPercent }, format, t),
       // An exempt website is never paused: neither limit is reached for it.
-      limitReachedOn: forecastWords(exempt ? null : earliest(forecast.website, forecast.account), now, format),
+      limitReachedOn: forecastWords(exempt ? null : earliest(forecast.website, forecast.account), now, format, t),
     };
   });
-  return { rows, header: accountHeaderOf(usage, limits, account, accountForecast, now, format) };
+  return { rows, header: accountHeaderOf(usage, limits, account, accountForecast, now, format, t) };
 }
 
 /** The account header's words; the account's forecast from the rows', else (no website yet) the period average. */
@@ -281,6 +297,7 @@ function accountHeaderOf(
   forecast: number | null | undefined,
   now: number,
   format: Format,
+  t: Translate,
 ) {
   const { period, accountHits, accountLimit } = usage;
   const forecastAt =
@@ -290,6 +307,7 @@ function accountHeaderOf(
   return accountHeader(
     { hits: accountHits, limit: accountLimit, warningPercent: limits.forAccount(account).warningPercent, period, forecastAt, now },
     format,
+    t,
   );
 }
 
@@ -305,6 +323,7 @@ function renderDomainPage(
 ): void {
   const now = deps.now();
   const format = formatOf(res);
+  const t = translateOf(res);
   const limits = createLimitResolver(deps.stats, deps.accounts);
   const period = limits.periodOf(website.account, now);
   const own = limits.forWebsite(website.domain, website.account);
@@ -319,10 +338,10 @@ function renderDomainPage(
       title: website.domain,
       charts: true,
       website,
-      state: describeWebsite(website, 'customer'),
+      state: describeWebsite(website, t, 'customer'),
       actions: customerActions(website),
       monitoringUntil: deps.monitoringUntil?.(website.domain) ?? null,
-      usage: { hits, limit, period, near: nearLimitSentence({ usage: hits, limit, warningPercent: own.warningPercent }, format) },
+      usage: { hits, limit, period, near: nearLimitSentence({ usage: hits, limit, warningPercent: own.warningPercent }, format, t) },
       pausedByLimit:
         website.pausedBy === 'enforcement'
           ? pausedByLimit(
@@ -334,6 +353,7 @@ function renderDomainPage(
                 upgradeUrl: deps.upgradeUrl,
               },
               format,
+              t,
             )
           : null,
       range,
