@@ -76,9 +76,10 @@ const ENGLISH_WORDS =
 export function untranslated(text: string, locale: string, data: readonly string[] = []): string[] {
   const keys = KEY_SHOWN.exec(text);
   if (locale === 'en') return keys ? [`key ${keys[0]}`] : [];
-  const english = englishMessages(locale).filter(({ pattern }) => pattern.test(text));
+  // Data is no message, even where it spells one (a plan named "default", the keyword "none" that clears a limit).
   let rest = text;
   for (const value of data) rest = rest.split(value).join(' ');
+  const english = englishMessages(locale).filter(({ pattern }) => pattern.test(rest));
   const words = [...rest.matchAll(new RegExp(ENGLISH_WORDS, 'gi'))].map((m) => {
     const at = m.index ?? 0;
     return `English words "…${rest.slice(Math.max(0, at - 40), at + 40).trim()}…"`;
