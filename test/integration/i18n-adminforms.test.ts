@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compareListing, DIFFERENCE_KINDS } from '../../src/core/import-diff.js';
+import { panelListingSchema } from '../../src/core/panel-listing.js';
 import { expectTranslated, type PageVisit } from '../helpers/i18n-check.js';
 import { createPageClient } from '../helpers/page-client.js';
 import { admin, launchUrl, type LaunchTarget } from '../helpers/pages.js';
@@ -173,7 +174,7 @@ describe('the admin forms in each language', () => {
         await expectTranslated(
           plugin,
           [...IMPORT, { name: 'bulk protect, nothing to do', as: 'admin', path: '/admin/bulk-protect', status: 200 }],
-          DATA,
+          longestFirst(DATA),
         );
         plugin.stats.setLimits('account', 'carol', { domainLimit: 1 });
         await plugin.postEvents([
@@ -186,7 +187,8 @@ describe('the admin forms in each language', () => {
         ]);
         await plugin.idle();
         const comparison = compareListing(
-          {
+          panelListingSchema.parse({
+            panel: 'cpanel',
             accounts: [
               {
                 account: 'alice',
@@ -198,15 +200,20 @@ describe('the admin forms in each language', () => {
               },
               { account: 'dora', domains: [{ domain: 'c1.example', subdomains: [] }] },
             ],
-          } as never,
+          }),
           { accounts: [], websites: [], queued: [] },
           null,
         );
         for (const kind of DIFFERENCE_KINDS) comparison.counts[kind] ||= 1;
         plugin.imports.saveComparison({ at: Date.now() - 86_400_000, panel: 'cpanel', source: 'schedule', comparison, applied: null });
         plugin.imports.saveComparison({ at: Date.now(), panel: 'cpanel', source: 'cli', comparison, applied: 2 });
-        const provider = "Account 'carol' may protect at most 1 domain";
-        await expectTranslated(plugin, [...BULK, ...IMPORT], longestFirst([...DATA, provider, 'new.example', 'dora', 'cpanel', 'shop']));
+        // The provider's refusal as the failed set-up recorded it, and the differences' kinds (shown as codes beside their words).
+        const provider = 'LIMIT_REACHED: Account carol may protect at most 1 domain: c2.example was not protected (domain limit reached)';
+        await expectTranslated(
+          plugin,
+          [...BULK, ...IMPORT],
+          longestFirst([...DATA, provider, ...DIFFERENCE_KINDS, 'new.example', 'dora', 'cpanel', 'shop']),
+        );
       },
       { env: { WPP_AUTO_PROTECT: 'false' } },
     );
