@@ -49,18 +49,28 @@ export function messages(catalog: Catalog, prefix = ''): Map<string, string> {
  * The English messages a page in `locale` must not show (those the locale writes otherwise), each
  * as a pattern of its whole text with any value where its placeholders are.
  */
+const englishByLocale = new Map<string, { text: string; pattern: RegExp }[]>();
 function englishMessages(locale: string): { text: string; pattern: RegExp }[] {
+  // Made once per language: every page of every area's test is checked against the same list.
+  const known = englishByLocale.get(locale);
+  if (known) return known;
   const english = messages(catalogs.en as Catalog);
   const translated = messages(catalogs[locale] as Catalog);
-  return [...english]
+  const list = [...english]
     .filter(([key, text]) => translated.get(key) !== text)
-    .map(([, text]) => {
-      const body = text
-        .split(/\{\{[^}]+\}\}/)
-        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-        .join('.+?');
-      return { text, pattern: new RegExp(`(^|\\W)${body}(\\W|$)`) };
+    .flatMap(([, text]) => {
+      const parts = text.split(/\{\{[^}]+\}\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      // A placeholder at either end is left out (any value is there): a pattern that starts with
+      // `.+?` is tried from every position of the page, seconds a page once messages start so.
+      // Prose, not part of an identifier: website.protect, no-such-page and limits:account:x are no "website", "no" or "account".
+      const start = parts[0] === '' ? '' : '(?<![\\w.:/-])';
+      const end = parts[parts.length - 1] === '' ? '' : '(?![\\w:/-]|\\.\\w)';
+      const body = parts.slice(parts[0] === '' ? 1 : 0, parts.length > 1 && parts[parts.length - 1] === '' ? -1 : undefined).join('.+?');
+      // A message of placeholders only (`{{a}} {{b}}`) says nothing to look for.
+      return /\p{L}/u.test(body) ? [{ text, pattern: new RegExp(`${start}${body}${end}`) }] : [];
     });
+  englishByLocale.set(locale, list);
+  return list;
 }
 
 const KEY_SHOWN = new RegExp(`\\b(${Object.keys(catalogs.en as Catalog).join('|')})\\.[A-Za-z_]+`);

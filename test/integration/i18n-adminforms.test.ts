@@ -120,6 +120,8 @@ const DATA = [
   'limits:global:',
   'plan:gold',
   'plan:silver',
+  // A plan's recorded values by their keys, in the change history's lines.
+  'subdomains:',
   // A plan's provider settings in words: src/provider/setting-words.ts, converted with the customer's pages.
   'People: Ask for a captcha',
   // The JSON parser's own words, quoted after "is not JSON".
