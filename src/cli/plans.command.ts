@@ -4,6 +4,7 @@
  * plan (plan.changed); an account without a plan, or on a plan with no row, gets `default`.
  */
 import { Command } from 'commander';
+import { englishTranslate } from './english.js';
 import { DEFAULT_PLAN } from '../core/provisioning.js';
 import type { Plan } from '../core/types.js';
 import { parsePlanChange, type PlanProblem } from '../core/plan-change.js';
@@ -45,12 +46,15 @@ function usageLine(problem: PlanProblem): string {
 /** Checks every option first (one message names each problem, nothing changes), then saves the plan, recorded with the OS user. */
 function runPlansSet(name: string, raw: Record<string, unknown>): void {
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-  const result = parsePlanChange({
-    name,
-    settings: text(raw.settings),
-    subdomains: text(raw.subdomains),
-    monitorDays: text(raw['monitor-days']),
-  });
+  const result = parsePlanChange(
+    {
+      name,
+      settings: text(raw.settings),
+      subdomains: text(raw.subdomains),
+      monitorDays: text(raw['monitor-days']),
+    },
+    englishTranslate(),
+  );
   if (!result.ok) throw new UsageError(result.problems.map(usageLine).join('\n'));
   withAccounts((accounts, audit) => {
     const { after } = changePlan({ accounts, audit }, result.change, cliActor());

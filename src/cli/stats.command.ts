@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { z } from 'zod';
+import { englishTranslate } from './english.js';
 import { DEFAULT_PLAN } from '../core/provisioning.js';
 import type { EnforceResult } from '../core/enforcement.js';
 import { LockHeldError } from '../core/job-lock.js';
@@ -186,7 +187,7 @@ function usageLine(problem: LimitsProblem, input: LimitsInput): string {
       return `--${problem.field} does not apply to --scope website: it is the account's (set it at account, plan or global scope)`;
     case 'unknown-subject': {
       const subject = input.subject ?? '';
-      const normalized = normalizeLimitSubject(scope as Exclude<LimitScope, 'global'>, subject);
+      const normalized = normalizeLimitSubject(scope as Exclude<LimitScope, 'global'>, subject, englishTranslate());
       const spelled = !normalized.ok || normalized.subject === subject ? `"${subject}"` : `"${subject}" (${normalized.subject})`;
       return `--subject: the plugin knows no ${scope} ${spelled}; check the spelling, or give --allow-unknown to set it before the ${scope} exists`;
     }
@@ -211,7 +212,7 @@ function limitsInput(raw: OptionValues): LimitsInput {
  */
 export function limitsChange(raw: OptionValues, isKnown: IsKnown): LimitsChange | null {
   const input = limitsInput(raw);
-  const result = parseLimitsChange(input, isKnown);
+  const result = parseLimitsChange(input, isKnown, englishTranslate());
   if (result === null) return null;
   if (!result.ok) throw new UsageError(result.problems.map((problem) => usageLine(problem, input)).join('\n'));
   return result.change;

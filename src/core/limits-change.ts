@@ -11,8 +11,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import type { LimitScope, StatisticsRepo } from '../db/statistics.repo.js';
-import { accountNameSchema } from '../panel/events.js';
+import { accountNameMessage, accountNameSchema } from '../panel/events.js';
 import { normalizeDomain } from '../provider/spec.js';
+import type { Translate } from './i18n.js';
 import { checkedActor } from './plugin-settings.js';
 import type { LimitLayer } from './quota.js';
 
@@ -71,32 +72,37 @@ export type IsKnown = (scope: Exclude<LimitScope, 'global'>, subject: string) =>
  * so it is inherited again. Not z.coerce.number(): Number('') and Number(' ') are 0, which
  * paused every website, and Number('0x10') is 16, Number('1e3') 1000.
  */
-const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+const wholeNumber = (t: Translate, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.string().transform((value, ctx) => {
     if (value === 'none') return null;
-    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `${min} to ${max}`;
+    const range = max === Number.MAX_SAFE_INTEGER ? t('limitsChange.rangeFrom', { min }) : t('limitsChange.rangeBetween', { min, max });
     const number = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
     if (Number.isNaN(number))
-      ctx.addIssue({
-        code: 'custom',
-        message: `${JSON.stringify(value)} is not a whole number: give plain decimal digits (${range}), or none to clear`,
-      });
-    else if (number < min || number > max)
-      ctx.addIssue({ code: 'custom', message: `${value} is out of range: give ${range}, or none to clear` });
+      ctx.addIssue({ code: 'custom', message: t('limitsChange.notWholeNumber', { value: JSON.stringify(value), range }) });
+    else if (number < min || number > max) ctx.addIssue({ code: 'custom', message: t('limitsChange.outOfRange', { value, range }) });
     return number;
   });
-const word = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, { error: (issue) => `${JSON.stringify(issue.input)} is not one of ${values.join(', ')}` });
+const word = <const T extends readonly [string, ...string[]]>(t: Translate, values: T) =>
+  z.enum(values, {
+    // The choices as the reader's form names them (a page's select; the CLI's words are the values themselves).
+    error: (issue) =>
+      t('limitsChange.notOneOf', {
+        value: JSON.stringify(issue.input),
+        values: values.map((value) => t(`limitsChange.values.${value}`, { defaultValue: value })).join(', '),
+      }),
+  });
 
-const valueSchemas = {
-  period: word(['monthly', 'daily', 'none']).transform((value) => (value === 'none' ? null : value)),
-  'anchor-day': wholeNumber(1, 28),
-  'website-hits': wholeNumber(0),
-  'account-hits': wholeNumber(0),
-  'domain-limit': wholeNumber(0),
-  'warning-percent': wholeNumber(1, 100),
-  exempt: word(['true', 'false', 'none']).transform((value) => (value === 'none' ? null : value === 'true')),
-} satisfies Record<LimitValueField, z.ZodType>;
+/** Each value's schema, its problems in the reader's language (`t`: the page's, or English for the CLI). */
+const valueSchemas = (t: Translate) =>
+  ({
+    period: word(t, ['monthly', 'daily', 'none']).transform((value) => (value === 'none' ? null : value)),
+    'anchor-day': wholeNumber(t, 1, 28),
+    'website-hits': wholeNumber(t, 0),
+    'account-hits': wholeNumber(t, 0),
+    'domain-limit': wholeNumber(t, 0),
+    'warning-percent': wholeNumber(t, 1, 100),
+    exempt: word(t, ['true', 'false', 'none']).transform((value) => (value === 'none' ? null : value === 'true')),
+  }) satisfies Record<LimitValueField, z.ZodType>;
 const layerKey = {
   period: 'period',
   'anchor-day': 'anchorDay',
@@ -107,35 +113,44 @@ const layerKey = {
   exempt: 'exempt',
 } as const satisfies Record<LimitValueField, keyof LimitLayer>;
 
-const inputSchema = z.object({ scope: word(LIMIT_SCOPES), ...valueSchemas }).partial();
+const inputSchema = (t: Translate) => z.object({ scope: word(t, LIMIT_SCOPES), ...valueSchemas(t) }).partial();
 
 /** Subjects as enforcement looks them up: domains like panel events (lower case, punycode), accounts like panel events, plans trimmed. */
-const subjectSchemas = {
+const subjectSchemas = (t: Translate) => ({
   website: z.string().transform((value, ctx) => {
     const domain = normalizeDomain(value);
-    if (domain === null) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(value)} is not a valid domain name` });
+    if (domain === null) ctx.addIssue({ code: 'custom', message: t('limitsChange.notDomain', { value: JSON.stringify(value) }) });
     return domain ?? '';
   }),
   account: accountNameSchema,
-  plan: z.string().trim().min(1, 'a plan name is required').max(100, 'a plan name is at most 100 characters'),
-};
+  plan: z.string().trim().min(1, t('limitsChange.planRequired')).max(100, t('limitsChange.planTooLong')),
+});
 
 /** The subject as its limits row is keyed, or the reasons it cannot be one. */
 export function normalizeLimitSubject(
   scope: Exclude<LimitScope, 'global'>,
   subject: string,
+  t: Translate,
 ): { ok: true; subject: string } | { ok: false; messages: string[] } {
-  const result = subjectSchemas[scope].safeParse(subject);
-  return result.success ? { ok: true, subject: result.data } : { ok: false, messages: result.error.issues.map((issue) => issue.message) };
+  const result = subjectSchemas(t)[scope].safeParse(subject);
+  if (result.success) return { ok: true, subject: result.data };
+  const message = (issue: z.core.$ZodIssue) => (scope === 'account' ? accountNameMessage(issue, t) : issue.message);
+  return { ok: false, messages: result.error.issues.map(message) };
 }
 
 /** The subject's problems for a non-global scope; pushes them and returns the normalized subject. */
-function checkSubject(scope: Exclude<LimitScope, 'global'>, input: LimitsInput, isKnown: IsKnown, problems: LimitsProblem[]): string {
+function checkSubject(
+  scope: Exclude<LimitScope, 'global'>,
+  input: LimitsInput,
+  isKnown: IsKnown,
+  problems: LimitsProblem[],
+  t: Translate,
+): string {
   if (input.subject === undefined) {
-    problems.push({ field: 'subject', reason: 'required', message: `a ${scope} limit needs the ${scope} it applies to` });
+    problems.push({ field: 'subject', reason: 'required', message: t(`limitsChange.subjectRequired.${scope}`) });
     return '';
   }
-  const normalized = normalizeLimitSubject(scope, input.subject);
+  const normalized = normalizeLimitSubject(scope, input.subject, t);
   if (!normalized.ok) {
     problems.push(...normalized.messages.map((message) => ({ field: 'subject' as const, reason: 'invalid' as const, message })));
     return '';
@@ -145,32 +160,35 @@ function checkSubject(scope: Exclude<LimitScope, 'global'>, input: LimitsInput, 
     problems.push({
       field: 'subject',
       reason: 'unknown-subject',
-      message: `the plugin knows no ${scope} ${spelled}; check the spelling, or allow an unknown ${scope} to set it before the ${scope} exists`,
+      message: t(`limitsChange.unknownSubject.${scope}`, { subject: spelled }),
     });
   }
   return normalized.subject;
 }
 
 /** The problems of the row (scope, subject, allowUnknown) and of values that do not apply to it; returns the normalized subject. */
-function checkRow(scope: LimitScope, input: LimitsInput, given: LimitValueField[], isKnown: IsKnown, problems: LimitsProblem[]): string {
+function checkRow(
+  scope: LimitScope,
+  input: LimitsInput,
+  given: LimitValueField[],
+  isKnown: IsKnown,
+  problems: LimitsProblem[],
+  t: Translate,
+): string {
   if (scope === 'global') {
     if (input.subject !== undefined)
-      problems.push({
-        field: 'subject',
-        reason: 'not-applicable',
-        message: 'does not apply to the global row (it applies to every account and website)',
-      });
+      problems.push({ field: 'subject', reason: 'not-applicable', message: t('limitsChange.globalSubject') });
     if (input.allowUnknown)
-      problems.push({ field: 'allow-unknown', reason: 'not-applicable', message: 'does not apply to the global row' });
+      problems.push({ field: 'allow-unknown', reason: 'not-applicable', message: t('limitsChange.globalAllowUnknown') });
     return '';
   }
-  const subject = checkSubject(scope, input, isKnown, problems);
+  const subject = checkSubject(scope, input, isKnown, problems, t);
   if (scope === 'website') {
     for (const field of given.filter((name) => (ACCOUNT_WIDE_FIELDS as readonly string[]).includes(name))) {
       problems.push({
         field,
         reason: 'not-applicable',
-        message: "does not apply to a website: it is the account's (set it at account, plan or global scope)",
+        message: t('limitsChange.accountWide'),
       });
     }
   }
@@ -181,11 +199,12 @@ function checkRow(scope: LimitScope, input: LimitsInput, given: LimitValueField[
  * Reads one change of the limits table, or null when none is asked for (no scope, subject,
  * allowUnknown or value: the CLI then shows the table). `isKnown` is asked about a valid
  * subject unless `allowUnknown`. Problems come in a stable order: unreadable values, then
- * the scope, then the subject and what does not apply.
+ * the scope, then the subject and what does not apply. `t` words the problems in the reader's
+ * language (the page's; English for the CLI).
  */
-export function parseLimitsChange(input: LimitsInput, isKnown: IsKnown): LimitsChangeResult | null {
+export function parseLimitsChange(input: LimitsInput, isKnown: IsKnown, t: Translate): LimitsChangeResult | null {
   const fields = { scope: input.scope, ...Object.fromEntries(LIMIT_VALUE_FIELDS.map((name) => [name, input[name]])) };
-  const parsed = inputSchema.safeParse(fields);
+  const parsed = inputSchema(t).safeParse(fields);
   const problems: LimitsProblem[] = parsed.success
     ? []
     : parsed.error.issues.map((issue) => ({ field: issue.path[0] as LimitsField, reason: 'invalid', message: issue.message }));
@@ -194,11 +213,11 @@ export function parseLimitsChange(input: LimitsInput, isKnown: IsKnown): LimitsC
 
   if (input.scope === undefined) {
     if (given.length === 0 && input.subject === undefined && !input.allowUnknown) return null;
-    problems.push({ field: 'scope', reason: 'required', message: 'is required to change a limit: global, plan, account or website' });
+    problems.push({ field: 'scope', reason: 'required', message: t('limitsChange.scopeRequired') });
   } else if (given.length === 0) {
-    problems.push({ field: null, reason: 'nothing-to-change', message: 'nothing to change: give at least one value' });
+    problems.push({ field: null, reason: 'nothing-to-change', message: t('limitsChange.nothingToChange') });
   }
-  const subject = scope === undefined ? '' : checkRow(scope, input, given, isKnown, problems);
+  const subject = scope === undefined ? '' : checkRow(scope, input, given, isKnown, problems, t);
   if (problems.length > 0 || !parsed.success || scope === undefined) return { ok: false, problems };
   const changes: LimitLayer = Object.fromEntries(given.map((name) => [layerKey[name], parsed.data[name]]));
   return { ok: true, change: { scope, subject, changes } };

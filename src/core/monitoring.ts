@@ -13,6 +13,7 @@ import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { MonitoringRepo } from '../db/monitoring.repo.js';
 import { describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
+import type { Translate } from './i18n.js';
 import type { Plan, Website } from './types.js';
 
 export const DAY_MS = 24 * 60 * 60_000;
@@ -26,6 +27,15 @@ export const monitorDaysSchema = z.coerce
   .int('is a whole number of days')
   .min(0, 'is at least 0 (0: protect at once)')
   .max(MONITOR_DAYS_MAX, `is at most ${MONITOR_DAYS_MAX} days`);
+
+/** A problem of monitorDaysSchema in the reader's language (the schema's own words stay the API's and the CLI's). */
+export function monitorDaysMessage(issue: z.core.$ZodIssue, t: Translate): string {
+  if (issue.code === 'too_big') return t('monitorDays.atMost', { max: MONITOR_DAYS_MAX });
+  if (issue.code === 'too_small') return t('monitorDays.atLeast');
+  if (issue.code === 'invalid_type' && issue.expected === 'int') return t('monitorDays.notWhole');
+  if (issue.code === 'invalid_type') return t('monitorDays.notNumber');
+  return issue.message;
+}
 
 /** Whether the website is in monitoring: asked to be paused, and by nobody (every other pause names who made it). */
 export const isMonitoring = (website: Pick<Website, 'state' | 'desiredStatus' | 'pausedBy'>): boolean =>

@@ -7,28 +7,32 @@
  */
 import { z } from 'zod';
 import { settingsPatchSchema, subdomainListSchema, type SettingsPatch } from '../provider/spec.js';
-import { monitorDaysSchema } from './monitoring.js';
+import type { Translate } from './i18n.js';
+import { monitorDaysMessage, monitorDaysSchema } from './monitoring.js';
 
-export const planNameSchema = z.string().trim().min(1, 'the plan name is empty').max(100, 'the plan name is at most 100 characters');
+/** A plan's name; its problems in the reader's language (`t`: the page's, or English for the CLI). */
+export const planNameSchema = (t: Translate) => z.string().trim().min(1, t('planChange.nameEmpty')).max(100, t('planChange.nameTooLong'));
 
-const jsonSettings = z.string().transform((text, ctx) => {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: `is not JSON (${error instanceof Error ? error.message : String(error)})` });
-    return z.NEVER;
-  }
-});
+const jsonSettings = (t: Translate) =>
+  z.string().transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: t('planChange.notJson', { error: error instanceof Error ? error.message : String(error) }) });
+      return z.NEVER;
+    }
+  });
 
-const valuesSchema = z.object({
-  settings: jsonSettings.pipe(settingsPatchSchema).optional(),
-  subdomains: z
-    .string()
-    .transform((text) => (text.trim() === 'none' ? [] : text.split(',').map((label) => label.trim())))
-    .pipe(subdomainListSchema)
-    .optional(),
-  monitorDays: monitorDaysSchema.optional(),
-});
+const valuesSchema = (t: Translate) =>
+  z.object({
+    settings: jsonSettings(t).pipe(settingsPatchSchema).optional(),
+    subdomains: z
+      .string()
+      .transform((text) => (text.trim() === 'none' ? [] : text.split(',').map((label) => label.trim())))
+      .pipe(subdomainListSchema)
+      .optional(),
+    monitorDays: monitorDaysSchema.optional(),
+  });
 
 /** What was typed or submitted; undefined: not given (keeps the plan's value). */
 export interface PlanInput {
@@ -58,16 +62,25 @@ export interface PlanChange {
 
 export type PlanChangeResult = { ok: true; change: PlanChange } | { ok: false; problems: PlanProblem[] };
 
-/** Reads one plan change; problems in a stable order: the name, the values, then "nothing to change". */
-export function parsePlanChange(input: PlanInput): PlanChangeResult {
+/**
+ * Reads one plan change; problems in a stable order: the name, the values, then "nothing to
+ * change", worded by `t` (the page's language; English for the CLI).
+ */
+export function parsePlanChange(input: PlanInput, t: Translate): PlanChangeResult {
   const problems: PlanProblem[] = [];
-  const name = planNameSchema.safeParse(input.name);
+  const name = planNameSchema(t).safeParse(input.name);
   if (!name.success) problems.push(...name.error.issues.map((issue) => ({ field: 'name' as const, path: [], message: issue.message })));
-  const values = valuesSchema.safeParse({ settings: input.settings, subdomains: input.subdomains, monitorDays: input.monitorDays });
+  const values = valuesSchema(t).safeParse({ settings: input.settings, subdomains: input.subdomains, monitorDays: input.monitorDays });
   if (!values.success)
-    problems.push(...values.error.issues.map(({ path: [field, ...path], message }) => ({ field: field as PlanField, path, message })));
+    problems.push(
+      ...values.error.issues.map((issue) => {
+        const [field, ...path] = issue.path;
+        const message = field === 'monitorDays' ? monitorDaysMessage(issue, t) : issue.message;
+        return { field: field as PlanField, path, message };
+      }),
+    );
   if (values.success && Object.values(values.data).every((value) => value === undefined))
-    problems.push({ field: null, path: [], message: 'nothing to change: give the settings, the subdomains or the days of monitoring' });
+    problems.push({ field: null, path: [], message: t('planChange.nothingToChange') });
   if (problems.length > 0 || !name.success || !values.success) return { ok: false, problems };
   return { ok: true, change: { name: name.data, ...values.data } };
 }

@@ -54,6 +54,14 @@ export const accountNameSchema = z
   // Panels compare user names without case; so does the plugin.
   .toLowerCase();
 
+/** A problem of accountNameSchema in the reader's language (a page's forms); the schema's own words stay the API's and the CLI's. */
+export function accountNameMessage(issue: z.core.$ZodIssue, t: (key: string) => string): string {
+  if (issue.code === 'too_small' || issue.code === 'invalid_type') return t('accountName.required');
+  if (issue.code === 'too_big') return t('accountName.tooLong');
+  if (issue.code === 'invalid_format') return t('accountName.characters');
+  return issue.message;
+}
+
 export const optionalText = (max: number) =>
   z
     .string()

@@ -125,26 +125,48 @@ export function settingPathLabel(path: readonly PropertyKey[]): string | undefin
   return undefined;
 }
 
+/** The words describeSettings writes with: these tables in English, or the same shape in a page's language (core/setting-words-i18n.ts). */
+export interface DescribeWords {
+  categories: Record<string, SettingWords>;
+  policies: Record<string, SettingWords>;
+  rulesets: Record<string, SettingWords>;
+  flags: Record<string, SettingWords>;
+  issuers: Record<string, SettingWords>;
+  fields: { certs_issuer: SettingWords };
+  on: string;
+  off: string;
+}
+
+const ENGLISH_DESCRIBE_WORDS: DescribeWords = {
+  categories: CATEGORY_WORDS,
+  policies: POLICY_WORDS,
+  rulesets: RULESET_WORDS,
+  flags: FLAG_WORDS,
+  issuers: ISSUER_WORDS,
+  fields: FIELD_WORDS,
+  on: 'on',
+  off: 'off',
+};
+
 /** The settings a plan or website sets, in words: "People: Ask for a captcha", "WordPress: on". */
-export function describeSettings(settings: {
-  rules?: Partial<Record<string, unknown>>;
-  rulesets?: Partial<Record<string, unknown>>;
-  loadbalancer?: Partial<Record<string, unknown>>;
-}): string[] {
-  const onOff = (value: unknown) => (value === true ? 'on' : value === false ? 'off' : String(value));
+export function describeSettings(
+  settings: {
+    rules?: Partial<Record<string, unknown>>;
+    rulesets?: Partial<Record<string, unknown>>;
+    loadbalancer?: Partial<Record<string, unknown>>;
+  },
+  words: DescribeWords = ENGLISH_DESCRIBE_WORDS,
+): string[] {
+  const onOff = (value: unknown) => (value === true ? words.on : value === false ? words.off : String(value));
+  const labelOf = (table: Record<string, SettingWords>, id: string) => (own(table, id) ? (table[id] as SettingWords).label : id);
   const lines: string[] = [];
-  for (const [key, value] of Object.entries(settings.rules ?? {})) {
-    const policy = typeof value === 'string' && own(POLICY_WORDS, value) ? POLICY_WORDS[value].label : String(value);
-    lines.push(`${own(CATEGORY_WORDS, key) ? CATEGORY_WORDS[key].label : key}: ${policy}`);
-  }
-  for (const [key, value] of Object.entries(settings.rulesets ?? {}))
-    lines.push(`${own(RULESET_WORDS, key) ? RULESET_WORDS[key].label : key}: ${onOff(value)}`);
+  for (const [key, value] of Object.entries(settings.rules ?? {}))
+    lines.push(`${labelOf(words.categories, key)}: ${typeof value === 'string' ? labelOf(words.policies, value) : String(value)}`);
+  for (const [key, value] of Object.entries(settings.rulesets ?? {})) lines.push(`${labelOf(words.rulesets, key)}: ${onOff(value)}`);
   for (const [key, value] of Object.entries(settings.loadbalancer ?? {})) {
     if (key === 'certs_issuer')
-      lines.push(
-        `${FIELD_WORDS.certs_issuer.label}: ${typeof value === 'string' && own(ISSUER_WORDS, value) ? ISSUER_WORDS[value].label : String(value)}`,
-      );
-    else lines.push(`${own(FLAG_WORDS, key) ? FLAG_WORDS[key].label : key}: ${onOff(value)}`);
+      lines.push(`${words.fields.certs_issuer.label}: ${typeof value === 'string' ? labelOf(words.issuers, value) : String(value)}`);
+    else lines.push(`${labelOf(words.flags, key)}: ${onOff(value)}`);
   }
   return lines;
 }

@@ -50,19 +50,36 @@ export function messages(catalog: Catalog, prefix = ''): Map<string, string> {
  * The English messages a page in `locale` must not show (those the locale writes otherwise), each
  * as a pattern of its whole text with any value where its placeholders are.
  */
+const englishByLocale = new Map<string, { text: string; pattern: RegExp }[]>();
 function englishMessages(locale: string): { text: string; pattern: RegExp }[] {
+  // Made once per language: every page of every area's test is checked against the same list.
+  const known = englishByLocale.get(locale);
+  if (known) return known;
   const english = messages(catalogs.en as Catalog);
   const translated = messages(catalogs[locale] as Catalog);
-  return [...english]
+  // The words the language itself writes: a one-word English message (placeholders aside) that is also one of
+  // them ("Pause", "Pause {{domain}}": German too) cannot be told from that language's own text; such a message is
+  // left to the English-words check and the key check.
+  const ownWords = new Set([...translated.values()].flatMap((text) => text.toLowerCase().match(/\p{L}+/gu) ?? []));
+  const list = [...english]
     .filter(([key, text]) => translated.get(key) !== text)
-    .map(([, text]) => {
-      const body = text
-        .split(/\{\{[^}]+\}\}/)
-        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-        .join('.+?');
-      // Only as words of their own: "admin" is no message in the name alice-admin, the path /admin/jobs or the log's admin:alice-admin.
-      return { text, pattern: new RegExp(`(?<![\\w/-]|\\w:)${body}(?![\\w/-]|:\\w)`) };
+    .filter(([, text]) => {
+      const literal = text.replace(/\{\{[^}]+\}\}/g, ' ').trim();
+      return !/^\p{L}+$/u.test(literal) || !ownWords.has(literal.toLowerCase());
+    })
+    .flatMap(([, text]) => {
+      const parts = text.split(/\{\{[^}]+\}\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      // A placeholder at either end is left out (any value is there): a pattern that starts with
+      // `.+?` is tried from every position of the page, seconds a page once messages start so.
+      // Prose, not part of an identifier: website.protect, no-such-page and limits:account:x are no "website", "no" or "account".
+      const start = parts[0] === '' ? '' : '(?<![\\w.:/-])';
+      const end = parts[parts.length - 1] === '' ? '' : '(?![\\w:/-]|\\.\\w)';
+      const body = parts.slice(parts[0] === '' ? 1 : 0, parts.length > 1 && parts[parts.length - 1] === '' ? -1 : undefined).join('.+?');
+      // A message of placeholders only (`{{a}} {{b}}`) says nothing to look for.
+      return /\p{L}/u.test(body) ? [{ text, pattern: new RegExp(`${start}${body}${end}`) }] : [];
     });
+  englishByLocale.set(locale, list);
+  return list;
 }
 
 const KEY_SHOWN = new RegExp(`\\b(${Object.keys(catalogs.en as Catalog).join('|')})\\.[A-Za-z_]+`);
@@ -76,17 +93,19 @@ const ENGLISH_WORDS =
 
 /** What in a page's text is not in `locale`: catalog keys shown as such, English messages, English words outside `data`. */
 export function untranslated(text: string, locale: string, data: readonly string[] = []): string[] {
-  const keys = KEY_SHOWN.exec(text);
-  if (locale === 'en') return keys ? [`key ${keys[0]}`] : [];
-  // Data is left out of both checks: an admin named alice-admin is not the English message "admin".
+  // Data is left out of every check: a plan named "default", the keyword "none" that clears a limit, an admin named
+  // alice-admin, a difference kind such as domain.missing. The longest first, so that removing prot.example does not
+  // leave the "no" of noprot.example behind.
   let rest = text;
-  for (const value of data) rest = rest.split(value).join(' ');
+  for (const value of [...data].sort((a, b) => b.length - a.length)) rest = rest.split(value).join(' ');
+  const keys = KEY_SHOWN.exec(rest);
+  if (locale === 'en') return keys ? [`key ${keys[0]}`] : [];
   const english = englishMessages(locale).filter(({ pattern }) => pattern.test(rest));
   const words = [...rest.matchAll(new RegExp(ENGLISH_WORDS, 'gi'))].map((m) => {
     const at = m.index ?? 0;
     return `English words "…${rest.slice(Math.max(0, at - 40), at + 40).trim()}…"`;
   });
-  return [...(keys ? [`key ${keys[0]}`] : []), ...english.map((message) => `English "${message.text}"`), ...new Set(words)];
+  return [...(keys ? [`key ${keys[0]}`] : []), ...new Set(english.map((message) => `English "${message.text}"`)), ...new Set(words)];
 }
 
 /** Opens a page as `visit.as` in `locale`: a session launched with the locale, or a browser asking for it. */

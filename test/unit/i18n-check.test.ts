@@ -7,9 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { untranslated } from '../helpers/i18n-check.js';
 
 describe('the in-language check', () => {
-  it('finds an English message standing as a word of its own, not inside a name, a path or an actor', () => {
-    expect(untranslated('Pausiert: 3 durch admin, 2 durch Kunde', 'de')).toEqual(['English "admin"']);
-    expect(untranslated('Angemeldet: alice-admin. Seite /admin/jobs. Durch admin:alice-admin.', 'de')).toEqual([]);
+  it('finds an English message standing as a word of its own, not inside a name, a path or an actor, nor a word German has too', () => {
+    expect(untranslated('Aktionen: Resume', 'de')).toEqual(['English "Resume"']);
+    expect(untranslated('Angemeldet: alice-resume. Seite /resume/jobs. Durch resume:alice.', 'de')).toEqual([]);
+    // A one-word English message that German writes too ("Admin", "Pause") is German there.
+    expect(untranslated('Pausiert: 3 durch Admin. Pause bestätigen', 'de')).toEqual([]);
     expect(untranslated('Zustand: Over the limit', 'de')).toEqual([
       'English "Over the limit"',
       'English words "…Zustand: Over the limit…"',

@@ -4,11 +4,14 @@
  * test/unit/limits-args.test.ts's).
  */
 import { describe, expect, it } from 'vitest';
+import { englishTranslate } from '../../src/cli/english.js';
 import { parseLimitsChange, type IsKnown, type LimitsInput, type LimitsProblem } from '../../src/core/limits-change.js';
+
+const english = englishTranslate();
 
 const known: IsKnown = () => true;
 const problemsOf = (input: LimitsInput, isKnown: IsKnown = known): LimitsProblem[] => {
-  const result = parseLimitsChange(input, isKnown);
+  const result = parseLimitsChange(input, isKnown, english);
   if (result === null || result.ok) throw new Error(`expected problems, got ${JSON.stringify(result)}`);
   return result.problems;
 };
@@ -67,7 +70,9 @@ describe('parseLimitsChange: problems by field', () => {
     expect(problem).toMatchObject({ field: 'subject', reason: 'unknown-subject' });
     expect(problem?.message).toContain('"Bücher.Example" (xn--bcher-kva.example)');
     expect(asked).toEqual(['website:xn--bcher-kva.example']);
-    expect(parseLimitsChange({ scope: 'website', subject: 'Bücher.Example', exempt: 'true', allowUnknown: true }, unknown)).toMatchObject({
+    expect(
+      parseLimitsChange({ scope: 'website', subject: 'Bücher.Example', exempt: 'true', allowUnknown: true }, unknown, english),
+    ).toMatchObject({
       ok: true,
     });
   });
@@ -81,17 +86,17 @@ describe('parseLimitsChange: problems by field', () => {
   });
 
   it('tells nothing asked (null) from nothing to change (a problem of the whole form)', () => {
-    expect(parseLimitsChange({}, known)).toBeNull();
-    expect(parseLimitsChange({ allowUnknown: false }, known)).toBeNull();
+    expect(parseLimitsChange({}, known, english)).toBeNull();
+    expect(parseLimitsChange({ allowUnknown: false }, known, english)).toBeNull();
     expect(problemsOf({ scope: 'global' })).toEqual([{ field: null, reason: 'nothing-to-change', message: expect.any(String) }]);
   });
 
   it('returns the change with its subject normalized and only the values given', () => {
-    expect(parseLimitsChange({ scope: 'account', subject: ' ALICE ', 'account-hits': '0900', exempt: 'none' }, known)).toEqual({
+    expect(parseLimitsChange({ scope: 'account', subject: ' ALICE ', 'account-hits': '0900', exempt: 'none' }, known, english)).toEqual({
       ok: true,
       change: { scope: 'account', subject: 'alice', changes: { accountHits: 900, exempt: null } },
     });
-    expect(parseLimitsChange({ scope: 'global', period: 'none' }, known)).toEqual({
+    expect(parseLimitsChange({ scope: 'global', period: 'none' }, known, english)).toEqual({
       ok: true,
       change: { scope: 'global', subject: '', changes: { period: null } },
     });

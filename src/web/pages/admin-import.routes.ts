@@ -5,6 +5,7 @@
  * reading the panel takes its root-only tools, which `wpp import` runs.
  */
 import express, { type Response } from 'express';
+import type { Translate } from '../../core/i18n.js';
 import { DIFFERENCE_KINDS } from '../../core/import-diff.js';
 import type { StoredComparison } from '../../db/import.repo.js';
 
@@ -19,17 +20,6 @@ const HISTORY = 10;
 /** Differences shown on the page; the stored list and the counts go further. */
 const SHOWN = 200;
 
-const KIND_WORDS: Record<(typeof DIFFERENCE_KINDS)[number], string> = {
-  'account.missing': 'account not in the plugin',
-  'domain.missing': 'domain not protected',
-  'subdomain.missing': 'subdomain not protected',
-  'domain.gone': 'protected, no longer in the panel',
-  'domain.other-account': 'protected for another account',
-  'suspension.differs': 'suspension differs',
-  'account.provider-missing': 'account missing at the provider',
-  'domain.provider-missing': 'website missing at the provider',
-};
-
 /** The command that queues what the comparison found missing. */
 function applyCommand(comparison: StoredComparison, configured: string | null): string {
   const panel = ['cpanel', 'plesk', 'directadmin', 'virtualmin'].includes(comparison.panel) ? comparison.panel : (configured ?? null);
@@ -41,12 +31,12 @@ export function createImportRouter(deps: ImportPagesDeps): express.Router {
   router.get('/import', (_req, res: Response) => {
     const [last, ...earlier] = deps.recentComparisons(HISTORY + 1);
     res.render('admin/import', {
-      title: 'Panel comparison',
+      // Each kind's words are the catalog's (panelComparison.kinds.<kind>).
+      title: (res.locals.t as Translate)('panelComparison.title'),
       last: last ?? null,
       earlier,
       shown: last ? last.differences.slice(0, SHOWN) : [],
       kinds: DIFFERENCE_KINDS.filter((kind) => (last?.counts[kind] ?? 0) > 0),
-      kindWords: KIND_WORDS,
       command: last ? applyCommand(last, deps.panel) : deps.panel ? `wpp import ${deps.panel}` : 'wpp import <cpanel|plesk|directadmin>',
       panel: deps.panel,
     });

@@ -7,6 +7,7 @@
  * field and nothing stored; a stored one redirects (303) to the page with a fixed message.
  */
 import type { Format } from '../../core/format.js';
+import type { Translate } from '../../core/i18n.js';
 import { isDeepStrictEqual } from 'node:util';
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -20,6 +21,7 @@ import type { StatisticsRepo } from '../../db/statistics.repo.js';
 import type { NotifySecret } from '../../secrets.js';
 import { AppError } from '../../errors.js';
 import { describeSettings, settingPathLabel } from '../../provider/setting-words.js';
+import { settingWordsIn } from '../../core/setting-words-i18n.js';
 import { errorSummary, type SummaryProblem } from './error-summary.js';
 import { sessionAdmin } from './session.middleware.js';
 
@@ -46,32 +48,34 @@ export interface FormState {
 type Forms = Record<'limits' | 'plan' | 'notifyUrl', FormState>;
 
 /**
- * Each form's fields: the label the page shows and the id of the control, in the page's order.
- * The page (views/admin/settings.ejs) and the error summary both name a field from here.
+ * Each form's fields: the key of the label the page shows (adminSettings.fields.*) and the id of
+ * the control, in the page's order. The page (views/admin/settings.ejs) and the error summary
+ * both name a field from here.
  */
 export const SETTINGS_FIELDS: Record<keyof Forms, Record<string, { id: string; label: string }>> = {
   limits: {
-    scope: { id: 'limit-scope', label: 'Scope' },
-    subject: { id: 'limit-subject', label: 'Subject' },
-    period: { id: 'limit-period', label: 'Period' },
-    'website-hits': { id: 'limit-website-hits', label: 'Hits per website' },
-    'account-hits': { id: 'limit-account-hits', label: 'Hits per account' },
-    'domain-limit': { id: 'limit-domain-limit', label: 'Domains per account' },
-    'warning-percent': { id: 'limit-warning-percent', label: 'Warning at (%)' },
-    'anchor-day': { id: 'limit-anchor-day', label: 'Monthly period starts on day' },
-    exempt: { id: 'limit-exempt', label: 'Exempt from enforcement' },
-    'allow-unknown': { id: 'limit-allow-unknown', label: 'Allow a plan, account or website the plugin does not know yet' },
+    scope: { id: 'limit-scope', label: 'scope' },
+    subject: { id: 'limit-subject', label: 'subject' },
+    period: { id: 'limit-period', label: 'period' },
+    'website-hits': { id: 'limit-website-hits', label: 'websiteHits' },
+    'account-hits': { id: 'limit-account-hits', label: 'accountHits' },
+    'domain-limit': { id: 'limit-domain-limit', label: 'domainLimit' },
+    'warning-percent': { id: 'limit-warning-percent', label: 'warningPercent' },
+    'anchor-day': { id: 'limit-anchor-day', label: 'anchorDay' },
+    exempt: { id: 'limit-exempt', label: 'exempt' },
+    'allow-unknown': { id: 'limit-allow-unknown', label: 'allowUnknown' },
   },
   plan: {
-    name: { id: 'plan-name', label: 'Plan name' },
-    settings: { id: 'plan-settings', label: 'Provider settings (JSON)' },
-    subdomains: { id: 'plan-subdomains', label: 'Subdomains' },
+    name: { id: 'plan-name', label: 'planName' },
+    settings: { id: 'plan-settings', label: 'planSettings' },
+    subdomains: { id: 'plan-subdomains', label: 'subdomains' },
+    monitorDays: { id: 'plan-monitor-days', label: 'monitorDays' },
   },
-  notifyUrl: { url: { id: 'notify-url', label: 'Notification URL' } },
+  notifyUrl: { url: { id: 'notify-url', label: 'notifyUrl' } },
 };
 
 /** The error summary of the forms sent back: each problem named by its field's label, in the page's order. */
-function settingsErrorSummary(forms: Partial<Forms>) {
+function settingsErrorSummary(forms: Partial<Forms>, t: Translate) {
   const problems: SummaryProblem[] = [];
   for (const name of ['limits', 'plan', 'notifyUrl'] as const) {
     const form = forms[name];
@@ -79,16 +83,17 @@ function settingsErrorSummary(forms: Partial<Forms>) {
     const fields = SETTINGS_FIELDS[name];
     for (const message of form.problems[''] ?? []) problems.push({ id: undefined, label: undefined, message });
     for (const [field, { id, label }] of Object.entries(fields))
-      for (const message of form.problems[field] ?? []) problems.push({ id, label, message });
+      for (const message of form.problems[field] ?? []) problems.push({ id, label: t(`adminSettings.fields.${label}`), message });
   }
-  return errorSummary(problems);
+  return errorSummary(problems, t('adminSettings.nothingSaved'));
 }
 
+/** The message after a save, by what was saved (adminSettings.saved.*). */
 const SAVED_MESSAGES = {
-  limits: 'The limits were saved.',
-  plan: 'The plan was saved.',
-  'auto-protect': 'Auto-protect was saved.',
-  'notify-url': 'The notification URL was saved.',
+  limits: 'limits',
+  plan: 'plan',
+  'auto-protect': 'autoProtect',
+  'notify-url': 'notifyUrl',
 } as const;
 type Saved = keyof typeof SAVED_MESSAGES;
 
@@ -108,9 +113,9 @@ const planForm = z.object({ name: z.string().optional().default(''), settings: t
 const autoProtectForm = z.object({ action: z.enum(['on', 'off', 'environment']) });
 const notifyUrlForm = z.object({ action: z.enum(['set', 'off', 'environment']), url: z.string().optional().default('') });
 
-function readForm<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
+function readForm<S extends z.ZodType>(schema: S, req: Request, res: Response): z.output<S> {
   const parsed = schema.safeParse(req.body ?? {});
-  if (!parsed.success) throw new AppError('BAD_REQUEST', 'The form could not be read: send it from the Settings page');
+  if (!parsed.success) throw new AppError('BAD_REQUEST', (res.locals.t as Translate)('adminSettings.cannotRead'));
   return parsed.data;
 }
 
@@ -126,31 +131,45 @@ const typed = (body: unknown): Record<string, string> =>
   );
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const shown = (value: unknown) =>
-  value === null || value === undefined ? 'none' : typeof value === 'string' ? value : JSON.stringify(value);
-
 /** A recorded change as lines `key: before → after`, of what differs only (a limits row has seven values, one changed). */
-export function changeLines(before: unknown, after: unknown): string[] {
+export function changeLines(before: unknown, after: unknown, t: Translate): string[] {
+  const shown = (value: unknown) =>
+    value === null || value === undefined
+      ? t('adminSettings.history.noValue')
+      : typeof value === 'boolean'
+        ? t(`adminSettings.history.${value}`)
+        : typeof value === 'string'
+          ? value
+          : JSON.stringify(value);
   if (!isRecord(before) && !isRecord(after)) return [`${shown(before)} → ${shown(after)}`];
   const was = isRecord(before) ? before : {};
   const is = isRecord(after) ? after : {};
   const keys = [...new Set([...Object.keys(was), ...Object.keys(is)])].filter(
     (key) => !isDeepStrictEqual(was[key] ?? null, is[key] ?? null),
   );
-  return keys.length > 0 ? keys.map((key) => `${key}: ${shown(was[key])} → ${shown(is[key])}`) : ['no change'];
+  return keys.length > 0 ? keys.map((key) => `${key}: ${shown(was[key])} → ${shown(is[key])}`) : [t('adminSettings.history.noChange')];
 }
 
 /** Everything the page shows; `forms` are the forms sent back with their problems. */
-function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Saved | undefined, format: Pick<Format, 'dateTime'>) {
+function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Saved | undefined, res: Response) {
+  const format = res.locals.format as Pick<Format, 'dateTime'>;
+  const t = res.locals.t as Translate;
   const overrides = deps.settings.overrides();
   const source = (name: 'auto_protect' | 'notify_url') => {
     const override = overrides[name];
-    return override ? `changed by ${override.updatedBy} on ${format.dateTime(override.updatedAt)}` : 'from the environment';
+    return override
+      ? t('adminSettings.runtime.changedBy', { who: override.updatedBy, when: format.dateTime(override.updatedAt) })
+      : t('adminSettings.runtime.fromEnvironment');
   };
   const plans = deps.accounts.listPlans();
+  const describeWords = {
+    ...settingWordsIn(t),
+    on: t('adminSettings.runtime.environmentOn'),
+    off: t('adminSettings.runtime.environmentOff'),
+  };
   return {
-    title: 'Settings',
-    ...(saved ? { flash: { kind: 'ok', message: SAVED_MESSAGES[saved] } } : {}),
+    title: t('adminSettings.title'),
+    ...(saved ? { flash: { kind: 'ok', message: t(`adminSettings.saved.${SAVED_MESSAGES[saved]}`) } } : {}),
     scopes: LIMIT_SCOPES,
     limitRows: [...deps.stats.limitLayers()].map(([key, layer]) => {
       const [scope = '', ...rest] = key.split(':');
@@ -163,11 +182,12 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
     notifySecret: deps.notifySecret.source === 'generated' ? deps.notifySecret : { source: 'environment' },
     changes: deps.audit
       .listChanges({ limit: 50 })
-      .map((change) => ({ ...change, when: format.dateTime(change.at), lines: changeLines(change.before, change.after) })),
+      .map((change) => ({ ...change, when: format.dateTime(change.at), lines: changeLines(change.before, change.after, t) })),
     forms: { limits: emptyForm(), plan: emptyForm(), notifyUrl: emptyForm(), ...forms },
     fields: SETTINGS_FIELDS,
-    describeSettings,
-    ...(Object.keys(forms).length > 0 ? { errorSummary: settingsErrorSummary(forms) } : {}),
+    // A plan's provider settings in the page's language: the same words as the customer's settings form.
+    describeSettings: (settings: Parameters<typeof describeSettings>[0]) => describeSettings(settings, describeWords),
+    ...(Object.keys(forms).length > 0 ? { errorSummary: settingsErrorSummary(forms, t) } : {}),
   };
 }
 
@@ -176,7 +196,7 @@ function renderProblems(res: Response, deps: SettingsPagesDeps, forms: Partial<F
   res
     .status(400)
     .set('Cache-Control', 'no-store')
-    .render('admin/settings', settingsPage(deps, forms, undefined, res.locals.format as Format));
+    .render('admin/settings', settingsPage(deps, forms, undefined, res));
 }
 /** A problem inside the plan's settings names the setting as the customer's form does, and its key as typed: "People (rules.humans): …". */
 function planProblemWords(path: PropertyKey[], message: string): string {
@@ -196,15 +216,16 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
 
   router.get('/settings', (req, res) => {
     const what = typeof req.query.saved === 'string' && req.query.saved in SAVED_MESSAGES ? (req.query.saved as Saved) : undefined;
-    res.set('Cache-Control', 'no-store').render('admin/settings', settingsPage(deps, {}, what, res.locals.format as Format));
+    res.set('Cache-Control', 'no-store').render('admin/settings', settingsPage(deps, {}, what, res));
   });
 
   router.post('/settings/limits', (req, res) => {
-    const form = readForm(limitsForm, req) as Record<string, string | undefined>;
-    const result = parseLimitsChange({ ...form, allowUnknown: form['allow-unknown'] === 'on' }, isKnown);
+    const t = res.locals.t as Translate;
+    const form = readForm(limitsForm, req, res) as Record<string, string | undefined>;
+    const result = parseLimitsChange({ ...form, allowUnknown: form['allow-unknown'] === 'on' }, isKnown, t);
     if (result === null || !result.ok) {
       const state: FormState = { values: typed(req.body), problems: {} };
-      if (result === null) addProblem(state, 'scope', 'choose the scope of the limit to change');
+      if (result === null) addProblem(state, 'scope', t('adminSettings.chooseScope'));
       for (const problem of result?.ok === false ? result.problems : []) addProblem(state, problem.field ?? '', problem.message);
       return renderProblems(res, deps, { limits: state });
     }
@@ -213,8 +234,8 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
   });
 
   router.post('/settings/plans', (req, res) => {
-    const form = readForm(planForm, req);
-    const result = parsePlanChange(form);
+    const form = readForm(planForm, req, res);
+    const result = parsePlanChange(form, res.locals.t as Translate);
     if (!result.ok) {
       const state: FormState = { values: typed(req.body), problems: {} };
       for (const { field, path, message } of result.problems) addProblem(state, field ?? '', planProblemWords(path, message));
@@ -225,7 +246,7 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
   });
 
   router.post('/settings/auto-protect', (req, res) => {
-    const { action } = readForm(autoProtectForm, req);
+    const { action } = readForm(autoProtectForm, req, res);
     const actor = adminActor(req);
     if (action === 'environment') deps.settings.resetSetting('auto_protect', actor);
     else deps.settings.changeSetting('auto_protect', action === 'on', actor);
@@ -238,7 +259,8 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
 
 /** Sets the notification URL (checked, the message next to the field), turns notifications off, or back to the environment's. */
 function changeNotifyUrl(deps: SettingsPagesDeps, req: Request, res: Response) {
-  const { action, url } = readForm(notifyUrlForm, req);
+  const { action, url } = readForm(notifyUrlForm, req, res);
+  const t = res.locals.t as Translate;
   const actor = adminActor(req);
   if (action === 'environment') deps.settings.resetSetting('notify_url', actor);
   else if (action === 'off') deps.settings.changeSetting('notify_url', null, actor);
@@ -246,8 +268,8 @@ function changeNotifyUrl(deps: SettingsPagesDeps, req: Request, res: Response) {
     const parsed = RUNTIME_SETTINGS.notify_url.safeParse(url);
     if (!parsed.success || parsed.data === null) {
       const state: FormState = { values: { url }, problems: {} };
-      if (url.trim() === '') addProblem(state, 'url', 'enter the URL enforcement actions are sent to, or turn notifications off');
-      else for (const issue of parsed.error?.issues ?? []) addProblem(state, 'url', issue.message);
+      // The schema has one rule (an absolute http(s) URL), so any problem is that one.
+      addProblem(state, 'url', url.trim() === '' ? t('adminSettings.enterUrl') : t('adminSettings.notHttpUrl'));
       return renderProblems(res, deps, { notifyUrl: state });
     }
     deps.settings.changeSetting('notify_url', parsed.data, actor);

@@ -6,7 +6,8 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { BulkProtect } from '../../core/bulk-protect.js';
-import { monitorDaysSchema } from '../../core/monitoring.js';
+import type { Translate } from '../../core/i18n.js';
+import { monitorDaysMessage, monitorDaysSchema } from '../../core/monitoring.js';
 import { AppError } from '../../errors.js';
 import { sessionAdmin } from './session.middleware.js';
 
@@ -26,30 +27,34 @@ const PREVIEW_ROWS = 200;
 
 const doneQuery = z.object({ protecting: z.coerce.number().int().min(0), retried: z.coerce.number().int().min(0) });
 
+/** What a run queued, in the page's language. */
+function queuedMessage({ protecting, retried }: { protecting: number; retried: number }, t: Translate): string {
+  return t('bulkProtect.queued', {
+    protecting: t('bulkProtect.queuedProtecting', { count: protecting, total: protecting }),
+    retried: t('bulkProtect.queuedRetried', { count: retried, total: retried }),
+  });
+}
+
 export function createBulkProtectRouter(deps: BulkProtectPagesDeps): express.Router {
   const router = express.Router();
   router.get('/bulk-protect', (req: Request, res: Response) => {
+    const t = res.locals.t as Translate;
     const done = doneQuery.safeParse(req.query);
     res.render('admin/bulk-protect', {
-      title: 'Bulk protect',
+      title: t('bulkProtect.title'),
       preview: deps.bulkProtect.preview(PREVIEW_ROWS),
       shown: PREVIEW_ROWS,
       defaultPlanDays: deps.defaultPlanDays?.() ?? 0,
-      flash: done.success
-        ? {
-            kind: 'ok',
-            message: `Queued: ${done.data.protecting} website${done.data.protecting === 1 ? '' : 's'} to protect, ${done.data.retried} failed set-up${done.data.retried === 1 ? '' : 's'} to try again. The jobs page shows their progress.`,
-          }
-        : null,
+      flash: done.success ? { kind: 'ok', message: queuedMessage(done.data, t) } : null,
     });
   });
   router.post('/bulk-protect', (req: Request, res: Response) => {
     const form = runForm.safeParse(req.body ?? {});
     if (!form.success) {
-      throw new AppError(
-        'VALIDATION_FAILED',
-        `Days of monitoring first ${form.error.issues[0]?.message ?? 'is not valid'}: nothing was queued.`,
-      );
+      const t = res.locals.t as Translate;
+      const issue = form.error.issues[0];
+      const problem = issue ? monitorDaysMessage(issue, t) : t('monitorDays.notNumber');
+      throw new AppError('VALIDATION_FAILED', t('bulkProtect.refused', { field: t('bulkProtect.monitorDays'), problem }));
     }
     const { protecting, retried } = deps.bulkProtect.run(sessionAdmin(req), form.data.monitor_days ?? null);
     res.redirect(303, `/admin/bulk-protect?protecting=${protecting}&retried=${retried}`);

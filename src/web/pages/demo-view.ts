@@ -18,25 +18,25 @@ export interface WebsiteState {
   next: string;
 }
 
-/** What a newcomer does next in the demo, by state; the state's words are core/website-state.ts's. */
-const NEXT_STEP: Partial<Record<WebsiteStateKind, string>> = {
-  waiting_dns: 'The domain must point at the provider: mark its DNS verified.',
-  issuing_certificate: 'The provider issues a certificate; a callback follows.',
-  protected: 'Send traffic, then run a sync to read its statistics.',
-  error: 'See the website in the Websites list.',
-  not_protected: "Auto-protect is off: protect it from the customer's view.",
-  being_set_up: 'A job creates it at the provider.',
-  could_not_protect: 'The provider refused it: its page in Websites says why; once the cause is fixed, Retry there.',
-  monitoring: "Watched, nothing blocked: protect it from the customer's view.",
-};
+/** The states with a next step for a newcomer in the demo (demoPanel.nextStep.<kind>); the state's words are core/website-state.ts's. */
+const WITH_NEXT_STEP: ReadonlySet<WebsiteStateKind> = new Set<WebsiteStateKind>([
+  'waiting_dns',
+  'issuing_certificate',
+  'protected',
+  'error',
+  'not_protected',
+  'being_set_up',
+  'could_not_protect',
+  'monitoring',
+]);
 
 /**
  * A protected website's next step once a sync has counted its hits: traffic was sent and read,
  * so what is left to see is enforcement.
  */
-function nextOnceCounted(hits: number, limit: number | null): string {
-  if (limit === null) return 'Counted. Set a hit limit below its hits in Settings, then run a sync: enforcement pauses it.';
-  return hits > limit ? 'Over its limit: the next sync pauses it.' : 'Counted against its limit: a sync pauses it once it is over.';
+function nextOnceCounted(hits: number, limit: number | null, t: Translate): string {
+  if (limit === null) return t('demoPanel.nextStep.countedNoLimit');
+  return hits > limit ? t('demoPanel.nextStep.overLimit') : t('demoPanel.nextStep.underLimit');
 }
 
 export function websiteState(
@@ -47,10 +47,12 @@ export function websiteState(
   const state = describeWebsite(website, t, 'admin');
   const next =
     state.pausedBy === 'enforcement'
-      ? 'Raise its hit limit in Settings: the next sync resumes it.'
+      ? t('demoPanel.nextStep.raiseLimit')
       : state.kind === 'protected' && usage.hits > 0
-        ? nextOnceCounted(usage.hits, usage.limit)
-        : (NEXT_STEP[state.kind] ?? '');
+        ? nextOnceCounted(usage.hits, usage.limit, t)
+        : WITH_NEXT_STEP.has(state.kind)
+          ? t(`demoPanel.nextStep.${state.kind}`)
+          : '';
   return { label: state.label, badge: state.tone, next };
 }
 
@@ -81,7 +83,7 @@ export function demoAccounts(
   const resolver = createLimitResolver(deps.stats, deps.accounts);
   return deps.accounts.recentAccounts(limit).map((account) => ({
     account: account.account,
-    plan: account.plan ?? 'default',
+    plan: account.plan ?? t('demoPanel.defaultPlan'),
     state: account.state,
     websites: accountUsageNow(deps, account.account, now, resolver).websites.map(({ website, hits, limit: hitLimit }) => ({
       domain: website.domain,
@@ -94,9 +96,13 @@ export function demoAccounts(
   }));
 }
 
-/** An enforcement action in one line. */
-export const describeAction = (action: EnforcementAction, format: Pick<Format, 'number'>) =>
-  `${action.action.replace('_', ' ')} ${action.domain ?? action.account}: ${action.reason.replaceAll('_', ' ')}` +
-  (action.usage !== null && action.limitValue !== null
-    ? ` (${format.number(action.usage)} of ${format.number(action.limitValue)} hits)`
-    : '');
+/** An enforcement action in one line, its action and reason in the runs page's words. */
+export function describeAction(action: EnforcementAction, format: Pick<Format, 'number'>, t: Translate): string {
+  const values = {
+    action: t(`runs.actions.${action.action}`, { defaultValue: action.action.replace('_', ' ') }),
+    subject: action.domain ?? action.account,
+    reason: t(`runs.reasons.${action.reason}`, { defaultValue: action.reason.replaceAll('_', ' ') }),
+  };
+  if (action.usage === null || action.limitValue === null) return t('demoPanel.action', values);
+  return t('demoPanel.actionUsage', { ...values, usage: format.number(action.usage), limit: format.number(action.limitValue) });
+}

@@ -15,7 +15,7 @@ import { createLaunchToken } from '../../core/launch-tokens.js';
 import type { AccountsRepo } from '../../db/accounts.repo.js';
 import type { StatisticsRepo } from '../../db/statistics.repo.js';
 import { AppError } from '../../errors.js';
-import { accountNameSchema, panelEventSchema, type PanelEvent, type PanelEventInput } from '../../panel/events.js';
+import { accountNameMessage, accountNameSchema, panelEventSchema, type PanelEvent, type PanelEventInput } from '../../panel/events.js';
 import { domainSchema } from '../../provider/spec.js';
 import type { FormState } from './admin-settings.routes.js';
 import { demoAccounts, describeAction } from './demo-view.js';
@@ -44,63 +44,72 @@ export interface DemoPagesDeps {
 
 type DemoForm = 'account' | 'domain' | 'traffic' | 'dns' | 'customer';
 
-const MESSAGES = {
-  account: 'The account was sent to the plugin, as a panel hook would: it is created at the provider in the background.',
-  domain: 'The domain was sent to the plugin, as a panel hook would: watch it being provisioned below.',
-  traffic: 'The sandbox counted the visits. Run a sync to read them.',
-  dns: "The sandbox now counts the domain's DNS as verified; its callback tells the plugin.",
-  sync: 'Statistics were read and the limits enforced.',
-  'sync-busy': 'Another sync or enforcement pass is running: this one did nothing. Try again in a moment.',
-} as const;
-type Done = keyof typeof MESSAGES;
+/** The message after each step (demoPanel.done.<step>). */
+const DONE = ['account', 'domain', 'traffic', 'dns', 'sync', 'sync-busy'] as const;
+type Done = (typeof DONE)[number];
+const isDone = (value: unknown): value is Done => typeof value === 'string' && (DONE as readonly string[]).includes(value);
 
 /** At most this many hits per click: enough to cross any demo limit, small enough for the sandbox's counters. */
 export const MAX_DEMO_HITS = 1_000_000;
-const hitsSchema = (what: string) =>
+/** A count of hits, its problems in the page's language (`field`: the field's word in the message). */
+const hitsSchema = (t: Translate, format: Pick<Format, 'number'>, field: string) =>
   z
     .string()
     .trim()
-    .regex(/^[0-9]+$/, `${what} must be a whole number`)
+    .regex(/^[0-9]+$/, t('demoPanel.problems.wholeNumber', { field }))
     .transform(Number)
-    .pipe(z.number().max(MAX_DEMO_HITS, `${what} must be at most ${MAX_DEMO_HITS.toLocaleString('en')}`));
+    .pipe(z.number().max(MAX_DEMO_HITS, t('demoPanel.problems.atMost', { field, max: format.number(MAX_DEMO_HITS) })));
 
-const forms = {
-  account: z.object({ account: accountNameSchema }),
-  domain: z.object({ account: accountNameSchema, domain: domainSchema }),
-  traffic: z
-    .object({
-      domain: domainSchema,
-      hits: hitsSchema('hits').pipe(z.number().min(1, 'send at least 1 hit')),
-      blocked: hitsSchema('blocked'),
-    })
-    .refine((form) => form.blocked <= form.hits, { path: ['blocked'], message: 'blocked cannot exceed hits' }),
-  dns: z.object({ domain: domainSchema }),
-  customer: z.object({ account: accountNameSchema }),
-} satisfies Record<DemoForm, z.ZodType>;
+/** Each form's schema; the messages of its own rules in the page's language. */
+const formsIn = (t: Translate, format: Pick<Format, 'number'>) =>
+  ({
+    account: z.object({ account: accountNameSchema }),
+    domain: z.object({ account: accountNameSchema, domain: domainSchema }),
+    traffic: z
+      .object({
+        domain: domainSchema,
+        hits: hitsSchema(t, format, t('demoPanel.problems.hits')).pipe(z.number().min(1, t('demoPanel.problems.atLeastOne'))),
+        blocked: hitsSchema(t, format, t('demoPanel.problems.blocked')),
+      })
+      .refine((form) => form.blocked <= form.hits, { path: ['blocked'], message: t('demoPanel.problems.blockedOverHits') }),
+    dns: z.object({ domain: domainSchema }),
+    customer: z.object({ account: accountNameSchema }),
+  }) satisfies Record<DemoForm, z.ZodType>;
+type DemoForms = ReturnType<typeof formsIn>;
 
-/** Each form's fields as the page labels them, with their ids, in the page's order (views/admin/demo.ejs). */
+/** Each form's fields with their ids and the key of their label (demoPanel.*), in the page's order (views/admin/demo.ejs). */
 const DEMO_FIELDS: Record<DemoForm, [field: string, id: string, label: string][]> = {
-  account: [['account', 'demo-account', 'Account name']],
+  account: [['account', 'demo-account', 'accountName']],
   domain: [
-    ['account', 'demo-domain-account', 'Account'],
-    ['domain', 'demo-domain', 'Domain'],
+    ['account', 'demo-domain-account', 'account'],
+    ['domain', 'demo-domain', 'domain'],
   ],
-  dns: [['domain', 'demo-dns-domain', 'Domain']],
+  dns: [['domain', 'demo-dns-domain', 'domain']],
   traffic: [
-    ['domain', 'demo-traffic-domain', 'Domain'],
-    ['hits', 'demo-hits', 'Hits'],
-    ['blocked', 'demo-blocked', 'Blocked'],
+    ['domain', 'demo-traffic-domain', 'domain'],
+    ['hits', 'demo-hits', 'hits'],
+    ['blocked', 'demo-blocked', 'blocked'],
   ],
-  customer: [['account', 'demo-customer', 'Account']],
+  customer: [['account', 'demo-customer', 'account']],
 };
 
 /** The refused form's problems, each a link to its field named by its label. */
-function demoErrorSummary(form: DemoForm, state: FormState) {
+function demoErrorSummary(form: DemoForm, state: FormState, t: Translate) {
   const problems = [
     ...(state.problems[''] ?? []).map((message) => ({ id: undefined, label: undefined, message })),
-    ...DEMO_FIELDS[form].flatMap(([field, id, label]) => (state.problems[field] ?? []).map((message) => ({ id, label, message }))),
+    ...DEMO_FIELDS[form].flatMap(([field, id, label]) =>
+      (state.problems[field] ?? []).map((message) => ({ id, label: t(`demoPanel.${label}`), message })),
+    ),
   ];
-  return errorSummary(problems);
+  return errorSummary(problems, t('adminSettings.nothingSaved'));
+}
+
+/** A problem of a shared schema (the account name, the domain) in the page's language; the form's own rules are worded already. */
+function problemWords(issue: z.core.$ZodIssue, typedValue: unknown, t: Translate): string {
+  const field = issue.path[0];
+  if (field === 'account') return accountNameMessage(issue, t);
+  if (field === 'domain' && issue.code === 'custom') return t('demoPanel.problems.notDomain', { value: JSON.stringify(typedValue ?? '') });
+  return issue.message;
 }
 
 /** The text fields sent, to show a refused form again. */
@@ -139,13 +148,14 @@ function demoPage(deps: DemoPagesDeps) {
     const empty = (): FormState => ({ values: {}, problems: {} });
     const states = { account: empty(), domain: empty(), traffic: empty(), dns: empty(), customer: empty() };
     if (refused) states[refused.form] = refused.state;
+    const t = res.locals.t as Translate;
     res.status(status).render('admin/demo', {
-      title: 'Demo panel',
-      ...(refused ? { errorSummary: demoErrorSummary(refused.form, refused.state) } : {}),
-      ...(done ? { flash: { kind: done === 'sync-busy' ? 'error' : 'ok', message: MESSAGES[done] } } : {}),
+      title: t('demoPanel.title'),
+      ...(refused ? { errorSummary: demoErrorSummary(refused.form, refused.state, t) } : {}),
+      ...(done ? { flash: { kind: done === 'sync-busy' ? 'error' : 'ok', message: t(`demoPanel.done.${done}`) } } : {}),
       justDone,
-      accounts: demoAccounts(deps, deps.now(), res.locals.t as Translate),
-      actions: deps.stats.recentActions(10).map((action) => describeAction(action, res.locals.format as Format)),
+      accounts: demoAccounts(deps, deps.now(), t),
+      actions: deps.stats.recentActions(10).map((action) => describeAction(action, res.locals.format as Format, t)),
       maxHits: MAX_DEMO_HITS,
       forms: states,
     });
@@ -157,10 +167,15 @@ function demoPage(deps: DemoPagesDeps) {
     render(res, 400, undefined, { form, state });
   };
   /** The form's values, or null once it has been refused. */
-  const read = <F extends DemoForm>(form: F, req: Request, res: Response): z.output<(typeof forms)[F]> | null => {
-    const parsed = forms[form].safeParse(req.body ?? {});
-    if (parsed.success) return parsed.data as z.output<(typeof forms)[F]>;
-    const problems = parsed.error.issues.map((issue) => ({ field: String(issue.path[0] ?? ''), message: issue.message }));
+  const read = <F extends DemoForm>(form: F, req: Request, res: Response): z.output<DemoForms[F]> | null => {
+    const t = res.locals.t as Translate;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const parsed = formsIn(t, res.locals.format as Format)[form].safeParse(body);
+    if (parsed.success) return parsed.data as z.output<DemoForms[F]>;
+    const problems = parsed.error.issues.map((issue) => ({
+      field: String(issue.path[0] ?? ''),
+      message: problemWords(issue, body[String(issue.path[0])], t),
+    }));
     refuse(req, res, form, problems);
     return null;
   };
@@ -175,7 +190,7 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
     res.redirect(303, `/admin/demo?done=${what}${justDoneQuery(subject)}`);
 
   router.get('/demo', (req, res) => {
-    const what = typeof req.query.done === 'string' && req.query.done in MESSAGES ? (req.query.done as Done) : undefined;
+    const what = isDone(req.query.done) ? req.query.done : undefined;
     render(res, 200, what, undefined, justDoneSchema.parse(req.query));
   });
 
@@ -191,7 +206,12 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
     if (!form) return;
     const existing = deps.accounts.getWebsite(form.domain);
     if (existing && existing.account !== form.account)
-      return refuse(req, res, 'domain', [{ field: 'domain', message: `${form.domain} belongs to the account ${existing.account}` }]);
+      return refuse(req, res, 'domain', [
+        {
+          field: 'domain',
+          message: (res.locals.t as Translate)('demoPanel.problems.otherAccount', { domain: form.domain, account: existing.account }),
+        },
+      ]);
     await ingest(deps, { type: 'domain.added', account: form.account, domain: form.domain });
     done(res, 'domain', { account: form.account, domain: form.domain });
   });
@@ -200,7 +220,7 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
     const form = read('traffic', req, res);
     if (!form) return;
     const outcome = await control.sendTraffic(form.domain, form.hits, form.blocked);
-    if (!outcome.ok) return refuse(req, res, 'traffic', [{ field: 'domain', message: sandboxRefusal(form.domain, outcome) }]);
+    if (!outcome.ok) return refuse(req, res, 'traffic', [{ field: 'domain', message: sandboxRefusal(form.domain, outcome, res) }]);
     done(res, 'traffic', { account: deps.accounts.getWebsite(form.domain)?.account, domain: form.domain });
   });
 
@@ -208,7 +228,7 @@ export function createDemoRouter(deps: DemoPagesDeps): express.Router {
     const form = read('dns', req, res);
     if (!form) return;
     const outcome = await control.verifyDns(form.domain);
-    if (!outcome.ok) return refuse(req, res, 'dns', [{ field: 'domain', message: sandboxRefusal(form.domain, outcome) }]);
+    if (!outcome.ok) return refuse(req, res, 'dns', [{ field: 'domain', message: sandboxRefusal(form.domain, outcome, res) }]);
     const website = deps.accounts.getWebsite(form.domain);
     if (website) deps.refreshWebsite(website);
     done(res, 'dns', { account: website?.account, domain: form.domain });
@@ -241,7 +261,8 @@ async function ingest(deps: DemoPagesDeps, draft: Omit<PanelEventInput, 'id' | '
 }
 
 /** The sandbox's refusal in the words of the form. */
-function sandboxRefusal(domain: string, outcome: { status: number; message: string }): string {
-  if (outcome.status === 404) return `The sandbox has no website ${domain} yet: add the domain first and wait until it is provisioned`;
-  throw new AppError('UNAVAILABLE', `The sandbox refused: ${outcome.message}`);
+function sandboxRefusal(domain: string, outcome: { status: number; message: string }, res: Response): string {
+  const t = res.locals.t as Translate;
+  if (outcome.status === 404) return t('demoPanel.problems.noWebsite', { domain });
+  throw new AppError('UNAVAILABLE', t('demoPanel.problems.refused', { reason: outcome.message }));
 }
