@@ -102,6 +102,10 @@ export function createApp(deps: AppDeps): express.Express {
     app.use(securityHeaders(deps.pages.security));
     app.set('views', paths.views);
     app.set('view engine', 'ejs');
+    // Templates compiled once, not on every request: express caches views only under NODE_ENV=production, which
+    // nothing sets for the plugin, and a page's includes were read and compiled each time it rendered. The
+    // templates ship with a release and never change under a running plugin.
+    app.set('view cache', true);
     app.use(createAssetsRouter());
     app.use(createPagesRouter(deps.pages));
   }
