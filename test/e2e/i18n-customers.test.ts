@@ -61,7 +61,7 @@ describe('the customer pages in German', () => {
         await page.getByRole('button', { name: 'Schutz pausieren' }).click();
         expect(new URL(page.url()).pathname).toBe('/panel');
         expect(await page.locator('p.note[role="status"]').textContent()).toBe(
-          'Schutz pausiert: Besucher erreichen Ihre Website jetzt direkt und ungeschützt. Setzen Sie ihn fort, um sie wieder zu schützen.',
+          'Schutz pausiert: Der Schutzdienst lässt jetzt jeden Besucher ungefiltert durch. Setzen Sie den Schutz fort, um Ihre Website wieder zu schützen.',
         );
         expect(await page.getByRole('button', { name: 'Schutz von greta.example fortsetzen' }).count()).toBe(1);
         await screenshots(page, 'i18n-de-customer-paused');

@@ -128,7 +128,7 @@ describe('pausing protection', () => {
       expect(confirm.status).toBe(200);
       const text = textOf(confirm.body);
       expect(text).toContain('Pause protection of shop.example?');
-      expect(text).toContain('visitors reach your website directly');
+      expect(text).toContain('the protection service lets every visitor through and only watches');
       expect(confirm.body).toMatch(/<form method="post" action="\/panel\/domains\/shop\.example\/pause">/);
       expect(confirm.body).toContain('name="confirm" value="yes"');
       expect(confirm.body).toMatch(/<a [^>]*href="\/panel"[^>]*>Cancel<\/a>/);
@@ -147,7 +147,7 @@ describe('pausing protection', () => {
       const after = await alice.get('/panel?done=paused');
       // The result is a warning, not a success: the website is unprotected now.
       expect(after.body).toContain(
-        '<p class="note warn" role="status">Protection paused: visitors now reach your website directly, unprotected.',
+        '<p class="note warn" role="status">Protection paused: the protection service now lets every visitor through, unfiltered.',
       );
     });
   });
