@@ -106,7 +106,9 @@ describe('usage and its consequences in the browser', () => {
               expect(plugin.accounts.getWebsite(NEAR)).toMatchObject({ desiredStatus: 'online' });
               await page.getByRole('button', { name: 'Pause protection' }).click();
               const result = page.getByRole('status').first();
-              expect(await result.textContent()).toContain('Protection paused: the protection service now lets every visitor through, unfiltered.');
+              expect(await result.textContent()).toContain(
+                'Protection paused: the protection service now lets every visitor through, unfiltered.',
+              );
               expect(await result.getAttribute('class')).toBe('note warn');
               expect(plugin.accounts.getWebsite(NEAR)).toMatchObject({ desiredStatus: 'paused', pausedBy: 'customer' });
             },
