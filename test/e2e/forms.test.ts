@@ -197,7 +197,7 @@ describe('forms', () => {
   });
 
   it(
-    'keeps the admin menu, Demo panel included, in one row at 1280 px, and inside the screen at 390 px; the demo forms have the error summary too',
+    'keeps the admin menu, Demo panel included, in one row at 1280 px in English, German and Spanish, and inside the screen at 390 px; the demo forms have the error summary too',
     { timeout: 120_000 },
     async () => {
       await withDemoPlugin(async (plugin) => {
@@ -218,6 +218,13 @@ describe('forms', () => {
           const bar = await page.locator('header.topbar').boundingBox();
           expect(bar?.height ?? 0).toBeLessThan(60);
           await screenshots(page, 'forms-admin-menu');
+          // The longer words of German and Spanish keep the same row.
+          for (const locale of ['de', 'es']) {
+            await page.goto(launchUrl(plugin, { ...admin(), locale }, { next: '/admin' }));
+            expect(await rows(), locale).toBe(1);
+            expect((await page.locator('header.topbar').boundingBox())?.height ?? 0, locale).toBeLessThan(60);
+          }
+          await page.goto(launchUrl(plugin, admin(), { next: '/admin' }));
 
           await page.setViewportSize({ width: 390, height: 800 });
           /* eslint-disable @typescript-eslint/no-explicit-any */

@@ -33,7 +33,7 @@ describe('the pages in German', () => {
           'Websites',
           'Konten',
           'Aufträge',
-          'Abgleich & Durchsetzung',
+          'Abgleich & Limits',
           'Einstellungen',
           'Sammelschutz',
           'Panel-Abgleich',
