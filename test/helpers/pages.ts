@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { createLaunchToken, type LaunchRequest } from '../../src/core/launch-tokens.js';
 import { readSignInKey } from '../../src/secrets.js';
