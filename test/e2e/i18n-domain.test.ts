@@ -61,23 +61,38 @@ describe('the domain page in German', () => {
           ]);
           await screenshots(page, 'i18n-de-domain-settings-errors');
 
-          // While the form is sent (the request held here), the page says so in German.
-          let release: () => void = () => undefined;
-          const held = new Promise<void>((resolve) => (release = resolve));
-          await page.route('**/settings', async (route) => {
-            await held;
-            await route.continue();
-          });
+          // While the form is sent the page says so in German. The browser runs no script for the
+          // test while a form's navigation is pending (reading the page then timed out now and
+          // again): a recorder in the page writes what the form shows into the tab's sessionStorage,
+          // which the next page still has, as in forms.test.ts.
           await page.getByLabel('IPv4-Adressen Ihres Servers').fill('192.0.2.10');
+          await page.evaluate(() => {
+            /* eslint-disable @typescript-eslint/no-explicit-any */
+            const g = globalThis as any;
+            const form = g.document.querySelector('form.settings');
+            const record = () => {
+              const seen = JSON.parse(g.sessionStorage.getItem('progress') ?? '[]');
+              seen.push(form.querySelector('.form-progress')?.textContent ?? null);
+              g.sessionStorage.setItem('progress', JSON.stringify(seen));
+            };
+            new g.MutationObserver(record).observe(form, { subtree: true, childList: true, characterData: true });
+            /* eslint-enable @typescript-eslint/no-explicit-any */
+          });
+          await sb.control('POST', '/_sandbox/faults', { mode: 'slow', delayMs: 1000 });
           const save = page.getByRole('button', { name: 'Einstellungen speichern' });
           await save.scrollIntoViewIfNeeded();
           const box = await save.boundingBox();
           if (!box) throw new Error('no save button on the page');
           // The mouse itself (a locator's click would wait for the navigation to finish).
           await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-          await expect.poll(() => page.locator('form.settings .form-progress').textContent()).toBe('Wird gespeichert…');
-          release();
           await page.waitForURL(/done=saved/, { timeout: 20_000 });
+          await sb.control('POST', '/_sandbox/faults', { mode: 'none' });
+          const progress = JSON.parse(
+            (await page.evaluate(() =>
+              (globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }).sessionStorage.getItem('progress'),
+            )) ?? '[]',
+          );
+          expect(progress).toContain('Wird gespeichert…');
         });
       });
     },
