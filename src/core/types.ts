@@ -18,8 +18,19 @@ export interface Account {
   /** The provider user's key, for the customer's own frames only. Never log an Account whole. */
   providerApiKey: string | null;
   state: AccountState;
+  /**
+   * The panel reseller who owns the account; null: the host's own customer. Absent when saving:
+   * what is stored stays (most events do not say).
+   */
+  reseller?: string | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** A reseller the panel named, with the e-mail address it gave (the reseller's digests). */
+export interface Reseller {
+  name: string;
+  email: string | null;
 }
 
 export interface Website {

@@ -2,7 +2,7 @@
  * Accounts and their websites, plans and the small key-value facts of the plugin: the SQL
  * of provisioning, enforcement and the statistics views about them, prepared once per database.
  */
-import type { Account, AccountState, DesiredStatus, PausedBy, Plan, ProvisioningFailure, Website } from '../core/types.js';
+import type { Account, AccountState, DesiredStatus, PausedBy, Plan, ProvisioningFailure, Reseller, Website } from '../core/types.js';
 import type { SettingsPatch } from '../provider/spec.js';
 import { isSealed, type KeyBox } from './api-keys.js';
 import type { Db } from './open.js';
@@ -14,6 +14,7 @@ interface AccountRow {
   provider_user_id: string;
   provider_api_key: string | null;
   state: AccountState;
+  reseller: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -57,6 +58,7 @@ const toAccountWith =
     providerUserId: row.provider_user_id,
     providerApiKey: openedKey(row, keys),
     state: row.state,
+    reseller: row.reseller,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   });
@@ -105,10 +107,11 @@ function prepareAccountStatements(db: Db) {
     accountOfProviderUser: db.prepare<[string], { account: string }>('SELECT account FROM accounts WHERE provider_user_id = ?'),
     recentAccounts: db.prepare<[number], AccountRow>('SELECT * FROM accounts ORDER BY created_at DESC, account LIMIT ?'),
     upsertAccount: db.prepare(
-      `INSERT INTO accounts (account, email, plan, provider_user_id, provider_api_key, state, created_at, updated_at)
-       VALUES (@account, @email, @plan, @providerUserId, @providerApiKey, @state, @at, @at)
+      `INSERT INTO accounts (account, email, plan, provider_user_id, provider_api_key, state, reseller, created_at, updated_at)
+       VALUES (@account, @email, @plan, @providerUserId, @providerApiKey, @state, @reseller, @at, @at)
        ON CONFLICT (account) DO UPDATE SET
          email = COALESCE(excluded.email, accounts.email),
+         reseller = CASE WHEN @resellerGiven = 1 THEN excluded.reseller ELSE accounts.reseller END,
          plan = COALESCE(excluded.plan, accounts.plan),
          provider_user_id = excluded.provider_user_id,
          provider_api_key = COALESCE(excluded.provider_api_key, accounts.provider_api_key),
@@ -117,6 +120,20 @@ function prepareAccountStatements(db: Db) {
     ),
     setAccountState: db.prepare('UPDATE accounts SET state = ?, updated_at = ? WHERE account = ?'),
     setAccountPlan: db.prepare('UPDATE accounts SET plan = ?, updated_at = ? WHERE account = ?'),
+  };
+}
+
+/** Which reseller owns which account, and the resellers the panel named (migration 018). */
+function prepareResellerStatements(db: Db) {
+  return {
+    setAccountReseller: db.prepare<[string | null, number, string]>('UPDATE accounts SET reseller = ?, updated_at = ? WHERE account = ?'),
+    accountsOfReseller: db.prepare<[string], { account: string }>('SELECT account FROM accounts WHERE reseller = ? ORDER BY account'),
+    reseller: db.prepare<[string], { name: string; email: string | null }>('SELECT name, email FROM resellers WHERE name = ?'),
+    resellers: db.prepare<[], { name: string; email: string | null }>('SELECT name, email FROM resellers ORDER BY name'),
+    upsertReseller: db.prepare(
+      `INSERT INTO resellers (name, email, created_at, updated_at) VALUES (@name, @email, @at, @at)
+       ON CONFLICT (name) DO UPDATE SET email = COALESCE(excluded.email, resellers.email), updated_at = excluded.updated_at`,
+    ),
   };
 }
 
@@ -218,6 +235,9 @@ function prepareRenameStatements(db: Db) {
       'UPDATE website_notices SET account = @to WHERE account = @from',
       'UPDATE account_forecast SET account = @to WHERE account = @from',
       "UPDATE limits SET subject = @to WHERE scope = 'account' AND subject = @from",
+      // A renamed reseller (cPanel resellers are accounts too) keeps its customers and its own row.
+      'UPDATE accounts SET reseller = @to WHERE reseller = @from',
+      'UPDATE resellers SET name = @to WHERE name = @from AND NOT EXISTS (SELECT 1 FROM resellers WHERE name = @to)',
     ].map((sql) => db.prepare(sql)),
   };
 }
@@ -239,6 +259,7 @@ function prepareKvStatements(db: Db) {
 function prepareAccountsStatements(db: Db) {
   return {
     ...prepareAccountStatements(db),
+    ...prepareResellerStatements(db),
     ...prepareWebsiteStatements(db),
     ...preparePlanStatements(db),
     ...prepareRenameStatements(db),
@@ -261,11 +282,17 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
     accountState: (account: string): AccountState | null => s.accountState.get(account)?.state ?? null,
     /** The newest accounts first (the demo panel's list). */
     recentAccounts: (limit: number) => s.recentAccounts.all(limit).map(toAccount),
-    /** Creates or updates an account; null email/plan/key keep what is stored. */
+    /** Creates or updates an account; null email/plan/key keep what is stored, and so does an absent reseller (null: the host's own). */
     saveAccount(account: Omit<Account, 'createdAt' | 'updatedAt'>): void {
       const key = account.providerApiKey;
       if (key !== null && !keys) throw new Error('storing an API key needs the key box (openApiKeys)');
-      s.upsertAccount.run({ ...account, providerApiKey: key === null ? null : keys?.seal(key, account.account), at: now() });
+      s.upsertAccount.run({
+        ...account,
+        reseller: account.reseller ?? null,
+        resellerGiven: account.reseller === undefined ? 0 : 1,
+        providerApiKey: key === null ? null : keys?.seal(key, account.account),
+        at: now(),
+      });
     },
     setAccountState: (account: string, state: AccountState) => void s.setAccountState.run(state, now(), account),
     /**
@@ -291,6 +318,16 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
       })();
     },
     setAccountPlan: (account: string, plan: string) => void s.setAccountPlan.run(plan, now(), account),
+
+    /** Hands an account to a reseller (null: to the host itself); false for an account the plugin does not know. */
+    setAccountReseller: (account: string, reseller: string | null): boolean =>
+      s.setAccountReseller.run(reseller, now(), account).changes === 1,
+    /** The accounts a reseller owns, by name (every state: the pages say which are suspended or closed). */
+    accountsOfReseller: (reseller: string): string[] => s.accountsOfReseller.all(reseller).map((row) => row.account),
+    getReseller: (name: string): Reseller | null => s.reseller.get(name) ?? null,
+    listResellers: (): Reseller[] => s.resellers.all(),
+    /** Records a reseller the panel named; a null e-mail keeps the stored one. */
+    saveReseller: (reseller: Reseller): void => void s.upsertReseller.run({ ...reseller, at: now() }),
 
     getWebsite: (domain: string) => {
       const row = s.website.get(domain);

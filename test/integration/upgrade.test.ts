@@ -66,7 +66,7 @@ describe('an upgrade from the previous release', () => {
       await first.close();
 
       // ... turned into exactly what release 0.1.0 left (the oldest upgrade path: 0.1 and 0.2 to
-      // this one): plain keys, no migrations 011 to 017, no key file.
+      // this one): plain keys, no migrations 011 to 018, no key file.
       const file = join(dataDir, 'plugin.sqlite');
       const db = new Database(file);
       const { keys } = openApiKeys(db, join(dataDir, 'api-keys.key'), () => undefined);
@@ -103,6 +103,8 @@ describe('an upgrade from the previous release', () => {
       );
       // 017 added the sessions' language.
       db.exec('ALTER TABLE sessions DROP COLUMN locale');
+      // 018 added resellers.
+      db.exec('DROP TABLE resellers; DROP INDEX accounts_reseller; ALTER TABLE accounts DROP COLUMN reseller;');
       db.prepare('DELETE FROM schema_migrations WHERE version > ?').run(PREVIOUS_RELEASE_MIGRATIONS);
       const schemaNow = db
         .prepare("SELECT type || ' ' || name || ': ' || COALESCE(sql, '') AS s FROM sqlite_master ORDER BY name")
