@@ -12,6 +12,7 @@ const launchOptions = z.object({
   account: accountNameSchema.optional(),
   domain: domainSchema.optional(),
   admin: z.string().trim().min(1, 'an admin name is required').max(100).optional(),
+  reseller: accountNameSchema.optional(),
   panel: z.string().trim().min(1).max(50),
   // Checked below, not here: a language the pages cannot use is left out, never a failed sign-in.
   lang: z.string().optional(),
@@ -40,10 +41,13 @@ export function launchUrl(
 
 function runLaunchUrl(raw: Record<string, unknown>): void {
   const options = validateOptions(launchOptions, raw);
-  if ((options.account === undefined) === (options.admin === undefined)) {
-    throw new UsageError("give either --account (a customer of the panel) or --admin (one of the host's admins)");
+  const whoCount = [options.account, options.admin, options.reseller].filter((who) => who !== undefined).length;
+  if (whoCount !== 1) {
+    throw new UsageError(
+      "give one of --account (a customer of the panel), --admin (one of the host's admins) or --reseller (a reseller of the panel)",
+    );
   }
-  if (options.admin !== undefined && options.domain !== undefined) throw new UsageError('--domain goes with --account, not --admin');
+  if (options.account === undefined && options.domain !== undefined) throw new UsageError('--domain goes with --account alone');
   const config = configFromEnv();
   const locale = normalizeLocaleTag(options.lang);
   if (options.lang !== undefined && locale === undefined) {
@@ -52,17 +56,20 @@ function runLaunchUrl(raw: Record<string, unknown>): void {
   const request: LaunchRequest =
     options.account !== undefined
       ? { role: 'customer', account: options.account, domain: options.domain, panel: options.panel, locale }
-      : { role: 'admin', admin: options.admin as string, panel: options.panel, locale };
+      : options.reseller !== undefined
+        ? { role: 'reseller', reseller: options.reseller, panel: options.panel, locale }
+        : { role: 'admin', admin: options.admin as string, panel: options.panel, locale };
   const { url } = launchUrl(config, request, { now: Date.now(), sandbox: 'embedded' in config.provider });
   console.log(url);
 }
 
 export const launchUrlCommand = () =>
   new Command('launch-url')
-    .description("print a one-time sign-in URL into the pages: a customer's (--account) or an admin's (--admin)")
+    .description("print a one-time sign-in URL into the pages: a customer's (--account), an admin's (--admin) or a reseller's (--reseller)")
     .option('--account <name>', 'the panel account whose domains the customer sees')
     .option('--domain <domain>', "open this domain's page (with --account)")
     .option('--admin <name>', "an admin's name, recorded with what they change")
+    .option('--reseller <name>', "a reseller of the panel: the admin pages for the reseller's own customers")
     .option('--panel <name>', 'the panel asking (recorded with the session)', 'generic')
     .option('--lang <tag>', "the panel user's language (de, de-AT, es_ES.UTF-8): the pages speak it if the plugin has it, else English")
     .addHelpText(

@@ -45,13 +45,21 @@ const common = {
 export const launchClaimsSchema = z.discriminatedUnion('role', [
   z.strictObject({ role: z.literal('customer'), account: accountNameSchema, domain: domainClaim.optional(), ...common }),
   z.strictObject({ role: z.literal('admin'), admin: z.string().trim().min(1).max(100), ...common }),
+  // A reseller of the panel: the admin pages for the accounts the panel says are theirs (accounts.reseller).
+  z.strictObject({ role: z.literal('reseller'), reseller: accountNameSchema, ...common }),
 ]);
 export type LaunchClaims = z.output<typeof launchClaimsSchema>;
 
 /** What the panel asks for; the nonce and the times are added when the token is made. `locale`: the panel user's language tag. */
 export type LaunchRequest = (
-  { role: 'customer'; account: string; domain?: string | undefined; panel: string } | { role: 'admin'; admin: string; panel: string }
+  | { role: 'customer'; account: string; domain?: string | undefined; panel: string }
+  | { role: 'admin'; admin: string; panel: string }
+  | { role: 'reseller'; reseller: string; panel: string }
 ) & { locale?: string | undefined };
+
+/** Who a token's claims sign in: the account, the admin or the reseller (the session's subject). */
+export const claimsSubject = (claims: LaunchClaims): string =>
+  claims.role === 'customer' ? claims.account : claims.role === 'admin' ? claims.admin : claims.reseller;
 
 /**
  * Why a token was refused; stable codes for the refusal page and the log (never the token

@@ -6,8 +6,8 @@
 import type { LaunchRequest } from './launch-tokens.js';
 
 export interface PanelSignInClaim {
-  /** `customer`: the user's own pages; `admin`: the admin pages. */
-  role: 'customer' | 'admin';
+  /** `customer`: the user's own pages; `admin`: the admin pages; `reseller`: the reseller's pages (their own customers). */
+  role: 'customer' | 'admin' | 'reseller';
   /** The user the page says is signed in (DirectAdmin's USERNAME). */
   username: string;
   /** The domain the panel has selected, opened after sign-in. */
@@ -29,6 +29,11 @@ export function panelSignIn(panel: string, claim: PanelSignInClaim, verified: Pa
   if (claim.role === 'admin') {
     if (verified.level !== 'admin') return { ok: false, message: 'Only an administrator may open the admin pages.' };
     return { ok: true, request: { role: 'admin', admin: verified.username, panel } };
+  }
+  if (claim.role === 'reseller') {
+    // An admin's own customers are the host's, not a reseller's: the admin pages serve them.
+    if (verified.level !== 'reseller') return { ok: false, message: 'Only a reseller may open the reseller pages.' };
+    return { ok: true, request: { role: 'reseller', reseller: verified.username, panel } };
   }
   // Resellers and admins are users with domains of their own too: their own account's pages.
   return { ok: true, request: { role: 'customer', account: verified.username, domain: claim.domain, panel } };

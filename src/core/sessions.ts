@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { SessionRole, SessionsRepo, StoredSession } from '../db/sessions.repo.js';
-import { LaunchTokenError, verifyLaunchToken, type LaunchClaims } from './launch-tokens.js';
+import { claimsSubject, LaunchTokenError, verifyLaunchToken, type LaunchClaims } from './launch-tokens.js';
 import { resolveLocale, type SupportedLocale } from './locale.js';
 
 export interface SessionPolicy {
@@ -16,8 +16,11 @@ export interface SessionPolicy {
   absoluteMs: number;
 }
 
-/** Who a page is for: a panel account's customer, or one of the host's admins. */
-export type PageUser = { role: 'customer'; account: string; panel: string } | { role: 'admin'; admin: string; panel: string };
+/** Who a page is for: a panel account's customer, one of the host's admins, or a reseller (for their own customers). */
+export type PageUser =
+  | { role: 'customer'; account: string; panel: string }
+  | { role: 'admin'; admin: string; panel: string }
+  | { role: 'reseller'; reseller: string; panel: string };
 
 export interface Session {
   idHash: string;
@@ -50,10 +53,11 @@ const TOUCH_EVERY_MS = 30_000;
 
 const hashId = (id: string) => createHash('sha256').update(id).digest('hex');
 
-const userOf = (row: Pick<StoredSession, 'role' | 'subject' | 'panel'>): PageUser =>
-  row.role === 'customer'
-    ? { role: 'customer', account: row.subject, panel: row.panel }
-    : { role: 'admin', admin: row.subject, panel: row.panel };
+const userOf = (row: Pick<StoredSession, 'role' | 'subject' | 'panel'>): PageUser => {
+  if (row.role === 'customer') return { role: 'customer', account: row.subject, panel: row.panel };
+  if (row.role === 'reseller') return { role: 'reseller', reseller: row.subject, panel: row.panel };
+  return { role: 'admin', admin: row.subject, panel: row.panel };
+};
 
 export function createSessionService({ sessions, signInKey, policy, now, maxTokenLifeMs }: SessionDeps) {
   return {
@@ -76,7 +80,7 @@ export function createSessionService({ sessions, signInKey, policy, now, maxToke
       const stored: StoredSession = {
         idHash: hashId(cookieValue),
         role: claims.role,
-        subject: claims.role === 'customer' ? claims.account : claims.admin,
+        subject: claimsSubject(claims),
         panel: claims.panel,
         locale: claims.locale ?? null,
         csrfToken: null,

@@ -4,7 +4,8 @@
  */
 import type { Db } from './open.js';
 
-export type SessionRole = 'customer' | 'admin';
+/** Whose pages a session opens: a panel account's, the host admins', or a reseller's (their own customers'). */
+export type SessionRole = 'customer' | 'admin' | 'reseller';
 
 export interface StoredSession {
   idHash: string;

@@ -163,6 +163,7 @@ export function createPluginApp(deps: PluginAppDeps) {
         },
         demo: demoDeps(deps, ingest),
       },
+      reseller: { accounts, now: deps.now },
     },
   });
 }

@@ -28,6 +28,7 @@ export function launchUrl(
 
 export const customer = (account: string, domain?: string): LaunchRequest => ({ role: 'customer', account, domain, panel: 'test' });
 export const admin = (name = 'alice-admin'): LaunchRequest => ({ role: 'admin', admin: name, panel: 'test' });
+export const reseller = (name = 'res1'): LaunchRequest => ({ role: 'reseller', reseller: name, panel: 'test' });
 
 /** Where screenshots go: TEST_SCREENSHOT_DIR, else test-results/screenshots (git-ignored). */
 export const SCREENSHOT_DIR = process.env.TEST_SCREENSHOT_DIR ?? join(process.cwd(), 'test-results', 'screenshots');

@@ -43,19 +43,28 @@ describe('wpp launch-url', () => {
         const adminClient = createPageClient(plugin.url);
         expect((await adminClient.get(admin.stdout.trim())).headers.get('location')).toBe('/admin');
         expect((await adminClient.get('/admin')).status).toBe(200);
+
+        const reseller = await runWpp(['launch-url', '--reseller', 'Res1', '--panel', 'cpanel'], { env: { ...env, ...provider } });
+        expect(reseller.code).toBe(0);
+        const resellerClient = createPageClient(plugin.url);
+        expect((await resellerClient.get(reseller.stdout.trim())).headers.get('location')).toBe('/reseller');
+        expect((await resellerClient.get('/reseller')).status).toBe(200);
+        expect((await resellerClient.get('/admin')).status).toBe(401);
       });
     },
     PROCESSES,
   );
 
   it(
-    'refuses neither or both roles, and a domain for an admin (exit 2, nothing printed on stdout)',
+    'refuses no role or two, and a domain for an admin or a reseller (exit 2, nothing printed on stdout)',
     async () => {
       const env = { WPP_DATA_DIR: '/nonexistent-wpp-data', WPP_PANEL_SECRET: TEST_PANEL_SECRET, WPP_LOG_LEVEL: 'silent' };
       for (const [args, message] of [
-        [[], 'give either --account'],
-        [['--account', 'a', '--admin', 'b'], 'give either --account'],
+        [[], 'give one of --account'],
+        [['--account', 'a', '--admin', 'b'], 'give one of --account'],
+        [['--reseller', 'r', '--admin', 'b'], 'give one of --account'],
         [['--admin', 'b', '--domain', 'x.example'], '--domain goes with --account'],
+        [['--reseller', 'r', '--domain', 'x.example'], '--domain goes with --account'],
         [['--account', 'a', '--domain', 'not a domain'], 'is not a valid domain name'],
       ] as const) {
         const run = await runWpp(['launch-url', ...args], { env });

@@ -15,19 +15,22 @@ import { CALLBACK_REREAD_SPACING_MS } from '../../src/core/job-queue.js';
 import { signBody } from '../../src/core/signature.js';
 import { createPagesRouter, type PagesDeps } from '../../src/web/pages/pages.routes.js';
 import { createPageClient } from '../helpers/page-client.js';
-import { admin, customer, launchUrl, type LaunchTarget } from '../helpers/pages.js';
+import { admin, customer, launchUrl, reseller, type LaunchTarget } from '../helpers/pages.js';
 import { TEST_PANEL_SECRET, withDemoPlugin, type DemoPlugin } from '../helpers/plugin.js';
 import { routesOf } from '../helpers/routes.js';
 import { waitFor } from '../helpers/wait.js';
 
-type Role = 'customer' | 'admin';
+type Role = 'customer' | 'admin' | 'reseller';
+const ROLES: readonly Role[] = ['customer', 'admin', 'reseller'];
+const AREA_OF: Record<Role, string> = { customer: '/panel', admin: '/admin', reseller: '/reseller' };
+const roleOfPath = (path: string): Role => (path.startsWith('/admin') ? 'admin' : path.startsWith('/reseller') ? 'reseller' : 'customer');
 
 /** Stands in for every dependency: the routers are built only to list their routes, never asked anything. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a stand-in of any shape
 const anything: any = new Proxy(function stub() {}, { get: (_t, p) => (p === 'then' ? undefined : anything), apply: () => anything });
 
-/** Every route of the customer (/panel) and admin (/admin) areas, demo pages included. */
-const AREA_ROUTES = routesOf(createPagesRouter(anything as PagesDeps)).filter((r) => /^\/(panel|admin)(\/|$)/.test(r.path));
+/** Every route of the customer (/panel), admin (/admin) and reseller (/reseller) areas, demo pages included. */
+const AREA_ROUTES = routesOf(createPagesRouter(anything as PagesDeps)).filter((r) => /^\/(panel|admin|reseller)(\/|$)/.test(r.path));
 
 /** Fields a form of any of these routes might read: had the guard let one through, it would act. */
 const FORM_FIELDS = {
@@ -82,9 +85,11 @@ function snapshot(dir: string): Record<string, unknown[]> {
 /** Signs `role` in afresh: its cookie value and the CSRF token of its own home page. */
 async function signIn(plugin: LaunchTarget, role: Role) {
   const client = createPageClient(plugin.url);
-  const launched = await client.get(launchUrl(plugin, role === 'admin' ? admin('root') : customer('alice')));
+  const launched = await client.get(
+    launchUrl(plugin, role === 'admin' ? admin('root') : role === 'reseller' ? reseller('res1') : customer('alice')),
+  );
   expect(launched.status).toBe(303);
-  const home = await client.get(role === 'admin' ? '/admin' : '/panel');
+  const home = await client.get(AREA_OF[role]);
   expect(home.status).toBe(200);
   const cookie = client.cookies.get(`wpp_${role}`);
   expect(cookie).toBeTruthy();
@@ -145,9 +150,10 @@ describe('a session serves only its own role', () => {
     expect(AREA_ROUTES).toContainEqual({ method: 'POST', path: '/admin/jobs/retry-dead' });
     expect(AREA_ROUTES).toContainEqual({ method: 'POST', path: '/admin/demo/customer-view' });
     expect(AREA_ROUTES).toContainEqual({ method: 'POST', path: '/panel/domains/:domain/settings' });
+    expect(AREA_ROUTES).toContainEqual({ method: 'GET', path: '/reseller' });
   });
 
-  it('a cookie moved to the other role’s name is refused on every route, ends its session and changes nothing', async () => {
+  it('a cookie moved to another role’s name is refused on every route, ends its session and changes nothing', async () => {
     await withLoggedDemoPlugin(async (plugin, logs) => {
       const { dataDir } = plugin;
       await provision(plugin);
@@ -155,9 +161,11 @@ describe('a session serves only its own role', () => {
       const refused: string[] = [];
       /** What each route answered, and whether the session still opened its own pages afterwards. */
       const answers: Record<string, string> = {};
-      for (const route of AREA_ROUTES) {
-        const area: Role = route.path.startsWith('/admin') ? 'admin' : 'customer';
-        const other: Role = area === 'admin' ? 'customer' : 'admin';
+      const attempts = AREA_ROUTES.flatMap((route) =>
+        ROLES.filter((role) => role !== roleOfPath(route.path)).map((other) => ({ route, other })),
+      );
+      for (const { route, other } of attempts) {
+        const area = roleOfPath(route.path);
         const { cookie, csrf } = await signIn(plugin, other);
         const headers: Record<string, string> = { cookie: `wpp_${area}=${cookie}` };
         let body: URLSearchParams | undefined;
@@ -169,7 +177,7 @@ describe('a session serves only its own role', () => {
         const text = await answer.text();
         const cleared = answer.headers.getSetCookie().some((line) => line.startsWith(`wpp_${area}=;`));
         // The session was ended: it no longer opens its own pages either.
-        const own = await fetch(`${plugin.url}/${other === 'admin' ? 'admin' : 'panel'}`, {
+        const own = await fetch(`${plugin.url}${AREA_OF[other]}`, {
           headers: { cookie: `wpp_${other}=${cookie}` },
           redirect: 'manual',
         });
@@ -183,11 +191,13 @@ describe('a session serves only its own role', () => {
 
       // The plugin's own registry, as a scraper on the same machine reads it (loopback needs no token).
       const metrics = await (await fetch(`${plugin.url}/metrics`)).text();
-      const customerRefusals = AREA_ROUTES.filter((r) => r.path.startsWith('/admin')).length;
-      expect(metrics).toContain(`wpp_session_refusals_total{role="admin",reason="wrong_role"} ${customerRefusals}`);
-      expect(metrics).toContain(`wpp_session_refusals_total{role="customer",reason="wrong_role"} ${AREA_ROUTES.length - customerRefusals}`);
+      // Each area's routes were tried with the two other roles' sessions: counted under the area's role.
+      for (const role of ROLES) {
+        const tried = 2 * AREA_ROUTES.filter((r) => roleOfPath(r.path) === role).length;
+        expect(metrics).toContain(`wpp_session_refusals_total{role="${role}",reason="wrong_role"} ${tried}`);
+      }
       const lines = logs.filter((line) => line.includes('"reason":"wrong_role"'));
-      expect(lines).toHaveLength(AREA_ROUTES.length);
+      expect(lines).toHaveLength(attempts.length);
       expect(lines[0]).toContain('page session refused');
       for (const cookie of refused) expect(logs.join('\n')).not.toContain(cookie);
     });

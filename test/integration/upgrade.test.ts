@@ -66,7 +66,7 @@ describe('an upgrade from the previous release', () => {
       await first.close();
 
       // ... turned into exactly what release 0.1.0 left (the oldest upgrade path: 0.1 and 0.2 to
-      // this one): plain keys, no migrations 011 to 018, no key file.
+      // this one): plain keys, no migrations 011 to 019, no key file.
       const file = join(dataDir, 'plugin.sqlite');
       const db = new Database(file);
       const { keys } = openApiKeys(db, join(dataDir, 'api-keys.key'), () => undefined);
@@ -101,8 +101,15 @@ describe('an upgrade from the previous release', () => {
         `ALTER TABLE websites DROP COLUMN provisioned_at; ALTER TABLE websites DROP COLUMN provisioning_error_code;
          ALTER TABLE websites DROP COLUMN provisioning_error; ALTER TABLE websites DROP COLUMN provisioning_failed_at;`,
       );
-      // 017 added the sessions' language.
-      db.exec('ALTER TABLE sessions DROP COLUMN locale');
+      // 017 added the sessions' language and 019 widened their role's CHECK ('reseller'): the table as 007 wrote it, rows kept.
+      const oldSessionsTable = /CREATE TABLE sessions \([\s\S]*?\n\) WITHOUT ROWID;/.exec(
+        readFileSync(join(paths.migrations, '007_sessions.sql'), 'utf8'),
+      )?.[0];
+      db.exec(
+        `ALTER TABLE sessions RENAME TO sessions_019; ${oldSessionsTable ?? ''}
+         INSERT INTO sessions SELECT id_hash, role, subject, panel, csrf_token, created_at, last_seen_at, expires_at FROM sessions_019;
+         DROP TABLE sessions_019; CREATE INDEX sessions_expiry ON sessions (expires_at);`,
+      );
       // 018 added resellers.
       db.exec('DROP TABLE resellers; DROP INDEX accounts_reseller; ALTER TABLE accounts DROP COLUMN reseller;');
       db.prepare('DELETE FROM schema_migrations WHERE version > ?').run(PREVIOUS_RELEASE_MIGRATIONS);

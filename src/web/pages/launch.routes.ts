@@ -7,7 +7,8 @@ import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from '../../errors.js';
 import type { Translate } from '../../core/i18n.js';
-import { LaunchTokenError, type LaunchClaims, type LaunchRefusal } from '../../core/launch-tokens.js';
+import { claimsSubject, LaunchTokenError, type LaunchClaims, type LaunchRefusal } from '../../core/launch-tokens.js';
+import type { SessionRole } from '../../db/sessions.repo.js';
 import type { SessionService } from '../../core/sessions.js';
 import { sessionCookieName, sessionCookieOptions } from './session.middleware.js';
 
@@ -20,12 +21,19 @@ const refusalMessage = (t: Translate, reason: LaunchRefusal | 'missing', demo: b
 
 /** Where a launch may send the browser: a page of the plugin itself, never another site. */
 function localTarget(value: unknown): string | undefined {
-  if (typeof value !== 'string' || !/^\/(panel|admin)(\/[A-Za-z0-9._~%/-]*)?(\?[A-Za-z0-9._~%&=+-]*)?$/.test(value)) return undefined;
+  if (typeof value !== 'string' || !/^\/(panel|admin|reseller)(\/[A-Za-z0-9._~%/-]*)?(\?[A-Za-z0-9._~%&=+-]*)?$/.test(value))
+    return undefined;
   return value.includes('//') ? undefined : value;
 }
 
-const landingOf = (claims: LaunchClaims) =>
-  claims.role === 'admin' ? '/admin' : claims.domain ? `/panel/domains/${encodeURIComponent(claims.domain)}` : '/panel';
+const landingOf = (claims: LaunchClaims) => {
+  if (claims.role === 'customer') return claims.domain ? `/panel/domains/${encodeURIComponent(claims.domain)}` : '/panel';
+  return claims.role === 'admin' ? '/admin' : '/reseller';
+};
+
+/** The role a `next` address is for: its area's (/admin, /reseller, /panel). */
+const roleOfTarget = (next: string): SessionRole =>
+  next.startsWith('/admin') ? 'admin' : next.startsWith('/reseller') ? 'reseller' : 'customer';
 
 export function createLaunchRouter({
   sessions,
@@ -54,7 +62,7 @@ export function createLaunchRouter({
     }
     const next = localTarget(req.query.next);
     try {
-      const expected = next === undefined ? undefined : next.startsWith('/admin') ? 'admin' : 'customer';
+      const expected = next === undefined ? undefined : roleOfTarget(next);
       const { cookieValue, session, claims } = sessions.launch(token, expected);
       res.cookie(
         sessionCookieName(claims.role, req, secureCookies),
@@ -62,7 +70,7 @@ export function createLaunchRouter({
         sessionCookieOptions(req, secureCookies, session.expiresAt),
       );
       logger.info(
-        { role: claims.role, subject: claims.role === 'admin' ? claims.admin : claims.account, panel: claims.panel, locale: claims.locale },
+        { role: claims.role, subject: claimsSubject(claims), panel: claims.panel, locale: claims.locale },
         'signed in from the panel',
       );
       res.redirect(303, next ?? landingOf(claims));

@@ -1,6 +1,6 @@
 /**
- * The plugin's pages: the launch, the customer's pages under /panel and the admins' under
- * /admin. Every page needs a session of its role; every form a CSRF token. Nothing of a
+ * The plugin's pages: the launch, the customer's pages under /panel, the admins' under
+ * /admin and the resellers' (the admin pages for their own customers) under /reseller. Every page needs a session of its role; every form a CSRF token. Nothing of a
  * request's body is read before its session is known: each area checks the session first,
  * then reads url-encoded forms, and multipart only on the one form that uploads files (a
  * domain's certificate and key), so the CSRF check that follows sees every form's token.
@@ -16,6 +16,7 @@ import { createCsrf } from './csrf.js';
 import { createLaunchRouter } from './launch.routes.js';
 import { browserLanguage, createPageLanguages, usePageLanguage, type PageLanguages } from './page-language.js';
 import { CERTIFICATE_FORM, createPanelRouter, type PanelPagesDeps } from './panel.routes.js';
+import { createResellerRouter, type ResellerPagesDeps } from './reseller.routes.js';
 import { certificateUpload } from './uploads.js';
 import { requireSession, sessionCookieName, sessionCookieOptions } from './session.middleware.js';
 
@@ -33,6 +34,7 @@ export interface PagesDeps {
   logger: Logger;
   panel: PanelPagesDeps;
   admin: AdminPagesDeps;
+  reseller: ResellerPagesDeps;
   /** Told of refused launches and sessions. Default: nobody. */
   observer?: PagesObserver;
   /** The pages' languages (page-language.ts). Default: made from the shipped catalogs (locales/), in `timeZone`. */
@@ -96,5 +98,6 @@ export function createPagesRouter(deps: PagesDeps): express.Router {
   };
   router.use('/panel', area('customer', createPanelRouter(deps.panel), [CERTIFICATE_FORM]));
   router.use('/admin', area('admin', createAdminRouter(deps.admin)));
+  router.use('/reseller', area('reseller', createResellerRouter(deps.reseller)));
   return router;
 }

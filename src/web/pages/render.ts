@@ -8,7 +8,7 @@ import type { AppError, AppErrorCode } from '../../errors.js';
 import { httpStatusFor } from '../../errors.js';
 
 /** Paths answered with pages, so with HTML errors; everything else is the JSON API. */
-const PAGE_PREFIXES = ['/panel', '/admin', '/launch', '/logout'];
+const PAGE_PREFIXES = ['/panel', '/admin', '/reseller', '/launch', '/logout'];
 
 export const isPageRequest = (req: Request) =>
   req.path === '/' || PAGE_PREFIXES.some((prefix) => req.path === prefix || req.path.startsWith(`${prefix}/`));

@@ -85,3 +85,10 @@ export function sessionAdmin(req: Request): string {
   if (user.role !== 'admin') throw new Error('an admin page reached without an admin session');
   return user.admin;
 }
+
+/** The reseller's name on a reseller page (the /reseller area requires a reseller session). */
+export function sessionReseller(req: Request): string {
+  const user = pageUser(req);
+  if (user.role !== 'reseller') throw new Error('a reseller page reached without a reseller session');
+  return user.reseller;
+}
