@@ -1,5 +1,5 @@
 /**
- * `wpp directadmin-launch --account|--admin`: what the DirectAdmin pages run, as the signed-in
+ * `wpp directadmin-launch --account|--admin|--reseller`: what the DirectAdmin pages run, as the signed-in
  * DirectAdmin user (never root: recent DirectAdmin refuses to run plugin pages as uid 0). It
  * cannot sign anyone in itself (the sign-in key is the service's); it hands the session to the
  * running plugin, which asks DirectAdmin whose it is, and prints the launch URL it gets back.
@@ -24,7 +24,9 @@ async function readStandardInput(): Promise<string> {
 const answerSchema = z.object({ url: z.string().regex(/^https?:\/\/[A-Za-z0-9:/?#&=._~%+-]+$/) });
 const refusalSchema = z.object({ message: z.string() });
 
-async function run(role: 'customer' | 'admin'): Promise<void> {
+type PageRole = 'customer' | 'admin' | 'reseller';
+
+async function run(role: PageRole): Promise<void> {
   const [sessionId = '', sessionKey = '', username = '', domain = ''] = (await readStandardInput()).split('\n');
   // A user's page answers as DirectAdmin sets the values: the service checks them all (400 for any it does not take).
   const body = JSON.stringify({ role, sessionId, sessionKey, username, ...(domain.trim() === '' ? {} : { domain: domain.trim() }) });
@@ -54,7 +56,13 @@ export const directadminLaunchCommand = () =>
     .description("DirectAdmin's pages: hand the signed-in session (standard input) to the plugin and print the launch URL it issues")
     .option('--account', "the user's own pages (DirectAdmin's user level)")
     .option('--admin', "the admin pages (DirectAdmin's admin level; DirectAdmin must say the session is an admin's)")
-    .action(async (options: { account?: boolean; admin?: boolean }) => {
-      if (options.account === options.admin) throw new UsageError('give either --account or --admin');
-      await run(options.admin ? 'admin' : 'customer');
+    .option('--reseller', "the reseller's pages (DirectAdmin's reseller level; DirectAdmin must say the session is a reseller's)")
+    .action(async (options: { account?: boolean; admin?: boolean; reseller?: boolean }) => {
+      const roles: PageRole[] = [];
+      if (options.account) roles.push('customer');
+      if (options.admin) roles.push('admin');
+      if (options.reseller) roles.push('reseller');
+      const [role] = roles;
+      if (roles.length !== 1 || role === undefined) throw new UsageError('give one of --account, --admin or --reseller');
+      await run(role);
     });

@@ -1,6 +1,6 @@
 /**
  * `wpp install directadmin`: the plugin folder DirectAdmin reads (/usr/local/directadmin/plugins/wpp:
- * plugin.conf, the user and admin pages, the legacy skins' menu links, the Evolution menus, the
+ * plugin.conf, the user, reseller and admin pages, the legacy skins' menu links, the Evolution menus, the
  * plugin manager's scripts) and one hook script per event in scripts/custom/<hook>/wpp.sh. The
  * shared scripts/custom/<hook>.sh other vendors write is never touched: DirectAdmin 1.60+ runs
  * every script in the <hook>/ folder as well. No tool call is documented for making DirectAdmin
@@ -27,12 +27,17 @@ const PLUGIN_FILES: { path: string; mode: number }[] = [
   { path: 'user/index.html', mode: 0o755 },
   { path: 'admin/index.raw', mode: 0o755 },
   { path: 'admin/index.html', mode: 0o755 },
+  { path: 'reseller/index.raw', mode: 0o755 },
+  { path: 'reseller/index.html', mode: 0o755 },
   { path: 'hooks/user_txt.html', mode: 0o644 },
   { path: 'hooks/user_img.html', mode: 0o644 },
   { path: 'hooks/admin_txt.html', mode: 0o644 },
   { path: 'hooks/admin_img.html', mode: 0o644 },
+  { path: 'hooks/reseller_txt.html', mode: 0o644 },
+  { path: 'hooks/reseller_img.html', mode: 0o644 },
   { path: 'images/user_menu.json', mode: 0o644 },
   { path: 'images/admin_menu.json', mode: 0o644 },
+  { path: 'images/reseller_menu.json', mode: 0o644 },
   { path: 'images/wpp.svg', mode: 0o644 },
   { path: 'scripts/install.sh', mode: 0o755 },
   { path: 'scripts/uninstall.sh', mode: 0o755 },
@@ -75,7 +80,7 @@ export function directadminPlan(source: InstallSource, settings: InstallSettings
     artefacts,
     nextSteps: [
       ...commonNextSteps,
-      'DirectAdmin shows "Web protection" in the user and admin menus (Evolution and the legacy skins). The pages run as the signed-in user and sign in through the wpp service, which asks DirectAdmin (127.0.0.1:2222) whose session it is: the service must be running.',
+      'DirectAdmin shows "Web protection" in the user, reseller and admin menus (Evolution and the legacy skins). The pages run as the signed-in user and sign in through the wpp service, which asks DirectAdmin (127.0.0.1:2222) whose session it is: the service must be running.',
     ],
   };
 }

@@ -28,7 +28,8 @@ export interface PanelLaunchDeps {
 const sessionValue = z.string().regex(/^[A-Za-z0-9]{8,128}$/, 'is not a DirectAdmin session value');
 
 const requestSchema = z.strictObject({
-  role: z.enum(['customer', 'admin']),
+  // The role the page asks for; the user's own level, as DirectAdmin states it, decides whether it is given (panel-sign-in.ts).
+  role: z.enum(['customer', 'admin', 'reseller']),
   sessionId: sessionValue,
   sessionKey: sessionValue,
   username: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'is not a DirectAdmin user name'),

@@ -170,6 +170,98 @@ describe('DirectAdmin page sign-in, checked with DirectAdmin', () => {
   });
 });
 
+describe("a DirectAdmin reseller's sign-in (the reseller pages, for the signed-in reseller only)", () => {
+  const RITA = { id: 'rita00session0id000000000000000000000c', key: 'rita00key00000000000000000000000000000c' };
+  const asReseller = (session: { id: string; key: string }, username: string) => ({
+    role: 'reseller',
+    sessionId: session.id,
+    sessionKey: session.key,
+    username,
+  });
+  beforeEach(() => {
+    da.sessions.set(RITA.id, { key: RITA.key, conf: userConf('rita', 'reseller') });
+  });
+
+  it("signs a reseller's live session into /reseller for that reseller, as DirectAdmin names them", async () => {
+    plugin.accounts.saveAccount({
+      account: 'ritas1',
+      email: null,
+      plan: null,
+      providerUserId: 'ritas1@da.example',
+      providerApiKey: null,
+      state: 'active',
+      reseller: 'rita',
+    });
+    plugin.accounts.saveAccount({
+      account: 'roses1',
+      email: null,
+      plan: null,
+      providerUserId: 'roses1@da.example',
+      providerApiKey: null,
+      state: 'active',
+      reseller: 'rose',
+    });
+    const answer = await ask(asReseller(RITA, 'rita'));
+    expect(answer.status).toBe(200);
+    const browser = createPageClient(plugin.url);
+    const launched = await browser.get(answer.body.url as string);
+    expect(launched.status).toBe(303);
+    expect(launched.headers.get('location')).toBe('/reseller');
+    const page = await browser.get('/reseller');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('ritas1');
+    expect(page.body).not.toContain('roses1');
+    // The reseller's session opens neither the admin pages nor a customer's.
+    expect((await browser.get('/admin')).status).toBe(401);
+    expect((await browser.get('/panel')).status).toBe(401);
+  });
+
+  it('refuses a reseller naming another reseller or user: nothing issued', async () => {
+    for (const username of ['rose', 'alice', 'admin']) {
+      const answer = await ask(asReseller(RITA, username));
+      expect(answer.status, username).toBe(403);
+      expect(answer.body.url, username).toBeUndefined();
+    }
+  });
+
+  it("refuses a customer's or an admin's session asking for the reseller pages, even naming a reseller: nothing issued", async () => {
+    for (const [session, username] of [
+      [ALICE, 'alice'],
+      [ALICE, 'rita'],
+      [ADMIN, 'admin'],
+    ] as const) {
+      const answer = await ask(asReseller(session, username));
+      expect(answer.status, username).toBe(403);
+      expect(answer.body.url, username).toBeUndefined();
+    }
+  });
+
+  it('gives a reseller asking for the admin pages nothing', async () => {
+    const answer = await ask({ ...asReseller(RITA, 'rita'), role: 'admin' });
+    expect(answer.status).toBe(403);
+    expect(answer.body.url).toBeUndefined();
+  });
+
+  it('wpp directadmin-launch --reseller hands the session to the plugin and prints the URL of the reseller pages', async () => {
+    const run = await runWpp(['directadmin-launch', '--reseller'], {
+      env: { WPP_HOOK_URL: plugin.url },
+      ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}),
+      stdin: `${RITA.id}\n${RITA.key}\nrita\n\n`,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const launched = await createPageClient(plugin.url).get(run.stdout.trim());
+    expect(launched.headers.get('location')).toBe('/reseller');
+    const refused = await runWpp(['directadmin-launch', '--reseller'], {
+      env: { WPP_HOOK_URL: plugin.url },
+      stdin: `${ALICE.id}\n${ALICE.key}\nalice\n\n`,
+    });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout).toBe('');
+    expect(await runWpp(['directadmin-launch', '--reseller', '--admin'], { stdin: '' })).toMatchObject({ stdout: '' });
+  });
+});
+
 describe('on another panel', () => {
   it('has no DirectAdmin sign-in at all (nothing on port 2222 there is DirectAdmin)', async () => {
     await withPlugin(async (other) => {

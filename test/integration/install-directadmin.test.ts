@@ -46,12 +46,17 @@ const PLUGIN_FILES: Record<string, number> = {
   'user/index.html': 0o755,
   'admin/index.raw': 0o755,
   'admin/index.html': 0o755,
+  'reseller/index.raw': 0o755,
+  'reseller/index.html': 0o755,
   'hooks/user_txt.html': 0o644,
   'hooks/user_img.html': 0o644,
   'hooks/admin_txt.html': 0o644,
   'hooks/admin_img.html': 0o644,
+  'hooks/reseller_txt.html': 0o644,
+  'hooks/reseller_img.html': 0o644,
   'images/user_menu.json': 0o644,
   'images/admin_menu.json': 0o644,
+  'images/reseller_menu.json': 0o644,
   'images/wpp.svg': 0o644,
   'scripts/install.sh': 0o755,
   'scripts/uninstall.sh': 0o755,
@@ -91,6 +96,7 @@ describe('wpp install directadmin', () => {
         'installed=yes',
         'menu_user=images/user_menu.json',
         'menu_admin=images/admin_menu.json',
+        'menu_reseller=images/reseller_menu.json',
       ]),
     );
     // Recent DirectAdmin refuses a plugin that asks to run as root ("must not be uid=0"): the pages run as the signed-in user.
@@ -100,6 +106,10 @@ describe('wpp install directadmin', () => {
     expect(menu('admin')[0]?.entries.map((e) => e.href)).toEqual(['/CMD_PLUGINS_ADMIN/wpp/index.raw']);
     expect(read(`${PLUGIN}/hooks/user_txt.html`)).toContain('href="/CMD_PLUGINS/wpp/index.raw"');
     expect(read(`${PLUGIN}/hooks/admin_txt.html`)).toContain('href="/CMD_PLUGINS_ADMIN/wpp/index.raw"');
+    // Resellers find the entry in their own menu (CMD_PLUGINS_RESELLER: reseller sessions only).
+    expect(menu('reseller')[0]?.entries.map((e) => e.href)).toEqual(['/CMD_PLUGINS_RESELLER/wpp/index.raw']);
+    expect(read(`${PLUGIN}/hooks/reseller_txt.html`)).toContain('href="/CMD_PLUGINS_RESELLER/wpp/index.raw"');
+    expect(read(`${PLUGIN}/hooks/reseller_img.html`)).toContain('href="/CMD_PLUGINS_RESELLER/wpp/index.raw"');
 
     for (const hook of DIRECTADMIN_HOOKS) {
       expect(read(`${CUSTOM}/${hook}/wpp.sh`)).toContain(`\nexec '/usr/local/lib/wpp/wpp' hook directadmin ${hook}\n`);
@@ -222,7 +232,7 @@ describe('the installed pages and scripts, run with a fake launcher', () => {
   afterEach(() => removeTempDir(copy));
 
   const launcherCalls = () => (existsSync(launcherLog) ? readFileSync(launcherLog, 'utf8').split('\n').filter(Boolean) : []);
-  const page = (level: 'user' | 'admin', env: Record<string, string>, as?: { uid: number; gid: number }) => {
+  const page = (level: 'user' | 'admin' | 'reseller', env: Record<string, string>, as?: { uid: number; gid: number }) => {
     const result = spawnSync(join(copy, `wpp/${level}/index.raw`), [], { env: { PATH: '/usr/bin:/bin', ...env }, encoding: 'utf8', ...as });
     const [head = '', body = ''] = result.stdout.split('\r\n\r\n');
     const [status = '', ...headers] = head.split('\r\n');
@@ -259,6 +269,15 @@ describe('the installed pages and scripts, run with a fake launcher', () => {
     expect(answer.status).toBe('HTTP/1.1 302 Found');
     expect(answer.headers).toContain('Location: https://panel.example:8443/launch?token=for-admin');
     expect(launcherCalls()).toEqual(['directadmin-launch|--admin|stdin=sess0id0123456789,sess0key0123456789,admin,,|username=']);
+  });
+
+  it("a reseller's page asks for the reseller pages, for the signed-in reseller whatever the query names", () => {
+    const answer = page('reseller', { USERNAME: 'rita', ...SESSION, QUERY_STRING: 'USERNAME=rose&role=admin', username: 'rose' });
+    expect(answer.status).toBe('HTTP/1.1 302 Found');
+    expect(answer.headers).toContain('Location: https://panel.example:8443/launch?token=for-rita');
+    expect(launcherCalls()).toEqual(['directadmin-launch|--reseller|stdin=sess0id0123456789,sess0key0123456789,rita,,|username=rose']);
+    const html = spawnSync(join(copy, 'wpp/reseller/index.html'), [], { encoding: 'utf8' });
+    expect(html.stdout).toContain('href="/CMD_PLUGINS_RESELLER/wpp/index.raw"');
   });
 
   it('without a user or a session DirectAdmin would set, the answer is an error and no redirect', () => {

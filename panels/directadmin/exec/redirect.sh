@@ -1,4 +1,4 @@
-# wpp {{VERSION}}: sourced by user/index.raw and admin/index.raw. A .raw page writes its own
+# wpp {{VERSION}}: sourced by user/index.raw, reseller/index.raw and admin/index.raw. A .raw page writes its own
 # HTTP response; this one is a redirect to a one-time sign-in URL for the signed-in user only.
 #
 # The page runs as the signed-in DirectAdmin user, not root: recent DirectAdmin refuses plugin
@@ -18,7 +18,7 @@ wpp_answer() {
   exit 0
 }
 
-# $1: --account (a customer's page) or --admin (an admin's page).
+# $1: --account (a customer's page), --reseller (a reseller's page) or --admin (an admin's page).
 wpp_redirect() {
   wpp_who="${USERNAME:-}"
   case "$wpp_who" in
