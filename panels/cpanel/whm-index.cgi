@@ -1,7 +1,11 @@
 #!/usr/local/cpanel/3rdparty/bin/perl
 # wpp's WHM page (/usr/local/cpanel/whostmgr/docroot/cgi/wpp/index.cgi), written by `wpp install cpanel`.
-# WHM runs it as root for the signed-in WHM user (REMOTE_USER). It signs that user into wpp's
-# admin pages: root, or a reseller holding the "all" ACL (the AppConfig entry asks for the same).
+# WHM runs it as root for the signed-in WHM user (REMOTE_USER), whoever that is (the AppConfig
+# entry's acls=any shows it to root and every reseller), so it checks the user's ACLs itself, as
+# cPanel tells WHM plugins to. It signs that user, and no one the request names, into:
+# - wpp's admin pages: root, or a reseller holding the "all" ACL (root-equivalent);
+# - the reseller pages, for their own accounts: any other reseller who may list their accounts
+#   (the "list-accts" ACL: the pages list them).
 
 use strict;
 use warnings;
@@ -17,19 +21,20 @@ sub refuse {
     exit 0;
 }
 
-my $admin = $ENV{'REMOTE_USER'} // '';
-refuse( '403 Forbidden', 'Sign in to WHM first.' ) if $admin eq '';
+my $user = $ENV{'REMOTE_USER'} // '';
+refuse( '403 Forbidden', 'Sign in to WHM first.' ) if $user eq '';
 Whostmgr::ACLS::init_acls();
-if ( !Whostmgr::ACLS::hasroot() && !Whostmgr::ACLS::checkacl('all') ) {
-    refuse( '403 Forbidden', 'Web Protection is for the server administrator: root, or a reseller with all privileges.' );
+my $role = Whostmgr::ACLS::hasroot() || Whostmgr::ACLS::checkacl('all') ? '--admin' : '--reseller';
+if ( $role eq '--reseller' && !Whostmgr::ACLS::checkacl('list-accts') ) {
+    refuse( '403 Forbidden', 'Your reseller privileges do not include List Accounts, which Web Protection needs. Ask the server administrator.' );
 }
-refuse( '403 Forbidden', 'That WHM user name cannot be used.' ) if $admin !~ /\A[A-Za-z0-9._@+-]{1,100}\z/;
+refuse( '403 Forbidden', 'That WHM user name cannot be used.' ) if $user !~ /\A[A-Za-z0-9._@+-]{1,100}\z/;
 
 # The language WHM shows this user (cPanel's locale system); no tag, no --lang: the pages are in English.
 my $locale = eval { require Cpanel::Locale; Cpanel::Locale->get_handle()->get_language_tag() } // '';
 my @lang = $locale =~ /\A[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8}){0,4}\z/ ? ( '--lang', $locale ) : ();
 
-open( my $out, '-|', $LAUNCHER, 'launch-url', '--admin', $admin, '--panel', 'whm', @lang )
+open( my $out, '-|', $LAUNCHER, 'launch-url', $role, $user, '--panel', 'whm', @lang )
   or refuse( '502 Bad Gateway', 'Web Protection could not be started.' );
 my $url = do { local $/; <$out> } // '';
 my $ran = close $out;

@@ -157,7 +157,7 @@ export function cpanelPlan(source: InstallSource, settings: InstallSettings): In
     artefacts,
     nextSteps: [
       ...commonNextSteps,
-      'Customers open Web Protection in cPanel under Security; administrators in WHM under Plugins (root, or a reseller with all privileges).',
+      'Customers open Web Protection in cPanel under Security; administrators (root, or a reseller with all privileges) and resellers (their own customers) in WHM under Plugins.',
       `Packages without the "${CPANEL_FEATURE}" feature (WHM > Feature Manager) get no menu entry and no sign-in.`,
     ],
   };

@@ -185,12 +185,12 @@ interface UapiAnswer {
   feature: string;
 }
 
-/** UAPI WebProtection::launch_url as cPanel would call it in the session; the args object names another account. */
+/** UAPI WebProtection::launch_url as cPanel would call it in the session; the args object names another account, the reseller role and an admin. */
 function uapiLaunchUrl(signedIn: CpanelSession, mode = 'ok', locale?: string): UapiAnswer {
   const driver = `
     use strict; use warnings; no warnings 'once'; use JSON::PP ();
     package StubResult; sub new { bless {}, shift } sub data { $_[0]{data} = $_[1] } sub raw_error { $_[0]{error} = $_[1] }
-    package StubArgs; sub new { bless { account => 'mallory', ( defined $ENV{STUB_LOCALE_ARG} ? ( locale => $ENV{STUB_LOCALE_ARG} ) : () ) }, shift } sub get { $_[0]{ $_[1] } }
+    package StubArgs; sub new { bless { account => 'mallory', role => 'reseller', reseller => 'res1', admin => 'root', ( defined $ENV{STUB_LOCALE_ARG} ? ( locale => $ENV{STUB_LOCALE_ARG} ) : () ) }, shift } sub get { $_[0]{ $_[1] } }
     package main;
     require Cpanel::App;
     $Cpanel::App::appname = $ENV{STUB_APPNAME};
@@ -288,6 +288,8 @@ describe('cPanel UAPI WebProtection::launch_url and its admin module', () => {
       '()',
       "{ app => 'cpanel', authuser => 'alice', account => 'bob' }",
       "{ app => 'cpanel', authuser => 'alice', locale => 'de', account => 'bob' }",
+      "{ app => 'cpanel', authuser => 'alice', role => 'reseller' }",
+      "{ app => 'cpanel', authuser => 'alice', reseller => 'alice' }",
       "{ app => 'cpanel', authuser => 'alice', locale => ['de'] }",
       "{ app => 'cpanel', authuser => 'alice' }, 'bob'",
       "{ app => 'cpanel' }",
@@ -355,14 +357,31 @@ describe('the WHM page', () => {
     expect(launcherLog()).toEqual(['launch-url --admin root --panel whm --lang de', 'launch-url --admin root --panel whm']);
   });
 
-  it('lets a reseller with all privileges in, and refuses one without, before wpp is run', () => {
+  it('gives a reseller with all privileges (root-equivalent) the admin pages', () => {
     clearLog();
     expect(cgi({ REMOTE_USER: 'res1', STUB_RESELLER_ACLS: 'all' }).headers.Location).toBe('https://wpp.example:8443/launch?token=for-res1');
     expect(launcherLog()).toEqual(['launch-url --admin res1 --panel whm --lang en']);
+  });
+
+  it('gives a reseller without all privileges the reseller pages for themselves, whatever the query names', () => {
     clearLog();
-    const refused = cgi({ REMOTE_USER: 'res2', STUB_RESELLER_ACLS: 'create-acct,list-accts' });
+    const run = cgi({
+      REMOTE_USER: 'res2',
+      STUB_RESELLER_ACLS: 'create-acct,list-accts',
+      REQUEST_METHOD: 'GET',
+      QUERY_STRING: 'reseller=res3&admin=root&role=admin&user=res3',
+    });
+    expect(run.headers.Status).toBe('302 Found');
+    expect(run.headers.Location).toBe('https://wpp.example:8443/launch?token=for-res2');
+    expect(launcherLog()).toEqual(['launch-url --reseller res2 --panel whm --lang en']);
+  });
+
+  it('refuses a reseller who may not list their accounts (no list-accts), and nobody signed in, before wpp is run', () => {
+    clearLog();
+    const refused = cgi({ REMOTE_USER: 'res2', STUB_RESELLER_ACLS: 'create-acct' });
     expect(refused.headers.Status).toBe('403 Forbidden');
     expect(refused.headers.Location).toBeUndefined();
+    expect(refused.body).toContain('List Accounts');
     expect(cgi({}).headers.Status).toBe('403 Forbidden');
     expect(launcherLog()).toEqual([]);
   });

@@ -94,7 +94,7 @@ describe('wpp install cpanel / wpp uninstall cpanel', () => {
         }),
       ]);
       const appConfig = read(root, '/usr/local/lib/wpp/cpanel/wpp.conf');
-      for (const line of ['name=wpp', 'service=whostmgr', 'user=root', 'url=/cgi/wpp/index.cgi', 'acls=all', 'entryurl=wpp/index.cgi'])
+      for (const line of ['name=wpp', 'service=whostmgr', 'user=root', 'url=/cgi/wpp/index.cgi', 'acls=any', 'entryurl=wpp/index.cgi'])
         expect(appConfig.split('\n')).toContain(line);
 
       expect(calls(root)).toEqual([
