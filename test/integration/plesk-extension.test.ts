@@ -34,10 +34,13 @@ afterAll(() => removeTempDir(root));
 const ALICE_URL = 'https://panel.example:8443/launch?token=alice-token';
 const BOB_URL = 'https://panel.example:8443/launch?token=bob-token';
 const ADMIN_URL = 'https://panel.example:8443/launch?token=admin-token';
+const RESELLER_URL = 'https://panel.example:8443/launch?token=res1-token';
 const answers = {
   'launch-url --account alice': { code: 0, stdout: `${ALICE_URL}\n`, stderr: '' },
   'launch-url --account bob': { code: 0, stdout: `${BOB_URL}\n`, stderr: '' },
   'launch-url --admin admin': { code: 0, stdout: `${ADMIN_URL}\n`, stderr: '' },
+  'launch-url --reseller res1': { code: 0, stdout: `${RESELLER_URL}\n`, stderr: '' },
+  'launch-url --reseller res2': { code: 0, stdout: `${RESELLER_URL}-res2\n`, stderr: '' },
 };
 
 /** A subscription as the session sees it: whether the signed-in user may open it and what their role allows there. */
@@ -116,13 +119,19 @@ describe('the Plesk extension page', () => {
     expect(page.headers['x-stub-sbin']).toEqual(['launch-url --admin admin']);
   }, 60_000);
 
-  it('shows a reseller a page saying the provider manages Web Protection, and makes no URL', async () => {
-    const page = await openPage({ login: 'res1', type: 'reseller' }, answers);
+  it('redirects a signed-in reseller to the reseller pages made for their own login, whatever the query says', async () => {
+    const page = await openPage({ login: 'res1', type: 'reseller' }, answers, 'reseller=res2&login=res2&role=admin&admin=admin');
     expect(page.errors).toBe('');
-    expect(page.status).toBe(403);
-    expect(page.headers.location).toBeUndefined();
-    expect(page.headers['x-stub-sbin']).toBeUndefined();
-    expect(page.body).toContain("Web protection is managed by your provider's administrators");
+    expect(page.status).toBe(302);
+    expect(page.headers.location).toEqual([RESELLER_URL]);
+    expect(page.headers['x-stub-sbin']).toEqual(['launch-url --reseller res1']);
+  }, 60_000);
+
+  it('gives a customer their own pages, never the reseller or admin pages, whatever the query asks for', async () => {
+    const page = await openPage(ALICE, answers, 'role=reseller&reseller=res1&admin=admin');
+    expect(page.status).toBe(302);
+    expect(page.headers.location).toEqual([ALICE_URL]);
+    expect(page.headers['x-stub-sbin']).toEqual(['launch-url --account alice']);
   }, 60_000);
 
   it("opens the customer's pages for an administrator or a reseller signed in as that customer (Log in as Customer)", async () => {
@@ -219,6 +228,26 @@ describe('the Plesk extension page', () => {
   }, 120_000);
 });
 
+describe('the menu entries (plib/hooks/CustomButtons.php)', () => {
+  it("puts Web Protection in the customer's, the reseller's and the administrator's navigation, each opening the extension's own page", async () => {
+    const page = await runPhpPage({
+      scriptPath: '/buttons.php',
+      files: {
+        '/buttons.php': `<?php\nrequire '/pm-stub.php';\npm_Context::init('wpp');\nrequire '${PLIB}/hooks/CustomButtons.php';\n$hook = new Modules_Wpp_CustomButtons();\necho json_encode(array_map(function ($b) { return [$b['place'], $b['link']]; }, $hook->getButtons()));\n`,
+        '/pm-stub.php': stub,
+        [`${PLIB}/hooks/CustomButtons.php`]: installed(`${PLIB}/hooks/CustomButtons.php`),
+      },
+    });
+    expect(page.errors).toBe('');
+    // 7, 12, 13: PLACE_HOSTING_PANEL_NAVIGATION, PLACE_ADMIN_NAVIGATION, PLACE_RESELLER_NAVIGATION (Plesk's stubs).
+    expect(JSON.parse(page.body)).toEqual([
+      [7, '/modules/wpp/'],
+      [12, '/modules/wpp/'],
+      [13, '/modules/wpp/'],
+    ]);
+  }, 60_000);
+});
+
 describe('the sbin script (run as root by Plesk for the extension only)', () => {
   let dir: string;
   let script: string;
@@ -247,11 +276,15 @@ describe('the sbin script (run as root by Plesk for the extension only)', () => 
     expect(run(['--admin', 'admin']).status).toBe(0);
     expect(run(['--account', 'x; touch /tmp/owned $(id)']).status).toBe(0);
     expect(run(['--admin', 'admin', '--lang', 'es-ES']).status).toBe(0);
+    expect(run(['--reseller', 'res1']).status).toBe(0);
+    expect(run(['--reseller', 'res1', '--lang', 'de-DE']).status).toBe(0);
     expect(calls()).toEqual([
       '[launch-url][--panel][plesk][--account][alice]',
       '[launch-url][--panel][plesk][--admin][admin]',
       '[launch-url][--panel][plesk][--account][x; touch /tmp/owned $(id)]',
       '[launch-url][--panel][plesk][--admin][admin][--lang][es-ES]',
+      '[launch-url][--panel][plesk][--reseller][res1]',
+      '[launch-url][--panel][plesk][--reseller][res1][--lang][de-DE]',
     ]);
   });
 
@@ -265,10 +298,12 @@ describe('the sbin script (run as root by Plesk for the extension only)', () => 
       ['alice', '--account'],
       ['--account', 'a', '--admin', 'b'],
       ['--account', 'a', '--lang', 'de', 'x'],
+      ['--reseller'],
+      ['--reseller', 'a', '--account', 'b'],
     ]) {
       const result = run(args);
       expect(result.status, args.join(' ')).toBe(2);
-      expect(result.stderr).toContain('usage: launch-url --account LOGIN | --admin LOGIN');
+      expect(result.stderr).toContain('usage: launch-url --account LOGIN | --admin LOGIN | --reseller LOGIN');
     }
     expect(calls()).toHaveLength(before);
   });

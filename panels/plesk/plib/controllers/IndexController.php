@@ -12,8 +12,8 @@
  *   pm_Session::isImpersonated()): that customer's pages, as the customer would see them;
  *   Plesk lets them act for that customer, so no role of theirs is checked;
  * - the administrator: the admin pages;
- * - a reseller: a page saying the provider's administrators manage Web Protection (wpp has no
- *   reseller role yet, and a reseller is not one of wpp's accounts);
+ * - a reseller: the reseller pages, for the reseller's own customers (wpp knows which accounts
+ *   are theirs from Plesk's client owner);
  * - a customer: their own account's pages, if the signed-in user may manage websites on every
  *   subscription of the account. An additional user of a customer signs in as part of that
  *   customer (getClient() is the customer), and wpp's pages cover the whole account, so such a
@@ -35,12 +35,9 @@ class IndexController extends pm_Controller_Action
         } elseif ($client->isAdmin()) {
             $this->launch(['--admin', $client->getLogin()]);
         } elseif ($client->isReseller()) {
-            $this->refuse(
-                'Web protection is managed by your provider\'s administrators',
-                'Reseller accounts cannot open Web Protection. Your customers open it from their own panel.'
-            );
+            $this->launch(['--reseller', $client->getLogin()]);
         } elseif (!$client->isClient()) {
-            $this->refuse('Web Protection is not available to you', 'Only customers and the administrator can open Web Protection.');
+            $this->refuse('Web Protection is not available to you', 'Only customers, resellers and the administrator can open Web Protection.');
         } else {
             $this->openForCustomer($client);
         }

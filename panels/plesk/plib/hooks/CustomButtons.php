@@ -1,8 +1,8 @@
 <?php
 /**
- * The menu entries: one in the customer's hosting panel navigation, one in the
- * administrator's navigation. Both open the extension's own page (IndexController), which
- * decides who is signed in from the panel session; no button carries who the user is.
+ * The menu entries: one in the customer's hosting panel navigation, one in the reseller's and
+ * one in the administrator's navigation. All open the extension's own page (IndexController),
+ * which decides who is signed in from the panel session; no button carries who the user is.
  */
 class Modules_Wpp_CustomButtons extends pm_Hook_CustomButtons
 {
@@ -19,6 +19,12 @@ class Modules_Wpp_CustomButtons extends pm_Hook_CustomButtons
                 'place' => self::PLACE_ADMIN_NAVIGATION,
                 'title' => 'Web Protection',
                 'description' => 'The web protection of every customer\'s websites.',
+                'link' => pm_Context::getBaseUrl(),
+            ],
+            [
+                'place' => self::PLACE_RESELLER_NAVIGATION,
+                'title' => 'Web Protection',
+                'description' => 'The web protection of your customers\' websites.',
                 'link' => pm_Context::getBaseUrl(),
             ],
         ];
