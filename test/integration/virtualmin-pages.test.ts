@@ -26,7 +26,7 @@ beforeAll(() => {
     `#!/bin/sh\nfor a in "$@"; do printf '[%s]' "$a"; done >> '${log()}'\necho >> '${log()}'\necho 'https://wpp.example/launch?token=t'\n`,
   );
   chmodSync(launcher, 0o755);
-  for (const page of ['wpp-lib.pl', 'index.cgi', 'launch.cgi'])
+  for (const page of ['wpp-lib.pl', 'index.cgi', 'launch.cgi', 'virtual_feature.pl'])
     writeFileSync(join(moduleDir(), page), shippedFile(`virtualmin/wpp/${page}`, { VERSION: '9.9.9', LAUNCHER: launcher }));
   // Webmin's library as the pages use it: init_config sets the signed-in user and the language
   // Webmin shows them ($current_lang: STUB_LANG; the global %gconfig lang: STUB_GLOBAL_LANG).
@@ -43,7 +43,9 @@ sub import {
     *{'main::foreign_require'} = sub { 1 };
     *{'main::foreign_available'} = sub { 1 };
     *{'main::ReadParse'} = sub { %main::in = map { split /=/, $_, 2 } split /&/, ( $ENV{QUERY_STRING} // '' ) };
-    *{'virtual_server::master_admin'} = sub { 1 };
+    # Virtualmin's own ACL checks (virtual-server-lib-funcs.pl): STUB_ROLE says which the Webmin user has.
+    *{'virtual_server::master_admin'} = sub { ( $ENV{STUB_ROLE} // 'master' ) eq 'master' ? 1 : 0 };
+    *{'virtual_server::reseller_admin'} = sub { ( $ENV{STUB_ROLE} // 'master' ) eq 'reseller' ? 1 : 0 };
     *{'virtual_server::can_edit_domain'} = sub { 1 };
     *{'virtual_server::get_domain'} = sub { { dom => 'shop.example', user => 'alice', parent => undef } };
 }
@@ -61,13 +63,18 @@ function page(name: string, env: Record<string, string>, query = '') {
     env: { PATH: process.env.PATH ?? '', REMOTE_USER: 'root', QUERY_STRING: query, ...env },
   });
   expect(run.stderr).toBe('');
-  return { location: /^Location: (.*?)\r?$/m.exec(run.stdout)?.[1], calls: readFileSync(log(), 'utf8').split('\n').filter(Boolean) };
+  return {
+    location: /^Location: (.*?)\r?$/m.exec(run.stdout)?.[1],
+    status: /^Status: (.*?)\r?$/m.exec(run.stdout)?.[1],
+    calls: readFileSync(log(), 'utf8').split('\n').filter(Boolean),
+  };
 }
 
 describe('the Virtualmin pages', () => {
   it("pass the Webmin user's language to wpp launch-url, for the admin and a virtual server's customer", () => {
     expect(page('index.cgi', { STUB_LANG: 'de' })).toEqual({
       location: 'https://wpp.example/launch?token=t',
+      status: '302 Found',
       calls: ['[launch-url][--panel][virtualmin][--admin][root][--lang][de]'],
     });
     expect(page('launch.cgi', { STUB_LANG: 'es' }, 'dom=17').calls).toEqual([
@@ -84,5 +91,48 @@ describe('the Virtualmin pages', () => {
       expect(page('index.cgi', { STUB_LANG: junk, STUB_GLOBAL_LANG: '' }).calls, junk).toEqual([
         '[launch-url][--panel][virtualmin][--admin][root]',
       ]);
+  });
+});
+
+describe('the Virtualmin pages and resellers', () => {
+  it('sign a Virtualmin reseller into the reseller pages for their own Webmin user, whatever the query names', () => {
+    expect(
+      page('index.cgi', { REMOTE_USER: 'res1', STUB_ROLE: 'reseller', STUB_LANG: 'de' }, 'reseller=res2&admin=root&role=admin'),
+    ).toEqual({
+      location: 'https://wpp.example/launch?token=t',
+      status: '302 Found',
+      calls: ['[launch-url][--panel][virtualmin][--reseller][res1][--lang][de]'],
+    });
+  });
+
+  it("refuse a virtual server's owner the admin and reseller pages, and run nothing", () => {
+    const refused = page('index.cgi', { REMOTE_USER: 'alice', STUB_ROLE: 'owner' }, 'reseller=res1&role=reseller');
+    expect(refused.status).toBe('403 Forbidden');
+    expect(refused.location).toBeUndefined();
+    expect(refused.calls).toEqual([]);
+  });
+
+  it("give a virtual server's owner asking for the reseller role their own account's pages only", () => {
+    expect(page('launch.cgi', { REMOTE_USER: 'alice', STUB_ROLE: 'owner' }, 'dom=17&role=reseller&reseller=res1').calls).toEqual([
+      '[launch-url][--panel][virtualmin][--account][alice][--domain][shop.example][--lang][en]',
+    ]);
+  });
+
+  it("put the entry in a reseller's left-hand menu (feature_global_links), and in nobody else's", () => {
+    const links = (role: string) => {
+      const run = spawnSync(
+        'perl',
+        [
+          '-e',
+          "package virtual_server; sub reseller_admin { $ENV{STUB_ROLE} eq 'reseller' ? 1 : 0 } package wpp; require './virtual_feature.pl'; my @l = feature_global_links(); my $one = feature_global_links(); print join(',', map { \"$_->{url} $_->{title}\" } @l), '|', ( $one ? $one->{url} : '' );",
+        ],
+        { cwd: moduleDir(), encoding: 'utf8', env: { PATH: process.env.PATH ?? '', STUB_ROLE: role } },
+      );
+      expect(run.stderr).toBe('');
+      return run.stdout;
+    };
+    expect(links('reseller')).toBe('/wpp/index.cgi Web Protection|/wpp/index.cgi');
+    expect(links('master')).toBe('|');
+    expect(links('owner')).toBe('|');
   });
 });

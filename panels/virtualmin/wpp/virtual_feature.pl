@@ -28,6 +28,16 @@ return ( { 'link' => '/wpp/index.cgi',
 	   'cat' => 'setting' } );
 }
 
+# A reseller's entry, in the global section of the left-hand menu: System Settings (above) is
+# for master administrators only. One link, or none for anyone else (Virtualmin reads the
+# answer as one hash ref). index.cgi checks the reseller again.
+sub feature_global_links
+{
+return ( ) if (!&virtual_server::reseller_admin());
+return ( { 'url' => '/wpp/index.cgi',
+	   'title' => 'Web Protection' } );
+}
+
 # Domain owners' Webmin users get this module, so their server's link works.
 sub feature_webmin
 {
