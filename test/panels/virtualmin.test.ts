@@ -52,6 +52,8 @@ const SUB = `shop.wpp-${run36}.example.com`;
 const ALIAS = `wpp-${run36}-alias.example.net`;
 const RENAMED = `wpp-${run36}-renamed.example.com`;
 const OTHER = `wpp-${run36}-other.example.org`;
+/** A reseller's Webmin user (Virtualmin Pro's resellers; the GPL testbed gets one by the ACL Pro gives it). */
+const RESELLER = `wppr${run36}`;
 const OURS = (name: string) => name.includes(run36);
 
 let plugin: (TestPlugin & { dataDir: string }) | undefined;
@@ -175,6 +177,7 @@ afterAll(async () => {
   }
   if (stage) await attempt('wpp uninstall virtualmin', async () => runWpp(['uninstall', 'virtualmin', '--root', stage!]));
   await attempt('removing the owner ACL', () => rmSync(`/etc/webmin/virtual-server/${OTHER_USER}.acl`, { force: true }));
+  await attempt("removing the reseller's ACL", () => rmSync(`/etc/webmin/virtual-server/${RESELLER}.acl`, { force: true }));
   for (const [path, content] of saved) {
     await attempt(`restoring ${path}`, () => {
       if (content !== null && snapshot(path) !== content) writeFileSync(path, content);
@@ -257,6 +260,40 @@ describe('wpp in the real Virtualmin', () => {
     const notAdmin = await webminPage('index.cgi', OTHER_USER);
     expect(notAdmin.status).toBe('403 Forbidden');
     expect(notAdmin.location).toBeUndefined();
+  });
+
+  it("a reseller finds Web Protection in their menu and gets the reseller pages for themselves, whatever the request names", async () => {
+    // Virtualmin GPL has no create-reseller (a Pro command): the reseller gets the Virtualmin ACL Pro gives one
+    // (reseller=1, no module configuration), which is what reseller_admin() reads.
+    writeFileSync(WEBMIN_ACL, `${snapshot(WEBMIN_ACL)!.trimEnd()}\n${RESELLER}: virtual-server wpp\n`);
+    writeFileSync(`/etc/webmin/virtual-server/${RESELLER}.acl`, 'reseller=1\nnoconfig=1\ndomains=\nedit=1\ncreate=1\n', { mode: 0o600 });
+    // The global links Virtualmin computes for the signed-in user (the left-hand menu): the reseller's hold Web Protection, a domain owner's not.
+    const menu = async (user: string) =>
+      (
+        await run(
+          '/usr/bin/perl',
+          ['-e', '$0 = "/usr/share/webmin/virtual-server/links.pl"; require "./virtual-server-lib.pl"; print map { "$_->{url} $_->{title}\\n" } &get_all_global_links();'],
+          { cwd: '/usr/share/webmin/virtual-server', env: { WEBMIN_CONFIG: '/etc/webmin', WEBMIN_VAR: '/var/webmin', PERLLIB: '/usr/share/webmin', REMOTE_USER: user, BASE_REMOTE_USER: user } },
+        )
+      ).stdout.split('\n');
+    expect(await menu(RESELLER)).toContain('/wpp/index.cgi Web Protection');
+    expect(await menu(OTHER_USER)).not.toContain('/wpp/index.cgi Web Protection');
+
+    const page = await webminPage('index.cgi', RESELLER, `reseller=${OTHER_USER}&role=admin&admin=root`);
+    expect(page.status).toBe('302 Found');
+    const signIn = await fetch(page.location!, { redirect: 'manual' });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get('location')).toBe('/reseller');
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const reseller = await fetch(`${plugin!.url}/reseller`, { headers: { cookie }, redirect: 'manual' });
+    expect(reseller.status).toBe(200);
+    expect(await reseller.text()).toContain(RESELLER);
+    expect((await fetch(`${plugin!.url}/admin`, { headers: { cookie }, redirect: 'manual' })).status).toBe(401);
+
+    // A domain owner asking index.cgi for the reseller role is refused; their server's page gives their own account only.
+    const owner = await webminPage('index.cgi', OTHER_USER, `role=reseller&reseller=${RESELLER}`);
+    expect(owner.status).toBe('403 Forbidden');
+    expect(owner.location).toBeUndefined();
   });
 
   it('disable-domain of the top-level server suspends the account: its websites are paused at the provider', async () => {
