@@ -258,7 +258,10 @@ export function createEnforcement(deps: EnforcementDeps) {
             statusAfter: website?.desiredStatus ?? null,
             actionKey: warningKey(decision, account, period),
           },
-          deps.forecastOf ? { forecastAt: deps.forecastOf(account, decision.domain, period.end) } : {},
+          // The forecasts are of a website's and an account's limits: none is made of a reseller's pool.
+          deps.forecastOf && decision.reason !== 'reseller_warning'
+            ? { forecastAt: deps.forecastOf(account, decision.domain, period.end) }
+            : {},
         );
         return 'done';
       case 'pause':
