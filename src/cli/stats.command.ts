@@ -178,12 +178,15 @@ function usageLine(problem: LimitsProblem, input: LimitsInput): string {
       return `nothing to change: give at least one of ${VALUE_OPTIONS}`;
     case 'required':
       return problem.field === 'scope'
-        ? '--scope is required to change a limit (global, plan, account or website); without options, wpp limits only shows the table'
+        ? '--scope is required to change a limit (global, plan, account, website or reseller); without options, wpp limits only shows the table'
         : `--scope ${scope} needs --subject (the ${scope} it applies to)`;
     case 'not-applicable':
       if (problem.field === 'subject')
         return '--subject does not apply to --scope global (the global row applies to every account and website)';
       if (problem.field === 'allow-unknown') return '--allow-unknown does not apply to --scope global';
+      if (problem.field === 'pool-hits') return `--pool-hits is a reseller's pool: only with --scope reseller (not ${scope})`;
+      if (scope === 'reseller')
+        return `--${problem.field} does not apply to --scope reseller: its row sets --pool-hits, --period, --anchor-day and --warning-percent only`;
       return `--${problem.field} does not apply to --scope website: it is the account's (set it at account, plan or global scope)`;
     case 'unknown-subject': {
       const subject = input.subject ?? '';
@@ -284,8 +287,8 @@ const notForWebsites = 'not with --scope website';
 export const limitsCommand = () =>
   new Command('limits')
     .description('show the limits table, or change one row of it (then show it); options not given keep their value')
-    .option('--scope <scope>', 'the row to change: global, plan, account or website')
-    .option('--subject <name>', 'its plan, account or website (not with global), normalised as enforcement looks it up')
+    .option('--scope <scope>', 'the row to change: global, plan, account, website or reseller')
+    .option('--subject <name>', 'its plan, account, website or reseller (not with global), normalised as enforcement looks it up')
     .option('--allow-unknown', 'accept a subject the plugin does not know yet (an account about to be created)')
     .option('--website-hits <n>', `hits per period of one website; ${none}`)
     .option('--account-hits <n>', `hits per period of all an account's websites together (${notForWebsites}); ${none}`)
@@ -300,6 +303,10 @@ export const limitsCommand = () =>
       `warn at this share of a limit, 1-100 (${DEFAULT_LIMITS.warningPercent} where no row sets it); ${none}`,
     )
     .option('--exempt <bool>', `true: never paused by enforcement, or false; ${none}`)
+    .option(
+      '--pool-hits <n>',
+      `hits per period of all a reseller's customers' websites together (only with --scope reseller; its period: the reseller row's, else global); ${none}`,
+    )
     .addHelpText('after', '\nNumbers are plain decimal digits. Every bad option is refused (exit 2) and nothing changes.')
     .action(async (_options, command: Command) => {
       process.exitCode = await runLimits(optionValues(command));

@@ -14,6 +14,7 @@ import { acquireJobLock, runExclusive } from './job-lock.js';
 import { createLimitResolver, type LimitResolver } from './limits.js';
 import { decide, type Decision, type EffectiveLimits, type Period, type QuotaWebsite } from './quota.js';
 import { quotaStanding, type WebsiteQuota } from './quota-level.js';
+import { createPoolReader, type PoolReader } from './reseller-limits.js';
 import { undoneBy, undoneReason, type HostPauseUndone } from './host-pause.js';
 import type { Website } from './types.js';
 
@@ -71,6 +72,18 @@ function quotasOf(account: string, period: Period, accountLimits: EffectiveLimit
       level: standing.level,
     };
   });
+}
+
+/** A warning is recorded once per website, account or (for each of its accounts) reseller pool, and period. */
+function warningKey(decision: Extract<Decision, { kind: 'warning' }>, account: string, period: Period): string {
+  if (decision.reason === 'reseller_warning') return `warning:reseller:${decision.pool.reseller}:${account}:${decision.pool.periodStart}`;
+  return `warning:${decision.domain ?? `account:${account}`}:${period.start}`;
+}
+
+/** One pass's shared reads: the limits table, and the reseller pools read from it. */
+interface PassReads {
+  limits: LimitResolver;
+  pools: PoolReader;
 }
 
 export function createEnforcement(deps: EnforcementDeps) {
@@ -243,9 +256,12 @@ export function createEnforcement(deps: EnforcementDeps) {
             reason: decision.reason,
             statusBefore: website?.desiredStatus ?? null,
             statusAfter: website?.desiredStatus ?? null,
-            actionKey: `warning:${decision.domain ?? `account:${account}`}:${period.start}`,
+            actionKey: warningKey(decision, account, period),
           },
-          deps.forecastOf ? { forecastAt: deps.forecastOf(account, decision.domain, period.end) } : {},
+          // The forecasts are of a website's and an account's limits: none is made of a reseller's pool.
+          deps.forecastOf && decision.reason !== 'reseller_warning'
+            ? { forecastAt: deps.forecastOf(account, decision.domain, period.end) }
+            : {},
         );
         return 'done';
       case 'pause':
@@ -261,7 +277,7 @@ export function createEnforcement(deps: EnforcementDeps) {
    * only the websites a decision names are held while those calls run, not the account's every
    * row (held that long, a pass's rows are promoted to V8's old generation).
    */
-  function decideAccount(account: string, limits: LimitResolver, snapshots: ReturnType<typeof quotaSnapshots>, at: number) {
+  function decideAccount(account: string, { limits, pools }: PassReads, snapshots: ReturnType<typeof quotaSnapshots>, at: number) {
     const accountLimits = limits.forAccount(account);
     const period = limits.periodOf(account, at);
     const usage = new Map(stats.accountUsage(account, period.start).map((row) => [row.domain, row.hits]));
@@ -277,7 +293,8 @@ export function createEnforcement(deps: EnforcementDeps) {
       enforcementPausedPeriod: website.enforcementPausedPeriod,
     }));
     snapshots.add(quotasOf(account, period, accountLimits, quotaWebsites));
-    const decisions = decide({ account, limits: accountLimits, period, websites: quotaWebsites }, at).map((decision) => ({
+    const pool = pools.poolOf(account);
+    const decisions = decide({ account, limits: accountLimits, period, websites: quotaWebsites, pool }, at).map((decision) => ({
       decision,
       website: decision.domain ? (byDomain.get(decision.domain) ?? null) : null,
     }));
@@ -287,12 +304,12 @@ export function createEnforcement(deps: EnforcementDeps) {
   /** Decides and carries out one account's pauses, resumes and warnings on its stored usage, counting them into `result`. */
   async function enforceAccount(
     account: string,
-    limits: LimitResolver,
+    reads: PassReads,
     result: Omit<EnforceResult, 'runId'>,
     snapshots: ReturnType<typeof quotaSnapshots>,
   ): Promise<void> {
     const at = now();
-    const { period, decisions } = decideAccount(account, limits, snapshots, at);
+    const { period, decisions } = decideAccount(account, reads, snapshots, at);
     for (const { decision, website } of decisions) {
       try {
         const outcome = await apply(decision, website, account, period, at);
@@ -312,12 +329,12 @@ export function createEnforcement(deps: EnforcementDeps) {
   }
 
   /** Runs `enforceAccount` over these accounts, `concurrency` at a time; one account's decisions run in order. */
-  async function enforceEach(list: string[], limits: LimitResolver, result: Omit<EnforceResult, 'runId'>): Promise<void> {
-    // Accounts are independent (each has its own limits and period).
+  async function enforceEach(list: string[], reads: PassReads, result: Omit<EnforceResult, 'runId'>): Promise<void> {
+    // Accounts are independent (each has its own limits and period; a reseller's pool is read once for the pass).
     const accountQueue = new PQueue({ concurrency: deps.concurrency ?? 1 });
     const snapshots = quotaSnapshots();
     try {
-      await accountQueue.addAll(list.map((account) => () => enforceAccount(account, limits, result, snapshots)));
+      await accountQueue.addAll(list.map((account) => () => enforceAccount(account, reads, result, snapshots)));
     } catch (error) {
       // Nothing more starts; what runs finishes before the caller records the failure.
       accountQueue.clear();
@@ -328,11 +345,31 @@ export function createEnforcement(deps: EnforcementDeps) {
     }
   }
 
+  const passReads = (): PassReads => {
+    const limits = createLimitResolver(stats, accounts);
+    return { limits, pools: createPoolReader({ stats, accounts }, limits, now()) };
+  };
+
+  /**
+   * The accounts a tick read, and every other account of a reseller whose pool they used up:
+   * the whole pool pauses together, as an account's aggregate pauses all its websites. Below
+   * the pool nothing is added; the full pass resumes and warns everyone.
+   */
+  function withPoolMates(list: string[], { pools }: PassReads): string[] {
+    const all = new Set(list);
+    for (const account of list) {
+      const pool = pools.poolOf(account);
+      if (pool?.limit == null || pool.usage < pool.limit) continue;
+      for (const mate of accounts.accountsOfReseller(pool.reseller)) all.add(mate);
+    }
+    return [...all];
+  }
+
   async function enforcePass(): Promise<EnforceResult> {
     const runId = stats.startRun(ENFORCE_LOCK, now());
     const result: EnforceResult = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, runId };
     try {
-      await enforceEach(accounts.accountsWithWebsites(), createLimitResolver(stats, accounts), result);
+      await enforceEach(accounts.accountsWithWebsites(), passReads(), result);
       stats.finishRun(runId, now(), { status: 'ok', details: result });
       return result;
     } catch (error) {
@@ -358,7 +395,8 @@ export function createEnforcement(deps: EnforcementDeps) {
       const lock = acquireJobLock(stats, ENFORCE_LOCK, logger);
       if (!lock.taken) return { ...result, skipped: true };
       try {
-        await enforceEach(list, createLimitResolver(stats, accounts), result);
+        const reads = passReads();
+        await enforceEach(withPoolMates(list, reads), reads, result);
         return result;
       } finally {
         lock.release();

@@ -17,7 +17,7 @@ import type { Translate } from './i18n.js';
 import { checkedActor } from './plugin-settings.js';
 import type { LimitLayer } from './quota.js';
 
-export const LIMIT_SCOPES = ['global', 'plan', 'account', 'website'] as const satisfies readonly LimitScope[];
+export const LIMIT_SCOPES = ['global', 'plan', 'account', 'website', 'reseller'] as const satisfies readonly LimitScope[];
 
 /** The fields that change a value of the row, by the name `wpp limits` gives their option; the rest say which row. */
 export const LIMIT_VALUE_FIELDS = [
@@ -28,12 +28,17 @@ export const LIMIT_VALUE_FIELDS = [
   'domain-limit',
   'warning-percent',
   'exempt',
+  // A reseller's pool: hits all its customers' websites may have together (stored as the row's account hits).
+  'pool-hits',
 ] as const;
 export type LimitValueField = (typeof LIMIT_VALUE_FIELDS)[number];
 export type LimitsField = 'scope' | 'subject' | 'allow-unknown' | LimitValueField;
 
 /** A website row is read for its own hit limit, warning threshold and exemption only (core/limits.ts). */
 export const ACCOUNT_WIDE_FIELDS = ['period', 'anchor-day', 'account-hits', 'domain-limit'] as const satisfies readonly LimitValueField[];
+
+/** A reseller row sets its pool, the pool's period and its warning threshold: nothing of an account's or a website's own. */
+export const RESELLER_POOL_FIELDS = ['period', 'anchor-day', 'pool-hits', 'warning-percent'] as const satisfies readonly LimitValueField[];
 
 /** What was typed or submitted; undefined: not given (a value field not given keeps its value). */
 export interface LimitsInput extends Partial<Record<LimitValueField, string>> {
@@ -102,6 +107,7 @@ const valueSchemas = (t: Translate) =>
     'domain-limit': wholeNumber(t, 0),
     'warning-percent': wholeNumber(t, 1, 100),
     exempt: word(t, ['true', 'false', 'none']).transform((value) => (value === 'none' ? null : value === 'true')),
+    'pool-hits': wholeNumber(t, 0),
   }) satisfies Record<LimitValueField, z.ZodType>;
 const layerKey = {
   period: 'period',
@@ -111,6 +117,8 @@ const layerKey = {
   'domain-limit': 'domainLimit',
   'warning-percent': 'warningPercent',
   exempt: 'exempt',
+  // The reseller row's account hits are its pool: the same meaning (the subject's websites together), one level up.
+  'pool-hits': 'accountHits',
 } as const satisfies Record<LimitValueField, keyof LimitLayer>;
 
 const inputSchema = (t: Translate) => z.object({ scope: word(t, LIMIT_SCOPES), ...valueSchemas(t) }).partial();
@@ -124,7 +132,13 @@ const subjectSchemas = (t: Translate) => ({
   }),
   account: accountNameSchema,
   plan: z.string().trim().min(1, t('limitsChange.planRequired')).max(100, t('limitsChange.planTooLong')),
+  // As migration 018 keeps a reseller's name, trimmed as panels send it.
+  reseller: z.string().trim().min(1, t('resellerLimits.resellerRequired')).max(255, t('resellerLimits.resellerTooLong')),
 });
+
+/** Where a scope's subject messages are: the reseller scope's in its own namespace. */
+const subjectKey = (scope: Exclude<LimitScope, 'global'>, key: 'subjectRequired' | 'unknownSubject') =>
+  scope === 'reseller' ? `resellerLimits.${key}` : `limitsChange.${key}.${scope}`;
 
 /** The subject as its limits row is keyed, or the reasons it cannot be one. */
 export function normalizeLimitSubject(
@@ -147,7 +161,7 @@ function checkSubject(
   t: Translate,
 ): string {
   if (input.subject === undefined) {
-    problems.push({ field: 'subject', reason: 'required', message: t(`limitsChange.subjectRequired.${scope}`) });
+    problems.push({ field: 'subject', reason: 'required', message: t(subjectKey(scope, 'subjectRequired')) });
     return '';
   }
   const normalized = normalizeLimitSubject(scope, input.subject, t);
@@ -160,11 +174,17 @@ function checkSubject(
     problems.push({
       field: 'subject',
       reason: 'unknown-subject',
-      message: t(`limitsChange.unknownSubject.${scope}`, { subject: spelled }),
+      message: t(subjectKey(scope, 'unknownSubject'), { subject: spelled }),
     });
   }
   return normalized.subject;
 }
+
+/** The values given that a reseller row has no use for, or a pool given to any other row. */
+const notForScope = (scope: LimitScope, given: LimitValueField[]): LimitValueField[] =>
+  scope === 'reseller'
+    ? given.filter((name) => !(RESELLER_POOL_FIELDS as readonly string[]).includes(name))
+    : given.filter((name) => name === 'pool-hits');
 
 /** The problems of the row (scope, subject, allowUnknown) and of values that do not apply to it; returns the normalized subject. */
 function checkRow(
@@ -175,14 +195,21 @@ function checkRow(
   problems: LimitsProblem[],
   t: Translate,
 ): string {
+  const wrongValues = notForScope(scope, given).map((field) => ({
+    field,
+    reason: 'not-applicable' as const,
+    message: scope === 'reseller' ? t('resellerLimits.notForPool') : t('resellerLimits.poolOnly'),
+  }));
   if (scope === 'global') {
     if (input.subject !== undefined)
       problems.push({ field: 'subject', reason: 'not-applicable', message: t('limitsChange.globalSubject') });
     if (input.allowUnknown)
       problems.push({ field: 'allow-unknown', reason: 'not-applicable', message: t('limitsChange.globalAllowUnknown') });
+    problems.push(...wrongValues);
     return '';
   }
   const subject = checkSubject(scope, input, isKnown, problems, t);
+  problems.push(...wrongValues);
   if (scope === 'website') {
     for (const field of given.filter((name) => (ACCOUNT_WIDE_FIELDS as readonly string[]).includes(name))) {
       problems.push({

@@ -1,22 +1,31 @@
 /**
  * Which limits apply to an account or a website: website -> account -> plan -> global, read
  * once per pass (the limits table is small) so 100,000 websites resolve without a query each.
+ * A reseller's pool is apart from that order: reseller -> global for its period, anchor day and
+ * warning threshold, and the pool itself from the reseller row only (core/reseller-limits.ts).
  */
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import { DEFAULT_PLAN } from './provisioning.js';
-import { periodAt, resolveLimits, type EffectiveLimits, type Period } from './quota.js';
+import { periodAt, resolveLimits, type EffectiveLimits, type LimitLayer, type Period } from './quota.js';
 import type { Website } from './types.js';
 
 export function createLimitResolver(stats: StatisticsRepo, accounts: AccountsRepo) {
   const layers = stats.limitLayers();
-  const planOf = new Map<string, string | null>();
+  const owners = new Map<string, { plan: string; reseller: string | null }>();
   const accountLimits = new Map<string, EffectiveLimits>();
 
-  const plan = (account: string) => {
-    if (!planOf.has(account)) planOf.set(account, planOfAccount(accounts, account));
-    return planOf.get(account) as string;
+  // One account read gives both its plan and its reseller, once per pass.
+  const owner = (account: string) => {
+    let found = owners.get(account);
+    if (!found) {
+      const stored = accounts.getAccount(account);
+      found = { plan: stored?.plan ?? DEFAULT_PLAN, reseller: stored?.reseller ?? null };
+      owners.set(account, found);
+    }
+    return found;
   };
+  const plan = (account: string) => owner(account).plan;
   const common = (account: string) => [layers.get(`account:${account}`), layers.get(`plan:${plan(account)}`), layers.get('global:')];
 
   const forAccount = (account: string): EffectiveLimits => {
@@ -42,6 +51,28 @@ export function createLimitResolver(stats: StatisticsRepo, accounts: AccountsRep
       const limits = forAccount(account);
       return periodAt(now, limits.period, limits.anchorDay);
     },
+    /** The reseller that owns the account; null: the host's own customer. */
+    resellerOf: (account: string): string | null => owner(account).reseller,
+    /** The reseller's pool: its period and warning threshold (reseller, then global), the pool from its own row only. */
+    forReseller: (reseller: string) => resellerPoolLimits(layers.get(`reseller:${reseller}`), layers.get('global:')),
+  };
+}
+
+/**
+ * A reseller pool's limits. The pool is the reseller row's alone: the global row's account
+ * limit is each account's, never a pool. Its period and warning threshold fall back to the
+ * global row's, then the defaults, as a global row sets them for everyone.
+ */
+export function resellerPoolLimits(
+  own: LimitLayer | null | undefined,
+  global: LimitLayer | null | undefined,
+): { period: EffectiveLimits['period']; anchorDay: number; warningPercent: number; poolHits: number | null } {
+  const resolved = resolveLimits([own, global]);
+  return {
+    period: resolved.period,
+    anchorDay: resolved.anchorDay,
+    warningPercent: resolved.warningPercent,
+    poolHits: own?.accountHits ?? null,
   };
 }
 

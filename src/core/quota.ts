@@ -108,7 +108,8 @@ export function resolveLimits(layers: (LimitLayer | null | undefined)[]): Effect
   };
 }
 
-export type PauseReason = 'website_limit' | 'account_limit';
+/** reseller_limit: the pool of the account's reseller (all its customers' websites together) is used up. */
+export type PauseReason = 'website_limit' | 'account_limit' | 'reseller_limit';
 export type ResumeReason = 'period_rollover' | 'limit_raised';
 
 /** A website as enforcement sees it. */
@@ -126,18 +127,38 @@ export interface QuotaWebsite {
   enforcementPausedPeriod: number | null;
 }
 
+/** The pooled hit limit of the account's reseller, with the hits of all the reseller's customers in the pool's period. */
+export interface QuotaPool {
+  reseller: string;
+  /** The pool's own period (the reseller row's, else global): it need not be the account's. */
+  periodStart: number;
+  usage: number;
+  limit: number | null;
+  warningPercent: number;
+}
+
 export interface QuotaAccount {
   account: string;
   /** Account-wide limits: the period, the aggregate limit, its warning threshold. */
   limits: EffectiveLimits;
   period: Period;
   websites: QuotaWebsite[];
+  /** The reseller's pool, when the account belongs to a reseller that has one. */
+  pool?: QuotaPool | null;
 }
 
 export type Decision =
   | { kind: 'pause'; domain: string; reason: PauseReason; usage: number; limit: number }
   | { kind: 'resume'; domain: string; reason: ResumeReason; usage: number; limit: number | null }
-  | { kind: 'warning'; domain: string | null; reason: 'website_warning' | 'account_warning'; usage: number; limit: number };
+  | { kind: 'warning'; domain: string | null; reason: 'website_warning' | 'account_warning'; usage: number; limit: number }
+  | {
+      kind: 'warning';
+      domain: null;
+      reason: 'reseller_warning';
+      usage: number;
+      limit: number;
+      pool: { reseller: string; periodStart: number };
+    };
 
 const reachesWarning = (usage: number, limit: number, percent: number) => usage < limit && usage * 100 >= limit * percent;
 
@@ -152,17 +173,21 @@ export function decide(account: QuotaAccount, now: number): Decision[] {
   const accountUsage = account.websites.reduce((sum, website) => sum + website.usage, 0);
   const accountLimit = account.limits.accountHits;
   const overAccount = accountLimit !== null && accountUsage >= accountLimit;
+  const pool = account.pool ?? null;
+  const overPool = pool !== null && pool.limit !== null && pool.usage >= pool.limit;
 
   for (const website of account.websites) {
     const websiteLimit = website.limits.websiteHits;
     const overWebsite = websiteLimit !== null && website.usage >= websiteLimit;
     const shielded = website.limits.exempt || (website.adminOverrideUntil !== null && website.adminOverrideUntil > now);
-    const mustPause = (overWebsite || overAccount) && !shielded;
+    const mustPause = (overWebsite || overAccount || overPool) && !shielded;
     if (mustPause && website.pausedBy === null && website.desiredStatus === 'online') {
       decisions.push(
         overWebsite
           ? { kind: 'pause', domain: website.domain, reason: 'website_limit', usage: website.usage, limit: websiteLimit as number }
-          : { kind: 'pause', domain: website.domain, reason: 'account_limit', usage: accountUsage, limit: accountLimit as number },
+          : overAccount
+            ? { kind: 'pause', domain: website.domain, reason: 'account_limit', usage: accountUsage, limit: accountLimit as number }
+            : { kind: 'pause', domain: website.domain, reason: 'reseller_limit', usage: pool?.usage ?? 0, limit: pool?.limit ?? 0 },
       );
     } else if (!mustPause && website.pausedBy === 'enforcement') {
       const rolledOver = website.enforcementPausedPeriod === null || website.enforcementPausedPeriod < account.period.start;
@@ -180,6 +205,18 @@ export function decide(account: QuotaAccount, now: number): Decision[] {
   }
   if (accountLimit !== null && reachesWarning(accountUsage, accountLimit, account.limits.warningPercent)) {
     decisions.push({ kind: 'warning', domain: null, reason: 'account_warning', usage: accountUsage, limit: accountLimit });
+  }
+  // Each customer of the reseller is warned once per pool period; an exempt account is never paused, so never warned.
+  if (pool?.limit != null && !account.limits.exempt && reachesWarning(pool.usage, pool.limit, pool.warningPercent)) {
+    const { reseller, periodStart } = pool;
+    decisions.push({
+      kind: 'warning',
+      domain: null,
+      reason: 'reseller_warning',
+      usage: pool.usage,
+      limit: pool.limit,
+      pool: { reseller, periodStart },
+    });
   }
   return decisions;
 }

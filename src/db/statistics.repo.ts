@@ -9,7 +9,8 @@ import type { WebsiteQuota } from '../core/quota-level.js';
 import type { EnforcementAction } from '../core/types.js';
 import type { Db } from './open.js';
 
-export type LimitScope = 'global' | 'plan' | 'account' | 'website';
+/** `reseller`: the pooled hit limit over all the reseller's customers' websites (migration 022), not a layer of an account's limits. */
+export type LimitScope = 'global' | 'plan' | 'account' | 'website' | 'reseller';
 
 export interface StatsRead {
   domain: string;
@@ -112,6 +113,15 @@ interface LimitRow {
 
 const HOUR_MS = 3_600_000;
 
+/**
+ * A reseller's pool: its accounts (the partial accounts_reseller index), each one's usage rows
+ * of the period (usage_account). One row per account, 0 for one without hits yet. Parameters:
+ * the period's start, the reseller. Exported for the test that checks its query plan.
+ */
+export const RESELLER_USAGE_SQL = `SELECT a.account AS account, COALESCE(SUM(u.hits), 0) AS hits FROM accounts a
+  LEFT JOIN usage u ON u.account = a.account AND u.period_start = ?
+  WHERE a.reseller = ? GROUP BY a.account ORDER BY a.account`;
+
 const toLayer = (row: LimitRow): LimitLayer => ({
   period: row.period,
   anchorDay: row.anchor_day,
@@ -158,6 +168,13 @@ function prepareLimitStatements(db: Db) {
     planExists: db.prepare<[string, string], { found: 1 }>(
       'SELECT 1 AS found FROM plans WHERE name = ? UNION ALL SELECT 1 FROM accounts WHERE plan = ? LIMIT 1',
     ),
+    resellerSubjects: db.prepare<[], { name: string }>(
+      'SELECT name FROM resellers UNION SELECT reseller FROM accounts WHERE reseller IS NOT NULL ORDER BY 1',
+    ),
+    // A reseller is known once the panel named it: its own row, or an account it owns.
+    resellerExists: db.prepare<[string, string], { found: 1 }>(
+      'SELECT 1 AS found FROM resellers WHERE name = ? UNION ALL SELECT 1 FROM accounts WHERE reseller = ? LIMIT 1',
+    ),
   };
 }
 
@@ -203,6 +220,10 @@ function prepareReadStatements(db: Db) {
     websiteUsage: db.prepare<[string, number], { hits: number }>('SELECT hits FROM usage WHERE domain = ? AND period_start = ?'),
     accountHits: db.prepare<[string, number], { hits: number | null }>(
       'SELECT SUM(hits) AS hits FROM usage WHERE account = ? AND period_start = ?',
+    ),
+    resellerUsageRows: db.prepare<[number, string], { account: string; hits: number }>(RESELLER_USAGE_SQL),
+    accountHitsBetween: db.prepare<[string, number, number], { hits: number | null }>(
+      'SELECT SUM(total) AS hits FROM hits_hourly WHERE account = ? AND hour >= ? AND hour < ?',
     ),
     accountUsageRows: db.prepare<[string, number], { domain: string; hits: number; permitted: number; blocked: number; mitigated: number }>(
       'SELECT domain, hits, permitted, blocked, mitigated FROM usage WHERE account = ? AND period_start = ?',
@@ -379,8 +400,12 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     limitSubjectExists(scope: Exclude<LimitScope, 'global'>, subject: string): boolean {
       if (scope === 'website') return s.websiteExists.get(subject) !== undefined;
       if (scope === 'account') return s.accountExists.get(subject) !== undefined;
+      if (scope === 'reseller') return s.resellerExists.get(subject, subject) !== undefined;
       return s.planExists.get(subject, subject) !== undefined;
     },
+
+    /** Every reseller a pool can be set for: the resellers' rows and the resellers accounts name, by name. */
+    resellerSubjects: (): string[] => s.resellerSubjects.all().map((row) => row.name),
 
     /** Active websites in domain order after `after`: keyset pages keep memory flat at any size. */
     managedPage: (after: string, limit: number) => s.managedPage.all(after, limit),
@@ -411,6 +436,11 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     },
     websiteUsage: (domain: string, periodStart: number) => s.websiteUsage.get(domain, periodStart)?.hits ?? 0,
     accountUsage: (account: string, periodStart: number) => s.accountUsageRows.all(account, periodStart),
+    /** Each account of the reseller with its hits in the period starting `periodStart` (its usage rows), one query. */
+    resellerAccountHits: (reseller: string, periodStart: number) => s.resellerUsageRows.all(periodStart, reseller),
+    /** An account's hits in [from, to) from its hourly rows (both ends on the hour): for a period other than its own. */
+    accountHitsBetween: (account: string, from: number, to: number) =>
+      s.accountHitsBetween.get(account, Math.floor(from / HOUR_MS), Math.ceil(to / HOUR_MS))?.hits ?? 0,
     hourlyHits: (subject: { domain: string } | { account: string }, fromHour: number, toHour: number) =>
       'domain' in subject
         ? s.hourlyOfWebsite.all(subject.domain, fromHour, toHour)

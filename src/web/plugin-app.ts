@@ -8,6 +8,7 @@ import { DEFAULT_RULES_EDITOR_PATH, sampleRulesEditorUrl } from '../config.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { DEMO_LAUNCH_TOKEN_MAX_AGE_MS } from '../core/launch-tokens.js';
 import { createLimitResolver } from '../core/limits.js';
+import { resellerPoolsOf } from '../core/reseller-limits.js';
 import { createSessionService } from '../core/sessions.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
@@ -147,6 +148,7 @@ export function createPluginApp(deps: PluginAppDeps) {
         schedule: deps.repos.schedule,
         // A fresh resolver each time: the limits may have changed since the last page.
         periodOf: (account, now) => createLimitResolver(deps.repos.stats, accounts).periodOf(account, now),
+        resellerPools: (list, now) => resellerPoolsOf({ stats: deps.repos.stats, accounts }, list, now),
         queue,
         actions: deps.services.protection,
         now: deps.now,
@@ -160,6 +162,7 @@ export function createPluginApp(deps: PluginAppDeps) {
           settings: deps.settings,
           environment: { autoProtect: config.autoProtect, notifyUrl: config.notifyUrl },
           notifySecret: secrets.notify,
+          now: deps.now,
         },
         demo: demoDeps(deps, ingest),
       },

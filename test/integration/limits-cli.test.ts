@@ -223,6 +223,50 @@ describe('wpp limits: who changed what', () => {
   );
 });
 
+describe('wpp limits: a reseller pool', () => {
+  it(
+    "sets a reseller's pool with --pool-hits once the plugin knows the reseller, and refuses what a reseller row has no use for",
+    async () => {
+      const unknown = await limits('--scope', 'reseller', '--subject', 'r1', '--pool-hits', '50000');
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('--subject: the plugin knows no reseller "r1"');
+      expect(limitRow('reseller', 'r1')).toBeUndefined();
+
+      // The panel names alice's reseller: r1 is known from then on.
+      withDb((db) => createAccountsRepo(db).setAccountReseller('alice', 'r1'));
+      const set = await limits(
+        '--scope',
+        'reseller',
+        '--subject',
+        'r1',
+        '--pool-hits',
+        '50000',
+        '--anchor-day',
+        '5',
+        '--period',
+        'monthly',
+      );
+      expect(set.stderr).toBe('');
+      expect(set.code).toBe(0);
+      // The pool is the row's account hits: all the reseller's customers' websites together.
+      expect(limitRow('reseller', 'r1')).toMatchObject({ account_hits: 50000, anchor_day: 5, period: 'monthly', website_hits: null });
+      const line = set.stdout.split('\n').find((l) => l.startsWith('reseller:r1\t')) ?? '';
+      expect(JSON.parse(line.split('\t')[1] ?? '')).toMatchObject({ accountHits: 50000, anchorDay: 5 });
+
+      const before = limitsTable();
+      const wrong = await limits('--scope', 'reseller', '--subject', 'r1', '--website-hits', '5', '--exempt', 'true');
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain('--website-hits does not apply to --scope reseller');
+      expect(wrong.stderr).toContain('--exempt does not apply to --scope reseller');
+      const elsewhere = await limits('--scope', 'account', '--subject', 'alice', '--pool-hits', '5');
+      expect(elsewhere.code).toBe(2);
+      expect(elsewhere.stderr).toContain("--pool-hits is a reseller's pool: only with --scope reseller (not account)");
+      expect(limitsTable()).toEqual(before);
+    },
+    PROCESSES,
+  );
+});
+
 const traffic = (sb: TestSandbox, domain: string, hits: number) => sb.control('POST', `/_sandbox/websites/${domain}/traffic`, { hits });
 const requested = async (sb: TestSandbox, domain: string) =>
   (await sb.control<{ requested_status: string }>('GET', `/v1.0/website?domain=${domain}`)).requested_status;

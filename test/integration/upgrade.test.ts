@@ -112,6 +112,14 @@ describe('an upgrade from the previous release', () => {
       );
       // 018 added resellers.
       db.exec('DROP TABLE resellers; DROP INDEX accounts_reseller; ALTER TABLE accounts DROP COLUMN reseller;');
+      // 022 widened the limits' scope CHECK ('reseller'): the table as 002 wrote it, rows kept.
+      const oldLimitsTable = /CREATE TABLE limits \([\s\S]*?\n\) WITHOUT ROWID;/.exec(
+        readFileSync(join(paths.migrations, '002_statistics_and_limits.sql'), 'utf8'),
+      )?.[0];
+      db.exec(
+        `ALTER TABLE limits RENAME TO limits_022; ${oldLimitsTable ?? ''}
+         INSERT INTO limits SELECT * FROM limits_022; DROP TABLE limits_022;`,
+      );
       db.prepare('DELETE FROM schema_migrations WHERE version > ?').run(PREVIOUS_RELEASE_MIGRATIONS);
       const schemaNow = db
         .prepare("SELECT type || ' ' || name || ': ' || COALESCE(sql, '') AS s FROM sqlite_master ORDER BY name")

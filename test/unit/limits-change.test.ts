@@ -43,7 +43,7 @@ describe('parseLimitsChange: problems by field', () => {
   it('keys the row problems to scope, subject and allow-unknown', () => {
     expect(problemsOf({ 'website-hits': '5' })).toEqual([{ field: 'scope', reason: 'required', message: expect.any(String) }]);
     expect(problemsOf({ scope: 'user', 'website-hits': '5' })).toEqual([
-      { field: 'scope', reason: 'invalid', message: '"user" is not one of global, plan, account, website' },
+      { field: 'scope', reason: 'invalid', message: '"user" is not one of global, plan, account, website, reseller' },
     ]);
     expect(
       problemsOf({ scope: 'global', subject: 'alice', allowUnknown: true, 'website-hits': '5' }).map((p) => [p.field, p.reason]),

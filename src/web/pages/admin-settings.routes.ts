@@ -12,6 +12,8 @@ import { isDeepStrictEqual } from 'node:util';
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { applyLimitsChange, LIMIT_SCOPES, LIMIT_VALUE_FIELDS, parseLimitsChange, type IsKnown } from '../../core/limits-change.js';
+import { createLimitResolver } from '../../core/limits.js';
+import { resellerUsageNow } from '../../core/reseller-limits.js';
 import { parsePlanChange } from '../../core/plan-change.js';
 import { BUILT_IN_PLAN, changePlan, RUNTIME_SETTINGS, type PluginSettings } from '../../core/plugin-settings.js';
 import { DEFAULT_PLAN } from '../../core/provisioning.js';
@@ -38,6 +40,8 @@ export interface SettingsPagesDeps {
    * administrator's own and is not repeated.
    */
   notifySecret: NotifySecret;
+  /** The clock of the reseller pools' usage shown; Date.now when absent. */
+  now?: () => number;
 }
 
 /** A form as shown: the values typed, and the problems by field ('' for the form as a whole). */
@@ -45,7 +49,8 @@ export interface FormState {
   values: Record<string, string>;
   problems: Record<string, string[]>;
 }
-type Forms = Record<'limits' | 'plan' | 'notifyUrl', FormState>;
+type Forms = Record<'limits' | 'plan' | 'notifyUrl' | 'resellerPool', FormState>;
+const FORM_NAMES = ['limits', 'resellerPool', 'plan', 'notifyUrl'] as const;
 
 /**
  * Each form's fields: the key of the label the page shows (adminSettings.fields.*) and the id of
@@ -72,12 +77,20 @@ export const SETTINGS_FIELDS: Record<keyof Forms, Record<string, { id: string; l
     monitorDays: { id: 'plan-monitor-days', label: 'monitorDays' },
   },
   notifyUrl: { url: { id: 'notify-url', label: 'notifyUrl' } },
+  // A reseller's pool: the limits row of scope reseller (core/reseller-limits.ts).
+  resellerPool: {
+    subject: { id: 'pool-reseller', label: 'reseller' },
+    'pool-hits': { id: 'pool-hits', label: 'poolHits' },
+    period: { id: 'pool-period', label: 'period' },
+    'anchor-day': { id: 'pool-anchor-day', label: 'anchorDay' },
+    'warning-percent': { id: 'pool-warning-percent', label: 'warningPercent' },
+  },
 };
 
 /** The error summary of the forms sent back: each problem named by its field's label, in the page's order. */
 function settingsErrorSummary(forms: Partial<Forms>, t: Translate) {
   const problems: SummaryProblem[] = [];
-  for (const name of ['limits', 'plan', 'notifyUrl'] as const) {
+  for (const name of FORM_NAMES) {
     const form = forms[name];
     if (!form) continue;
     const fields = SETTINGS_FIELDS[name];
@@ -94,6 +107,7 @@ const SAVED_MESSAGES = {
   plan: 'plan',
   'auto-protect': 'autoProtect',
   'notify-url': 'notifyUrl',
+  'reseller-pool': 'resellerPool',
 } as const;
 type Saved = keyof typeof SAVED_MESSAGES;
 
@@ -108,6 +122,13 @@ const limitsForm = z.object({
   subject: text,
   'allow-unknown': z.literal('on').optional(),
   ...Object.fromEntries(LIMIT_VALUE_FIELDS.map((name) => [name, text])),
+});
+const resellerPoolForm = z.object({
+  subject: text,
+  'pool-hits': text,
+  period: text,
+  'anchor-day': text,
+  'warning-percent': text,
 });
 const planForm = z.object({ name: z.string().optional().default(''), settings: text, subdomains: text, monitorDays: text });
 const autoProtectForm = z.object({ action: z.enum(['on', 'off', 'environment']) });
@@ -170,7 +191,9 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
   return {
     title: t('adminSettings.title'),
     ...(saved ? { flash: { kind: 'ok', message: t(`adminSettings.saved.${SAVED_MESSAGES[saved]}`) } } : {}),
-    scopes: LIMIT_SCOPES,
+    // A reseller's row has its own form (the pool), with the resellers to choose from.
+    scopes: LIMIT_SCOPES.filter((scope) => scope !== 'reseller'),
+    ...resellerPools(deps),
     limitRows: [...deps.stats.limitLayers()].map(([key, layer]) => {
       const [scope = '', ...rest] = key.split(':');
       return { scope, subject: rest.join(':'), layer };
@@ -183,11 +206,24 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
     changes: deps.audit
       .listChanges({ limit: 50 })
       .map((change) => ({ ...change, when: format.dateTime(change.at), lines: changeLines(change.before, change.after, t) })),
-    forms: { limits: emptyForm(), plan: emptyForm(), notifyUrl: emptyForm(), ...forms },
+    forms: { limits: emptyForm(), plan: emptyForm(), notifyUrl: emptyForm(), resellerPool: emptyForm(), ...forms },
     fields: SETTINGS_FIELDS,
     // A plan's provider settings in the page's language: the same words as the customer's settings form.
     describeSettings: (settings: Parameters<typeof describeSettings>[0]) => describeSettings(settings, describeWords),
     ...(Object.keys(forms).length > 0 ? { errorSummary: settingsErrorSummary(forms, t) } : {}),
+  };
+}
+
+/** The resellers the admin can give a pool (known from their row or an account), and each pool set with its usage now. */
+function resellerPools(deps: SettingsPagesDeps) {
+  const now = (deps.now ?? Date.now)();
+  const limits = createLimitResolver(deps.stats, deps.accounts);
+  const pooled = [...deps.stats.limitLayers().keys()]
+    .filter((key) => key.startsWith('reseller:'))
+    .map((key) => key.slice('reseller:'.length));
+  return {
+    resellers: deps.stats.resellerSubjects(),
+    resellerPools: pooled.map((reseller) => resellerUsageNow(deps, reseller, now, limits)),
   };
 }
 
@@ -231,6 +267,19 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
     }
     applyLimitsChange(deps, result.change, adminActor(req));
     saved(res, 'limits', 'limits');
+  });
+
+  router.post('/settings/reseller-pool', (req, res) => {
+    const t = res.locals.t as Translate;
+    const form = readForm(resellerPoolForm, req, res);
+    const result = parseLimitsChange({ ...form, scope: 'reseller' }, isKnown, t);
+    if (result === null || !result.ok) {
+      const state: FormState = { values: typed(req.body), problems: {} };
+      for (const problem of result?.ok === false ? result.problems : []) addProblem(state, problem.field ?? '', problem.message);
+      return renderProblems(res, deps, { resellerPool: state });
+    }
+    applyLimitsChange(deps, result.change, adminActor(req));
+    saved(res, 'reseller-pool', 'reseller-pools');
   });
 
   router.post('/settings/plans', (req, res) => {

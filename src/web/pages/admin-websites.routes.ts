@@ -116,6 +116,7 @@ function renderWebsite(deps: AdminPagesDeps, req: Request, res: Response, flash?
     monitoringUntil: deps.monitoringUntil?.(domain) ?? null,
     spikes: spikeNotices(deps.schedule.notices(domain, NOTICES_READ), now, res.locals.format as Format),
     history: deps.views.websiteHistory(domain, 50),
+    resellerPool: deps.resellerPools?.([website.account], now).get(website.account) ?? null,
     flash,
   });
 }
@@ -134,6 +135,11 @@ export function createAdminWebsitesRouter(deps: AdminPagesDeps): express.Router 
       query,
       tooShort,
       result,
+      resellerPools:
+        deps.resellerPools?.(
+          result.rows.map((row) => row.account),
+          deps.now(),
+        ) ?? new Map(),
       pager: pagerLinks('/admin/accounts', { q }, result.page, result.pages),
     });
   });

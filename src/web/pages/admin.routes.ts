@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Protection } from '../../core/protection.js';
 import type { JobQueue } from '../../core/job-queue.js';
 import type { Period } from '../../core/quota.js';
+import type { ResellerUsage } from '../../core/reseller-limits.js';
 import type { AdminViewsRepo } from '../../db/admin-views.repo.js';
 import type { ReadScheduleRepo } from '../../db/read-schedule.repo.js';
 import type { Format } from '../../core/format.js';
@@ -23,6 +24,8 @@ export interface AdminPagesDeps {
   schedule: Pick<ReadScheduleRepo, 'get' | 'accountForecast' | 'notices'>;
   /** The account's current period (limits.periodOf): a stored forecast about another one is stale. */
   periodOf: (account: string, now: number) => Period;
+  /** The reseller pools the accounts count against, by account (core/reseller-limits.ts resellerPoolsOf). */
+  resellerPools?: (accounts: string[], now: number) => Map<string, ResellerUsage>;
   /** Retries of dead jobs, waking the worker. */
   queue: Pick<JobQueue, 'retryJob' | 'retryAllDead'>;
   /** Pause, resume and re-provision of one website. */
