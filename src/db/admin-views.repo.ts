@@ -51,6 +51,8 @@ export interface WebsiteSearch extends PageRequest {
   sort?: WebsiteSort;
   /** Default 'asc'. */
   dir?: 'asc' | 'desc';
+  /** Only the websites of this reseller's accounts (the reseller pages); absent: every website (the admin's). */
+  reseller?: string;
 }
 
 export interface WebsiteListRow {
@@ -174,7 +176,12 @@ export interface EnforcementLogFilter {
   account?: string;
   domain?: string;
   action?: EnforcementAction['action'];
+  /** Only the actions on this reseller's accounts (the reseller pages); absent: all (the admin's). */
+  reseller?: string;
 }
+
+/** A reseller's accounts, as a term: its accounts come from the accounts_reseller index, the rows then from each table's account index. */
+const OF_RESELLER = 'account IN (SELECT account FROM accounts WHERE reseller = @reseller)';
 
 const DAY_MS = 86_400_000;
 
@@ -306,13 +313,18 @@ function websiteFilter(search: WebsiteSearch): WebsiteFilter {
     params.pausedBy = search.pausedBy;
   }
   if (search.quota) terms.push(QUOTA_LEVELS[search.quota]);
+  if (search.reseller !== undefined) {
+    terms.push(`w.${OF_RESELLER}`);
+    params.reseller = search.reseller;
+  }
   const qOnly = matching && terms.length === 1 ? matching : null;
   return {
     terms,
     qOnly,
     params,
     quota: search.quota !== undefined,
-    counts: q || search.quota || search.account !== undefined ? null : counts,
+    // website_counts has no owner: a reseller's websites are counted from their accounts' index ranges.
+    counts: q || search.quota || search.account !== undefined || search.reseller !== undefined ? null : counts,
   };
 }
 
@@ -396,12 +408,23 @@ export function createAdminViewsRepo(db: Db) {
   return {
     overview: (now: number): Overview => readOverview(s, now),
     searchWebsites,
-    accounts(request: PageRequest & { q?: string } = {}): Page<AccountListRow> {
+    /** The accounts whose name starts with q; with `reseller`, that reseller's only. */
+    accounts(request: PageRequest & { q?: string; reseller?: string } = {}): Page<AccountListRow> {
       const window = pageWindow(request);
       const q = request.q?.trim().toLowerCase() ?? '';
       const range = { lo: q, hi: prefixEnd(q) };
+      if (request.reseller !== undefined) {
+        const scoped = { ...range, reseller: request.reseller };
+        const rows = s.resellerAccountsPage.all({ ...scoped, limit: window.pageSize, offset: window.offset }).map(toAccountRow);
+        return pageOf(rows, s.resellerAccountsCount.get(scoped)?.n ?? 0, window);
+      }
       const rows = s.accountsPage.all({ ...range, limit: window.pageSize, offset: window.offset }).map(toAccountRow);
       return pageOf(rows, s.accountsCount.get(range)?.n ?? 0, window);
+    },
+    /** The reseller who owns an account: null for the host's own, undefined when the plugin does not know the account. */
+    resellerOf(account: string): string | null | undefined {
+      const row = s.accountReseller.get(account);
+      return row ? row.reseller : undefined;
     },
     /** One website (active or removed) with its quota snapshot; null when the plugin never knew it. */
     website(domain: string): WebsiteQuotaRow | null {
@@ -464,7 +487,23 @@ function equalities(filter: Record<string, string | null | undefined>): { where:
   return { where: keys.length ? `WHERE ${keys.map((key) => `${key} = @${key}`).join(' AND ')}` : '', params };
 }
 
-const logFilter = (filter: EnforcementLogFilter) => equalities({ account: filter.account, domain: filter.domain, action: filter.action });
+function logFilter(filter: EnforcementLogFilter): { where: string; params: Record<string, string> } {
+  const found = equalities({ account: filter.account, domain: filter.domain, action: filter.action });
+  if (filter.reseller === undefined) return found;
+  return {
+    where: found.where ? `${found.where} AND ${OF_RESELLER}` : `WHERE ${OF_RESELLER}`,
+    params: { ...found.params, reseller: filter.reseller },
+  };
+}
+
+/** A page of accounts by name, each with its active websites and its usage in its latest period. */
+const ACCOUNTS_PAGE_SQL = `SELECT a.account, a.email, a.plan, a.state, a.created_at,
+         (SELECT COUNT(*) FROM websites w WHERE w.account = a.account AND w.state = 'active') AS websites,
+         q.account_usage, q.account_limit, q.period_start, q.period_end
+       FROM accounts a
+       LEFT JOIN website_quota q ON q.domain = (SELECT domain FROM website_quota WHERE account = a.account AND period_start IS NOT NULL
+         ORDER BY period_start DESC, updated_at DESC LIMIT 1)
+       WHERE a.account >= @lo AND a.account < @hi ORDER BY a.account LIMIT @limit OFFSET @offset`;
 
 function overviewStatements(db: Db) {
   type Count = { key: string | null; n: number };
@@ -482,18 +521,17 @@ function overviewStatements(db: Db) {
          SELECT MAX(taken_at) AS at FROM stats_samples
          UNION ALL SELECT CAST(value AS INTEGER) FROM kv WHERE key = ?)`,
     ),
-    accountsPage: db.prepare<[{ lo: string; hi: string; limit: number; offset: number }], Row>(
-      `SELECT a.account, a.email, a.plan, a.state, a.created_at,
-         (SELECT COUNT(*) FROM websites w WHERE w.account = a.account AND w.state = 'active') AS websites,
-         q.account_usage, q.account_limit, q.period_start, q.period_end
-       FROM accounts a
-       LEFT JOIN website_quota q ON q.domain = (SELECT domain FROM website_quota WHERE account = a.account AND period_start IS NOT NULL
-         ORDER BY period_start DESC, updated_at DESC LIMIT 1)
-       WHERE a.account >= @lo AND a.account < @hi ORDER BY a.account LIMIT @limit OFFSET @offset`,
-    ),
+    accountsPage: db.prepare<[{ lo: string; hi: string; limit: number; offset: number }], Row>(ACCOUNTS_PAGE_SQL),
     accountsCount: db.prepare<[{ lo: string; hi: string }], { n: number }>(
       'SELECT COUNT(*) AS n FROM accounts WHERE account >= @lo AND account < @hi',
     ),
+    resellerAccountsPage: db.prepare<[{ lo: string; hi: string; reseller: string; limit: number; offset: number }], Row>(
+      ACCOUNTS_PAGE_SQL.replace('WHERE a.account', 'WHERE a.reseller = @reseller AND a.account'),
+    ),
+    resellerAccountsCount: db.prepare<[{ lo: string; hi: string; reseller: string }], { n: number }>(
+      'SELECT COUNT(*) AS n FROM accounts WHERE reseller = @reseller AND account >= @lo AND account < @hi',
+    ),
+    accountReseller: db.prepare<[string], { reseller: string | null }>('SELECT reseller FROM accounts WHERE account = ?'),
     websiteWithQuota: db.prepare<[string], Row>(
       `SELECT w.domain, w.account, w.desired_status, w.paused_by, w.provider_status, w.state, w.updated_at, ${PROVISIONING_COLUMNS},
          q.usage, q.website_limit, q.account_usage, q.account_limit, q.level, q.period_start, q.period_end, q.warning_percent,
