@@ -36,11 +36,11 @@ type Target = { account: string; domain: string };
 /** The ways a route can be given an id: each field a form or a filter of any reseller page reads. */
 function attempts(path: string, method: string, target: Target) {
   const concrete = path.replaceAll(':domain', encodeURIComponent(target.domain)).replaceAll(':account', target.account);
-  const query = [
+  const query: Record<string, string>[] = [
     { account: target.account, domain: target.domain, q: target.account },
     { q: target.domain, match: 'contains' },
   ];
-  const form = [
+  const form: Record<string, string>[] = [
     { scope: 'account', subject: target.account, 'website-hits': '1', account: target.account, domain: target.domain, monitor_days: '0' },
     { scope: 'website', subject: target.domain, 'website-hits': '1', domains: target.domain, monitor_days: '' },
   ];

@@ -100,8 +100,12 @@ function forecasts(deps: WebsitesDeps, website: WebsiteQuotaRow, now: number) {
 }
 
 /** What the admin's action did, after its redirect: "Paused at the provider. … Job #12." */
-const doneMessage = (t: Translate, done: (typeof DONE)[number], job: number | undefined) =>
-  [t(`adminWebsite.done.${done}`), ...(job ? [t('adminWebsite.doneJob', { job })] : [])].join(' ');
+const doneMessage = (t: Translate, done: (typeof DONE)[number], job: number | undefined, scope: PageScope) =>
+  [
+    // A reseller's pause is resumed by them or the host, not by the customer.
+    t(scope.base === '/reseller' && done === 'paused' ? 'reseller.website.donePaused' : `adminWebsite.done.${done}`),
+    ...(job ? [t('adminWebsite.doneJob', { job })] : []),
+  ].join(' ');
 
 /** A forecast in the page's words: "not this period", "reached", else its day and hour (core/forecast.ts). */
 const forecastIn = (t: Translate, format: Format, now: number) => (at: number | null) =>
@@ -162,7 +166,7 @@ export function createAdminWebsitesRouter(deps: WebsitesDeps, scope: PageScope =
   router.get('/websites/:domain', (req, res) => {
     const t = res.locals.t as Translate;
     const query = parseQuery(websitePageQuery, req.query, t);
-    renderWebsite(deps, scope, req, res, query.done ? { kind: 'ok', message: doneMessage(t, query.done, query.job) } : undefined);
+    renderWebsite(deps, scope, req, res, query.done ? { kind: 'ok', message: doneMessage(t, query.done, query.job, scope) } : undefined);
   });
 
   const act = (action: 'pause' | 'resume' | 'reprovision', done: (typeof DONE)[number]) =>
