@@ -30,14 +30,31 @@ export interface BulkProtectPreview {
   failedCount: number;
 }
 
+/**
+ * Who runs bulk protect, and so over which domains: an admin over every one, a reseller over
+ * their own customers' only (accounts.reseller; the reseller pages).
+ */
+export type BulkActor = { kind: 'admin'; admin: string } | { kind: 'reseller'; reseller: string };
+
+/** As the run is recorded (the settings history, the monitoring choice): `admin:root`, `reseller:res1`. */
+export const bulkActorLabel = (by: BulkActor) => (by.kind === 'admin' ? `admin:${by.admin}` : `reseller:${by.reseller}`);
+
+/**
+ * The name a `website.protect` job carries (its payload's `admin`): an admin's name, or
+ * `reseller:<name>` (reseller names are account names, without a colon), read back by protectQueued.
+ */
+const queuedBy = (by: BulkActor) => (by.kind === 'admin' ? by.admin : bulkActorLabel(by));
+const RESELLER_PREFIX = 'reseller:';
+
 /** Websites queued per transaction: a bulk run over any number holds the write lock briefly each time. */
 const BATCH = 500;
 
 export function createBulkProtect(deps: BulkProtectDeps) {
-  const { unprotected } = deps;
+  const domainsOf = (reseller: string | undefined) => (reseller === undefined ? deps.unprotected : deps.unprotected.ofReseller(reseller));
   return {
-    /** What a run would change now: the first `limit` of each kind, and how many in all. */
-    preview(limit = 200): BulkProtectPreview {
+    /** What a run would change now: the first `limit` of each kind, and how many in all; with `reseller`, of their accounts only. */
+    preview(limit = 200, reseller?: string): BulkProtectPreview {
+      const unprotected = domainsOf(reseller);
       return {
         setup: unprotected.setupWebsites('', limit),
         setupCount: unprotected.setupCount(),
@@ -48,11 +65,14 @@ export function createBulkProtect(deps: BulkProtectDeps) {
 
     /**
      * Queues protection of every website in setup and retries every failed provisioning;
-     * recorded with the admin's name. Counts what it newly queued: a second click while the
-     * first run's jobs wait changes and records nothing. `monitorDays`: the days each spends
-     * monitoring first (0: none), or null for each website's plan's days.
+     * recorded with the admin's name (a reseller's: of their accounts only, with theirs). Counts
+     * what it newly queued: a second click while the first run's jobs wait changes and records
+     * nothing. `monitorDays`: the days each spends monitoring first (0: none), or null for each
+     * website's plan's days.
      */
-    run(admin: string, monitorDays: number | null = null): { protecting: number; retried: number } {
+    run(by: BulkActor, monitorDays: number | null = null): { protecting: number; retried: number } {
+      const unprotected = domainsOf(by.kind === 'reseller' ? by.reseller : undefined);
+      const admin = queuedBy(by);
       const chosenBy = `bulk:${admin}`;
       let protecting = 0;
       for (let page = unprotected.setupWebsites('', BATCH); page.length > 0;) {
@@ -70,7 +90,7 @@ export function createBulkProtect(deps: BulkProtectDeps) {
         deps.protectWebsites([{ domain: failed.domain, account: failed.account }], admin);
       }
       if (protecting + retried > 0)
-        deps.audit.recordChange(`admin:${admin}`, 'bulk_protect', null, { protecting, retried, monitorDays: monitorDays ?? 'plan' });
+        deps.audit.recordChange(bulkActorLabel(by), 'bulk_protect', null, { protecting, retried, monitorDays: monitorDays ?? 'plan' });
       return { protecting, retried };
     },
 
@@ -82,7 +102,13 @@ export function createBulkProtect(deps: BulkProtectDeps) {
       const website = deps.accounts.getWebsite(domain);
       if (!website || website.state !== 'active' || website.desiredStatus !== 'setup') return;
       if (deps.monitoring.untilOf(domain) !== null) await deps.protection.monitor(domain, admin);
-      else await deps.protection.protect(domain, { kind: 'admin', admin });
+      else
+        await deps.protection.protect(
+          domain,
+          admin.startsWith(RESELLER_PREFIX)
+            ? { kind: 'reseller', reseller: admin.slice(RESELLER_PREFIX.length) }
+            : { kind: 'admin', admin },
+        );
     },
   };
 }

@@ -432,7 +432,8 @@ export function createEnforcement(deps: EnforcementDeps) {
      * An admin resumes a website enforcement paused: it stays online for the rest of the
      * period whatever its usage; enforcement takes over again in the next period.
      */
-    async adminResume(domain: string, admin: string): Promise<Website> {
+    /** `actor`: who is recorded; default the admin (`admin:<admin>`), a reseller's resume passes `reseller:<name>`. */
+    async adminResume(domain: string, admin: string, actor = `admin:${admin}`): Promise<Website> {
       const website = accounts.getWebsite(domain);
       if (!website || website.state !== 'active') throw new AppError('NOT_FOUND', `${domain} is not a website the plugin protects`);
       const at = now();
@@ -442,7 +443,7 @@ export function createEnforcement(deps: EnforcementDeps) {
         account: website.account,
         domain,
         action: 'admin_resume',
-        actor: `admin:${admin}`,
+        actor,
         reason: 'admin_override',
         usage: stats.websiteUsage(domain, period.start),
         limitValue: null,

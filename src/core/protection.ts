@@ -17,13 +17,21 @@ import type { DesiredStatus, PausedBy, Website } from './types.js';
 import { isMonitoring } from './monitoring.js';
 import { customerActions, describeWebsite, type CustomerAction } from './website-state.js';
 
-export type Actor = { kind: 'customer'; account: string } | { kind: 'admin'; admin: string };
+/** Who acts: a customer on their own website, an admin on any, a reseller on their customers' (the reseller pages check whose first). */
+export type Actor = { kind: 'customer'; account: string } | { kind: 'admin'; admin: string } | { kind: 'reseller'; reseller: string };
+
+/** As an action is recorded and logged: `admin:root`, `reseller:res1`, `customer`. */
+export const actorLabel = (actor: Actor) =>
+  actor.kind === 'admin' ? `admin:${actor.admin}` : actor.kind === 'reseller' ? `reseller:${actor.reseller}` : 'customer';
+
+/** The admin's name a job or enforcement records for a host-side actor (a reseller's: `reseller:<name>`). */
+const hostName = (actor: Exclude<Actor, { kind: 'customer' }>) => (actor.kind === 'admin' ? actor.admin : actorLabel(actor));
 
 export interface ProtectionDeps {
   accounts: Pick<AccountsRepo, 'getWebsite' | 'saveWebsite' | 'clearProvisioningFailure'>;
   provider: Pick<ProviderClient, 'setWebsiteStatus'>;
-  /** Enforcement's admin resume (core/enforcement.ts): records the override for the period. */
-  adminResume: (domain: string, admin: string) => Promise<Website>;
+  /** Enforcement's admin resume (core/enforcement.ts): records the override for the period, by `actor` (default `admin:<admin>`). */
+  adminResume: (domain: string, admin: string, actor?: string) => Promise<Website>;
   /** The job queue's ingest, for a re-provision. */
   ingestEvents?: (events: PanelEvent[]) => IngestResult[];
   logger: Logger;
@@ -98,10 +106,7 @@ export function createProtection(deps: ProtectionDeps) {
     const next = { ...website, desiredStatus, pausedBy, providerStatus, providerCheckedAt: at };
     accounts.saveWebsite(next);
     if (desiredStatus === 'online') deps.endMonitoring?.(website.domain);
-    logger.info(
-      { domain: website.domain, status: desiredStatus, by: actor.kind === 'admin' ? `admin:${actor.admin}` : 'customer' },
-      'website status set by hand',
-    );
+    logger.info({ domain: website.domain, status: desiredStatus, by: actorLabel(actor) }, 'website status set by hand');
     return { ...next, updatedAt: at };
   }
 
@@ -177,7 +182,7 @@ export function createProtection(deps: ProtectionDeps) {
       }
       if (website.pausedBy !== 'enforcement') return send(website, 'online', null, actor);
       try {
-        return await deps.adminResume(domain, actor.admin);
+        return await deps.adminResume(domain, hostName(actor), actorLabel(actor));
       } catch (error) {
         throw providerFailure(error, domain);
       }
@@ -187,10 +192,10 @@ export function createProtection(deps: ProtectionDeps) {
      * Queues the website's domain.added again (a fresh event id, so it is not a replay): provisioning
      * converges it. A refusal the website holds is set aside: it is "setting up" until the provider answers.
      */
-    reprovision(domain: string, admin: string): IngestResult {
-      const website = websiteFor(domain, { kind: 'admin', admin });
+    reprovision(domain: string, admin: string, actor: Exclude<Actor, { kind: 'customer' }> = { kind: 'admin', admin }): IngestResult {
+      const website = websiteFor(domain, actor);
       const result = queueDomainAdded(website, 'reprovision');
-      logger.info({ domain, admin }, 'website re-provision queued by an admin');
+      logger.info({ domain, by: actorLabel(actor) }, 'website re-provision queued by an admin or a reseller');
       return result;
     },
 

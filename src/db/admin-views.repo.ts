@@ -51,6 +51,8 @@ export interface WebsiteSearch extends PageRequest {
   sort?: WebsiteSort;
   /** Default 'asc'. */
   dir?: 'asc' | 'desc';
+  /** Only the websites of this reseller's accounts (the reseller pages); absent: every website (the admin's). */
+  reseller?: string;
 }
 
 export interface WebsiteListRow {
@@ -174,7 +176,12 @@ export interface EnforcementLogFilter {
   account?: string;
   domain?: string;
   action?: EnforcementAction['action'];
+  /** Only the actions on this reseller's accounts (the reseller pages); absent: all (the admin's). */
+  reseller?: string;
 }
+
+/** A reseller's accounts, as a term: its accounts come from the accounts_reseller index, the rows then from each table's account index. */
+const OF_RESELLER = 'account IN (SELECT account FROM accounts WHERE reseller = @reseller)';
 
 const DAY_MS = 86_400_000;
 
@@ -268,6 +275,8 @@ interface WebsiteFilter {
   qOnly: string | null;
   params: Record<string, string>;
   quota: boolean;
+  /** A reseller's websites only: read from their accounts' websites first, the quota joined to each (never the whole quota table). */
+  scoped: boolean;
   counts: string[] | null;
 }
 
@@ -279,7 +288,16 @@ function websiteFilter(search: WebsiteSearch): WebsiteFilter {
   let matching: string | null = null;
   // The domains matching q come from covering indexes (domain; account, domain) and only they
   // are read from the table: an OR of two ranges would otherwise look every match up.
-  if (q && search.match === 'contains') {
+  if (q && search.reseller !== undefined) {
+    // A reseller's few thousand websites at most: q is tested on each of theirs, rather than
+    // every match of the fleet listed first (a common prefix matches a tenth of 100,000).
+    terms.push(
+      search.match === 'contains'
+        ? '(instr(w.domain, @q) > 0 OR instr(w.account, @q) > 0)'
+        : '((w.domain >= @lo AND w.domain < @hi) OR (w.account >= @lo AND w.account < @hi))',
+    );
+    Object.assign(params, search.match === 'contains' ? { q } : { lo: q, hi: prefixEnd(q) });
+  } else if (q && search.match === 'contains') {
     matching = 'SELECT domain FROM websites INDEXED BY websites_account WHERE instr(domain, @q) > 0 OR instr(account, @q) > 0';
     params.q = q;
   } else if (q) {
@@ -306,13 +324,19 @@ function websiteFilter(search: WebsiteSearch): WebsiteFilter {
     params.pausedBy = search.pausedBy;
   }
   if (search.quota) terms.push(QUOTA_LEVELS[search.quota]);
+  if (search.reseller !== undefined) {
+    terms.push(`w.${OF_RESELLER}`);
+    params.reseller = search.reseller;
+  }
   const qOnly = matching && terms.length === 1 ? matching : null;
   return {
     terms,
     qOnly,
     params,
     quota: search.quota !== undefined,
-    counts: q || search.quota || search.account !== undefined ? null : counts,
+    scoped: search.reseller !== undefined,
+    // website_counts has no owner: a reseller's websites are counted from their accounts' index ranges.
+    counts: q || search.quota || search.account !== undefined || search.reseller !== undefined ? null : counts,
   };
 }
 
@@ -366,7 +390,11 @@ export function createAdminViewsRepo(db: Db) {
       return (statement(sql).get(filter.params) as { n: number }).n;
     }
     if (filter.qOnly) return (statement(`SELECT COUNT(*) AS n FROM (${filter.qOnly})`).get(filter.params) as { n: number }).n;
-    const from = filter.quota ? 'website_quota q CROSS JOIN websites w ON w.domain = q.domain' : 'websites w';
+    const from = filter.quota
+      ? filter.scoped
+        ? 'websites w CROSS JOIN website_quota q ON q.domain = w.domain'
+        : 'website_quota q CROSS JOIN websites w ON w.domain = q.domain'
+      : 'websites w';
     return (statement(`SELECT COUNT(*) AS n FROM ${from} ${where(filter.terms, '')}`).get(filter.params) as { n: number }).n;
   };
 
@@ -380,7 +408,7 @@ export function createAdminViewsRepo(db: Db) {
     // Sorted by status, the status filter's index is the sort's: it must stay usable.
     // Every website has its one website_quota row (a trigger makes it), so the join is inner
     // and its order chosen here: from website_quota when its level or usage leads.
-    const quotaFirst = filter.quota || (sort === 'usage' && inOrder);
+    const quotaFirst = (filter.quota && !filter.scoped) || (sort === 'usage' && inOrder);
     const from = quotaFirst
       ? 'website_quota q CROSS JOIN websites w ON w.domain = q.domain'
       : 'websites w CROSS JOIN website_quota q ON q.domain = w.domain';
@@ -396,12 +424,23 @@ export function createAdminViewsRepo(db: Db) {
   return {
     overview: (now: number): Overview => readOverview(s, now),
     searchWebsites,
-    accounts(request: PageRequest & { q?: string } = {}): Page<AccountListRow> {
+    /** The accounts whose name starts with q; with `reseller`, that reseller's only. */
+    accounts(request: PageRequest & { q?: string; reseller?: string } = {}): Page<AccountListRow> {
       const window = pageWindow(request);
       const q = request.q?.trim().toLowerCase() ?? '';
       const range = { lo: q, hi: prefixEnd(q) };
+      if (request.reseller !== undefined) {
+        const scoped = { ...range, reseller: request.reseller };
+        const rows = s.resellerAccountsPage.all({ ...scoped, limit: window.pageSize, offset: window.offset }).map(toAccountRow);
+        return pageOf(rows, s.resellerAccountsCount.get(scoped)?.n ?? 0, window);
+      }
       const rows = s.accountsPage.all({ ...range, limit: window.pageSize, offset: window.offset }).map(toAccountRow);
       return pageOf(rows, s.accountsCount.get(range)?.n ?? 0, window);
+    },
+    /** The reseller who owns an account: null for the host's own, undefined when the plugin does not know the account. */
+    resellerOf(account: string): string | null | undefined {
+      const row = s.accountReseller.get(account);
+      return row ? row.reseller : undefined;
     },
     /** One website (active or removed) with its quota snapshot; null when the plugin never knew it. */
     website(domain: string): WebsiteQuotaRow | null {
@@ -464,7 +503,23 @@ function equalities(filter: Record<string, string | null | undefined>): { where:
   return { where: keys.length ? `WHERE ${keys.map((key) => `${key} = @${key}`).join(' AND ')}` : '', params };
 }
 
-const logFilter = (filter: EnforcementLogFilter) => equalities({ account: filter.account, domain: filter.domain, action: filter.action });
+function logFilter(filter: EnforcementLogFilter): { where: string; params: Record<string, string> } {
+  const found = equalities({ account: filter.account, domain: filter.domain, action: filter.action });
+  if (filter.reseller === undefined) return found;
+  return {
+    where: found.where ? `${found.where} AND ${OF_RESELLER}` : `WHERE ${OF_RESELLER}`,
+    params: { ...found.params, reseller: filter.reseller },
+  };
+}
+
+/** A page of accounts by name, each with its active websites and its usage in its latest period. */
+const ACCOUNTS_PAGE_SQL = `SELECT a.account, a.email, a.plan, a.state, a.created_at,
+         (SELECT COUNT(*) FROM websites w WHERE w.account = a.account AND w.state = 'active') AS websites,
+         q.account_usage, q.account_limit, q.period_start, q.period_end
+       FROM accounts a
+       LEFT JOIN website_quota q ON q.domain = (SELECT domain FROM website_quota WHERE account = a.account AND period_start IS NOT NULL
+         ORDER BY period_start DESC, updated_at DESC LIMIT 1)
+       WHERE a.account >= @lo AND a.account < @hi ORDER BY a.account LIMIT @limit OFFSET @offset`;
 
 function overviewStatements(db: Db) {
   type Count = { key: string | null; n: number };
@@ -482,18 +537,24 @@ function overviewStatements(db: Db) {
          SELECT MAX(taken_at) AS at FROM stats_samples
          UNION ALL SELECT CAST(value AS INTEGER) FROM kv WHERE key = ?)`,
     ),
-    accountsPage: db.prepare<[{ lo: string; hi: string; limit: number; offset: number }], Row>(
-      `SELECT a.account, a.email, a.plan, a.state, a.created_at,
-         (SELECT COUNT(*) FROM websites w WHERE w.account = a.account AND w.state = 'active') AS websites,
-         q.account_usage, q.account_limit, q.period_start, q.period_end
-       FROM accounts a
-       LEFT JOIN website_quota q ON q.domain = (SELECT domain FROM website_quota WHERE account = a.account AND period_start IS NOT NULL
-         ORDER BY period_start DESC, updated_at DESC LIMIT 1)
-       WHERE a.account >= @lo AND a.account < @hi ORDER BY a.account LIMIT @limit OFFSET @offset`,
-    ),
+    accountsPage: db.prepare<[{ lo: string; hi: string; limit: number; offset: number }], Row>(ACCOUNTS_PAGE_SQL),
     accountsCount: db.prepare<[{ lo: string; hi: string }], { n: number }>(
       'SELECT COUNT(*) AS n FROM accounts WHERE account >= @lo AND account < @hi',
     ),
+    // The page's names first (from accounts_reseller), then each one's figures: never the figures of all of theirs.
+    resellerAccountsPage: db.prepare<[{ lo: string; hi: string; reseller: string; limit: number; offset: number }], Row>(
+      ACCOUNTS_PAGE_SQL.replace(
+        'FROM accounts a',
+        `FROM (SELECT account FROM accounts WHERE reseller = @reseller AND account >= @lo AND account < @hi
+           ORDER BY account LIMIT @limit OFFSET @offset) p CROSS JOIN accounts a ON a.account = p.account`,
+      )
+        .replace('WHERE a.account >= @lo AND a.account < @hi ', '')
+        .replace(' LIMIT @limit OFFSET @offset', ''),
+    ),
+    resellerAccountsCount: db.prepare<[{ lo: string; hi: string; reseller: string }], { n: number }>(
+      'SELECT COUNT(*) AS n FROM accounts WHERE reseller = @reseller AND account >= @lo AND account < @hi',
+    ),
+    accountReseller: db.prepare<[string], { reseller: string | null }>('SELECT reseller FROM accounts WHERE account = ?'),
     websiteWithQuota: db.prepare<[string], Row>(
       `SELECT w.domain, w.account, w.desired_status, w.paused_by, w.provider_status, w.state, w.updated_at, ${PROVISIONING_COLUMNS},
          q.usage, q.website_limit, q.account_usage, q.account_limit, q.level, q.period_start, q.period_end, q.warning_percent,

@@ -23,6 +23,7 @@ import type { Services } from '../core/services.js';
 import type { ProviderClient } from '../provider/index.js';
 import type { Metrics } from '../metrics.js';
 import type { DemoPagesDeps } from './pages/demo.routes.js';
+import type { AdminPagesDeps } from './pages/admin.routes.js';
 import type { SessionsRepo } from '../db/sessions.repo.js';
 import type { PanelEvent } from '../panel/events.js';
 import type { PluginSecrets } from '../secrets.js';
@@ -89,6 +90,35 @@ function demoDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): DemoPag
   };
 }
 
+/** The admin pages' read models and actions; the reseller pages use the same, in their scope (pages/page-scope.ts). */
+function adminPagesDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): AdminPagesDeps {
+  const { config, secrets, queue } = deps;
+  const { accounts } = deps.repos;
+  return {
+    views: deps.repos.adminViews,
+    schedule: deps.repos.schedule,
+    // A fresh resolver each time: the limits may have changed since the last page.
+    periodOf: (account, now) => createLimitResolver(deps.repos.stats, accounts).periodOf(account, now),
+    resellerPools: (list, now) => resellerPoolsOf({ stats: deps.repos.stats, accounts }, list, now),
+    queue,
+    actions: deps.services.protection,
+    now: deps.now,
+    monitoringUntil: deps.services.monitoring.untilOf,
+    bulk: { bulkProtect: deps.services.bulkProtect, defaultPlanDays: () => deps.services.monitoring.planDays('') },
+    imports: { recentComparisons: (limit) => deps.repos.imports.recentComparisons(limit), panel: config.panel.name },
+    settings: {
+      stats: deps.repos.stats,
+      audit: deps.repos.audit,
+      accounts,
+      settings: deps.settings,
+      environment: { autoProtect: config.autoProtect, notifyUrl: config.notifyUrl },
+      notifySecret: secrets.notify,
+      now: deps.now,
+    },
+    demo: demoDeps(deps, ingest),
+  };
+}
+
 export function createPluginApp(deps: PluginAppDeps) {
   const { config, secrets, logger, queue } = deps;
   const { accounts } = deps.repos;
@@ -112,6 +142,7 @@ export function createPluginApp(deps: PluginAppDeps) {
           logger: logger.child({ component: 'directadmin-sign-in' }),
         }
       : undefined;
+  const adminPages = adminPagesDeps(deps, ingest);
   return createApp({
     logger,
     hooks: { panelSecret: secrets.hook, ingest },
@@ -143,30 +174,14 @@ export function createPluginApp(deps: PluginAppDeps) {
         now: deps.now,
         monitoringUntil: deps.services.monitoring.untilOf,
       },
-      admin: {
-        views: deps.repos.adminViews,
-        schedule: deps.repos.schedule,
-        // A fresh resolver each time: the limits may have changed since the last page.
-        periodOf: (account, now) => createLimitResolver(deps.repos.stats, accounts).periodOf(account, now),
-        resellerPools: (list, now) => resellerPoolsOf({ stats: deps.repos.stats, accounts }, list, now),
-        queue,
-        actions: deps.services.protection,
+      admin: adminPages,
+      // The admin pages' read models and actions, scoped to the reseller's customers by the reseller routes.
+      reseller: {
+        accounts,
         now: deps.now,
-        monitoringUntil: deps.services.monitoring.untilOf,
-        bulk: { bulkProtect: deps.services.bulkProtect, defaultPlanDays: () => deps.services.monitoring.planDays('') },
-        imports: { recentComparisons: (limit) => deps.repos.imports.recentComparisons(limit), panel: config.panel.name },
-        settings: {
-          stats: deps.repos.stats,
-          audit: deps.repos.audit,
-          accounts,
-          settings: deps.settings,
-          environment: { autoProtect: config.autoProtect, notifyUrl: config.notifyUrl },
-          notifySecret: secrets.notify,
-          now: deps.now,
-        },
-        demo: demoDeps(deps, ingest),
+        pages: adminPages,
+        limits: { stats: deps.repos.stats, audit: deps.repos.audit, views: deps.repos.adminViews, accounts },
       },
-      reseller: { accounts, now: deps.now },
     },
   });
 }

@@ -16,11 +16,11 @@ import { expect } from 'vitest';
 import type { Catalog } from '../../src/core/i18n.js';
 import { SUPPORTED_LOCALES } from '../../src/core/locale.js';
 import { createPageClient, textOf, type PageAnswer } from './page-client.js';
-import { admin, customer, launchUrl, type LaunchTarget } from './pages.js';
+import { admin, customer, launchUrl, reseller, type LaunchTarget } from './pages.js';
 
-export type Signed = 'admin' | 'customer' | 'nobody';
+export type Signed = 'admin' | 'reseller' | 'customer' | 'nobody';
 
-/** One page to check: who opens it (a customer: `account`, default sam), where, and the status it answers with. */
+/** One page to check: who opens it (a customer: `account`, default sam; a reseller: `account` is their name, default res1), where, and the status it answers with. */
 export interface PageVisit {
   name: string;
   as: Signed;
@@ -115,7 +115,8 @@ export async function openInLocale(target: LaunchTarget, visit: PageVisit, local
     return { status: response.status, headers: response.headers, body: await response.text() };
   }
   const client = createPageClient(target.url);
-  const request = visit.as === 'admin' ? admin() : customer(visit.account ?? 'sam');
+  const request =
+    visit.as === 'admin' ? admin() : visit.as === 'reseller' ? reseller(visit.account ?? 'res1') : customer(visit.account ?? 'sam');
   expect((await client.get(launchUrl(target, { ...request, locale }))).status).toBe(303);
   const page = await client.get(visit.path);
   return visit.post ? client.post(visit.post, visit.fields) : page;

@@ -6,9 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { createPageClient, textOf } from '../helpers/page-client.js';
 import { launchUrl, reseller } from '../helpers/pages.js';
-import { startTestPlugin } from '../helpers/plugin.js';
+import { startTestPlugin, withPlugin } from '../helpers/plugin.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 import { removeTempDir } from '../helpers/temp.js';
+import { DOMAINS, FLEET_ENV, othersIn, seedFleet, signInReseller } from './reseller-fleet.js';
 
 const account = (name: string, owner: string | null) => ({
   account: name,
@@ -51,4 +52,115 @@ describe('the reseller pages', () => {
       removeTempDir(sandbox.dataDir);
     }
   });
+});
+
+describe("the reseller pages run the admin pages for the reseller's own customers", () => {
+  it("list, filter and export their customers' websites, accounts, enforcement log and limits, and no one else's", async () => {
+    await withPlugin(
+      async (plugin) => {
+        await seedFleet(plugin);
+        const client = await signInReseller(plugin);
+        const websites = await client.get('/reseller/websites');
+        expect(websites.status).toBe(200);
+        expect(textOf(websites.body)).toContain('alice.example');
+        expect(textOf(websites.body)).toContain('alice2.example');
+        // Links stay in the reseller's area.
+        expect(websites.body).toContain('href="/reseller/websites/alice.example"');
+        expect(websites.body).not.toContain('/admin/');
+        // A search and a filter: as on the admin page, within their customers.
+        const found = textOf((await client.get('/reseller/websites?q=alice2')).body);
+        expect(found).toContain('alice2.example');
+        expect(found).not.toContain('alice.example ');
+        expect(textOf((await client.get('/reseller/websites?q=example&match=contains')).body)).toContain('alice2.example');
+        const website = await client.get('/reseller/websites/alice.example');
+        expect(website.status).toBe(200);
+        expect(website.body).toContain('action="/reseller/websites/alice.example/reprovision"');
+        const accounts = textOf((await client.get('/reseller/accounts')).body);
+        expect(accounts).toContain('alice');
+        const log = await client.get('/reseller/runs');
+        expect(log.status).toBe(200);
+        expect(textOf(log.body)).toContain('alice.example');
+        // The fleet's sync runs are the host's: the reseller's log page shows only their customers' actions.
+        expect(textOf(log.body)).not.toContain('Runs');
+        const csv = await client.get('/reseller/enforcement.csv');
+        expect(csv.status).toBe(200);
+        expect(csv.body.trim().split('\n')).toHaveLength(2);
+        expect(csv.body).toContain('alice.example');
+        const limits = await client.get('/reseller/limits');
+        expect(limits.status).toBe(200);
+        expect(textOf(limits.body)).toContain('alice');
+        expect(limits.body).toContain('action="/reseller/limits"');
+        for (const page of [websites, website, log, csv, limits]) expect(othersIn(page.body)).toEqual([]);
+        expect(othersIn(accounts)).toEqual([]);
+      },
+      { env: FLEET_ENV },
+    );
+  }, 30_000);
+
+  it('pauses, resumes and re-provisions their customers’ websites, recorded with the reseller’s name', async () => {
+    await withPlugin(
+      async (plugin, sandbox) => {
+        await seedFleet(plugin);
+        await sandbox.control('POST', '/_sandbox/websites/alice.example/dns-verified');
+        const client = await signInReseller(plugin);
+        const paused = await client.post('/reseller/websites/alice.example/pause');
+        expect(paused.status).toBe(303);
+        expect(paused.headers.get('location')).toBe('/reseller/websites/alice.example?done=paused');
+        expect(plugin.accounts.getWebsite('alice.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'admin' });
+        expect((await client.post('/reseller/websites/alice.example/resume')).status).toBe(303);
+        expect(plugin.accounts.getWebsite('alice.example')?.desiredStatus).toBe('online');
+        // A website the hit limit paused: the reseller's resume is the admin's override, recorded with their name.
+        const website = plugin.accounts.getWebsite('alice.example');
+        if (!website) throw new Error('alice.example is gone');
+        plugin.accounts.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'enforcement' });
+        expect((await client.post('/reseller/websites/alice.example/resume')).status).toBe(303);
+        const actors = plugin.db
+          .prepare<[], { actor: string }>("SELECT actor FROM enforcement_actions WHERE action = 'admin_resume'")
+          .all()
+          .map((row) => row.actor);
+        expect(actors).toEqual(['reseller:res1']);
+        const again = await client.post('/reseller/websites/alice.example/reprovision');
+        expect(again.status).toBe(303);
+        expect(again.headers.get('location')).toMatch(/^\/reseller\/websites\/alice\.example\?done=reprovisioned/);
+      },
+      { env: FLEET_ENV },
+    );
+  }, 30_000);
+
+  it("bulk protects their customers' unprotected domains only, with monitoring days, and sets their customers' limits only", async () => {
+    await withPlugin(
+      async (plugin) => {
+        await seedFleet(plugin);
+        const client = await signInReseller(plugin);
+        const preview = await client.get('/reseller/bulk-protect');
+        expect(textOf(preview.body)).toContain('alice.example');
+        expect(othersIn(preview.body)).toEqual([]);
+        expect(preview.body).toContain('data-testid="setup-count">2<');
+        const run = await client.post('/reseller/bulk-protect', { monitor_days: '3' });
+        expect(run.status).toBe(303);
+        expect(run.headers.get('location')).toBe('/reseller/bulk-protect?protecting=2&retried=0');
+        await plugin.idle();
+        // Theirs in monitoring (paused by nobody at the provider, for 3 days), the others' still waiting in setup.
+        for (const domain of DOMAINS.alice)
+          expect(plugin.accounts.getWebsite(domain)).toMatchObject({ desiredStatus: 'paused', pausedBy: null });
+        for (const domain of [...DOMAINS.bob, ...DOMAINS.carol]) expect(plugin.accounts.getWebsite(domain)?.desiredStatus).toBe('setup');
+        expect(plugin.audit.listChanges({ limit: 10 }).find((change) => change.what === 'bulk_protect')?.actor).toBe('reseller:res1');
+
+        const saved = await client.post('/reseller/limits', { scope: 'website', subject: 'alice2.example', 'website-hits': '1234' });
+        expect(saved.status).toBe(303);
+        expect(plugin.stats.limitLayer('website', 'alice2.example')).toMatchObject({ websiteHits: 1234 });
+        expect(plugin.audit.listChanges({ limit: 10 }).find((change) => change.what === 'limits:website:alice2.example')?.actor).toBe(
+          'reseller:res1',
+        );
+        // Never the host's: global and plan limits are refused, nothing stored.
+        for (const scope of ['global', 'plan']) {
+          const refused = await client.post('/reseller/limits', { scope, subject: scope === 'plan' ? 'default' : '', 'website-hits': '1' });
+          expect(refused.status).toBe(400);
+          expect(textOf(refused.body)).toContain('Choose Account or Website');
+        }
+        expect(plugin.stats.limitLayer('global', '')).toBeNull();
+      },
+      { env: FLEET_ENV },
+    );
+  }, 30_000);
 });

@@ -249,3 +249,67 @@ describe('admin views over a seeded fleet', () => {
       expect(seen).toEqual(Array.from({ length: 1200 }, (_, i) => i));
     }));
 });
+
+describe("a reseller's scope of the admin views", () => {
+  const N = 600;
+  const ACCOUNTS = 200;
+  /** Accounts customer0..customer19 are res1's, customer20..customer29 res2's, the rest the host's. */
+  const ownerOf = (account: string) => {
+    const n = Number(account.replace('customer', ''));
+    return n < 20 ? 'res1' : n < 30 ? 'res2' : null;
+  };
+
+  it("lists, counts and filters the reseller's websites, accounts and actions only, every filter as the admin's", () =>
+    withDb((db) => {
+      seedViewsDatabase(db, { n: N, now: NOW, days: 2 });
+      for (let a = 0; a < 30; a++)
+        db.prepare('UPDATE accounts SET reseller = ? WHERE account = ?').run(ownerOf(`customer${a}`), `customer${a}`);
+      const views = createAdminViewsRepo(db);
+      const seeded = Array.from({ length: N }, (_, i) => seededWebsite(i, ACCOUNTS, 10_000));
+      const theirs = seeded.filter((w) => ownerOf(w.account) === 'res1');
+      const all = views.searchWebsites({ reseller: 'res1', pageSize: 200 });
+      expect(all.total).toBe(theirs.length);
+      expect(all.rows.map((r) => r.domain)).toEqual(theirs.map((w) => w.domain).sort());
+      // Each filter within the scope: the same rows as the admin's filter, of theirs only.
+      for (const search of [
+        { state: 'paused' },
+        { quota: 'near_or_over' as const },
+        { q: 'shop' },
+        { q: '-1', match: 'contains' as const },
+        { account: 'customer25' },
+      ]) {
+        const admin = views.searchWebsites({ ...search, pageSize: 200 });
+        const scoped = views.searchWebsites({ ...search, reseller: 'res1', pageSize: 200 });
+        const expectedRows = admin.rows.filter((r) => ownerOf(r.account) === 'res1').map((r) => r.domain);
+        expect(scoped.rows.map((r) => r.domain)).toEqual(expectedRows);
+        expect(scoped.total).toBe(expectedRows.length);
+      }
+      expect(views.searchWebsites({ account: 'customer25', reseller: 'res1' }).total).toBe(0);
+
+      const accounts = views.accounts({ reseller: 'res2', pageSize: 200 });
+      expect(accounts.rows.map((r) => r.account)).toEqual(Array.from({ length: 10 }, (_, i) => `customer${20 + i}`).sort());
+      expect(views.accounts({ reseller: 'res2', q: 'customer2' }).total).toBe(10);
+      expect(views.resellerOf('customer3')).toBe('res1');
+      expect(views.resellerOf('customer99')).toBeNull();
+      expect(views.resellerOf('nobody')).toBeUndefined();
+
+      const log = views.enforcementLog({ reseller: 'res1', pageSize: 200 });
+      expect(log.total).toBeGreaterThan(0);
+      expect(log.rows.every((row) => ownerOf(row.account) === 'res1')).toBe(true);
+      const adminLog = [...views.enforcementLogRows({})].filter((row) => ownerOf(row.account) === 'res1');
+      expect([...views.enforcementLogRows({ reseller: 'res1' })]).toEqual(adminLog);
+    }));
+
+  it("reads a reseller's accounts from the accounts_reseller index and their websites from the websites_account index", () =>
+    withDb((db) => {
+      const plan = (sql: string) =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ reseller: 'res1' }) as { detail: string }[]).map((r) => r.detail);
+      const websites = plan(
+        'SELECT domain FROM websites w WHERE w.account IN (SELECT account FROM accounts WHERE reseller = @reseller) ORDER BY w.domain',
+      );
+      expect(websites).toContain('SEARCH accounts USING INDEX accounts_reseller (reseller=?)');
+      expect(websites.join('\n')).toMatch(/SEARCH w USING (COVERING )?INDEX websites_account \(account=\?\)/);
+      const log = plan('SELECT * FROM enforcement_actions WHERE account IN (SELECT account FROM accounts WHERE reseller = @reseller)');
+      expect(log.join('\n')).toContain('enforcement_actions_account (account=?)');
+    }));
+});

@@ -14,6 +14,7 @@ import type { EnforcementAction } from '../../core/types.js';
 import type { EnforcementLogFilter } from '../../db/admin-views.repo.js';
 import type { AdminPagesDeps } from './admin.routes.js';
 import { hrefWith, optional, pageField, pagerLinks, parseQuery } from './admin-query.js';
+import { ADMIN_SCOPE, type PageScope } from './page-scope.js';
 
 export const ACTIONS = ['pause', 'resume', 'warning', 'admin_resume', 'repause'] as const;
 const RUN_NAMES = [SYNC_LOCK, ENFORCE_LOCK] as const;
@@ -30,10 +31,12 @@ const runsQuery = logFilterQuery.extend({
   page: pageField,
 });
 
-const logFilterOf = (query: z.output<typeof logFilterQuery>): EnforcementLogFilter => ({
+/** The log's filter: the query's, within the reseller's accounts when a reseller asks. */
+const logFilterOf = (query: z.output<typeof logFilterQuery>, reseller: string | undefined): EnforcementLogFilter => ({
   ...(query.account ? { account: query.account } : {}),
   ...(query.domain ? { domain: query.domain } : {}),
   ...(query.action ? { action: query.action } : {}),
+  ...(reseller === undefined ? {} : { reseller }),
 });
 
 const CSV_HEADER = [
@@ -84,29 +87,38 @@ async function streamCsv(res: Response, rows: Iterable<EnforcementAction>): Prom
   res.end();
 }
 
-export function createAdminRunsRouter(deps: AdminPagesDeps): express.Router {
+/**
+ * The runs and the enforcement log. With the reseller scope: the log of the reseller's own
+ * accounts only, without the fleet's runs (each covers every account).
+ */
+export function createAdminRunsRouter(deps: Pick<AdminPagesDeps, 'views' | 'now'>, scope: PageScope = ADMIN_SCOPE): express.Router {
   const router = express.Router();
+  const { base } = scope;
   router.get('/runs', (req, res) => {
     const query = parseQuery(runsQuery, req.query);
-    const filter = logFilterOf(query);
-    const runs = deps.views.syncRuns({ ...(query.run ? { name: query.run } : {}), page: query.runpage ?? 1, pageSize: 20 });
+    const reseller = scope.resellerOf(req);
+    const filter = logFilterOf(query, reseller);
+    const runs =
+      reseller === undefined
+        ? deps.views.syncRuns({ ...(query.run ? { name: query.run } : {}), page: query.runpage ?? 1, pageSize: 20 })
+        : null;
     const log = deps.views.enforcementLog({ ...filter, page: query.page ?? 1 });
     const kept = { run: query.run, runpage: query.runpage, account: query.account, domain: query.domain, action: query.action };
     res.render('admin/runs', {
-      title: (res.locals.t as Translate)('runs.title'),
+      title: (res.locals.t as Translate)(reseller === undefined ? 'runs.title' : 'reseller.log.title'),
       query,
       runs,
       log,
       actions: ACTIONS,
       runNames: RUN_NAMES,
-      csvHref: hrefWith('/admin/enforcement.csv', { account: query.account, domain: query.domain, action: query.action }),
-      runPager: pagerLinks('/admin/runs', { ...kept, page: query.page }, runs.page, runs.pages, 'runpage'),
-      logPager: pagerLinks('/admin/runs', kept, log.page, log.pages),
+      csvHref: hrefWith(`${base}/enforcement.csv`, { account: query.account, domain: query.domain, action: query.action }),
+      runPager: runs ? pagerLinks(`${base}/runs`, { ...kept, page: query.page }, runs.page, runs.pages, 'runpage') : [],
+      logPager: pagerLinks(`${base}/runs`, kept, log.page, log.pages),
     });
   });
 
   router.get('/enforcement.csv', async (req, res) => {
-    const filter = logFilterOf(parseQuery(logFilterQuery, req.query));
+    const filter = logFilterOf(parseQuery(logFilterQuery, req.query), scope.resellerOf(req));
     const day = iso(deps.now()).slice(0, 10);
     res.status(200).set({
       'Content-Type': 'text/csv; charset=utf-8',

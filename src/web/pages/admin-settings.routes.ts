@@ -88,7 +88,7 @@ export const SETTINGS_FIELDS: Record<keyof Forms, Record<string, { id: string; l
 };
 
 /** The error summary of the forms sent back: each problem named by its field's label, in the page's order. */
-function settingsErrorSummary(forms: Partial<Forms>, t: Translate) {
+export function settingsErrorSummary(forms: Partial<Forms>, t: Translate) {
   const problems: SummaryProblem[] = [];
   for (const name of FORM_NAMES) {
     const form = forms[name];
@@ -117,7 +117,7 @@ const text = z
   .trim()
   .optional()
   .transform((value) => (value === '' ? undefined : value));
-const limitsForm = z.object({
+export const limitsForm = z.object({
   scope: text,
   subject: text,
   'allow-unknown': z.literal('on').optional(),
@@ -134,19 +134,19 @@ const planForm = z.object({ name: z.string().optional().default(''), settings: t
 const autoProtectForm = z.object({ action: z.enum(['on', 'off', 'environment']) });
 const notifyUrlForm = z.object({ action: z.enum(['set', 'off', 'environment']), url: z.string().optional().default('') });
 
-function readForm<S extends z.ZodType>(schema: S, req: Request, res: Response): z.output<S> {
+export function readForm<S extends z.ZodType>(schema: S, req: Request, res: Response): z.output<S> {
   const parsed = schema.safeParse(req.body ?? {});
   if (!parsed.success) throw new AppError('BAD_REQUEST', (res.locals.t as Translate)('adminSettings.cannotRead'));
   return parsed.data;
 }
 
-const emptyForm = (): FormState => ({ values: {}, problems: {} });
+export const emptyForm = (): FormState => ({ values: {}, problems: {} });
 const adminActor = (req: Request) => `admin:${sessionAdmin(req)}`;
-const addProblem = (form: FormState, field: string, message: string) => {
+export const addProblem = (form: FormState, field: string, message: string) => {
   (form.problems[field] ??= []).push(message);
 };
 /** The typed values, to show the form again as it was sent. */
-const typed = (body: unknown): Record<string, string> =>
+export const typed = (body: unknown): Record<string, string> =>
   Object.fromEntries(
     Object.entries((body ?? {}) as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );

@@ -1,6 +1,7 @@
 /**
  * The admins' accounts and websites: the searchable lists, one website's page with its usage,
- * forecast and history, and the admin's pause, resume and re-provision of it.
+ * forecast and history, and the admin's pause, resume and re-provision of it. With the reseller
+ * scope (page-scope.ts), the same for a reseller's own customers: any other domain is not found.
  */
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -14,7 +15,7 @@ import { AppError, httpStatusFor } from '../../errors.js';
 import { REPORTED_STATUSES } from '../../provider/spec.js';
 import type { AdminPagesDeps } from './admin.routes.js';
 import { hrefWith, optional, pageField, pagerLinks, parseQuery } from './admin-query.js';
-import { sessionAdmin } from './session.middleware.js';
+import { ADMIN_SCOPE, mayAccess, type PageScope } from './page-scope.js';
 
 export const WEBSITE_STATES = [...REPORTED_STATUSES, 'missing', 'removed'] as const;
 export const PAUSERS = ['customer', 'admin', 'enforcement', 'suspension', 'domain_removed', 'account_deleted', 'external'] as const;
@@ -48,9 +49,12 @@ const websitePageQuery = z.object({
 
 const domainParam = z.string().trim().toLowerCase().min(1).max(253);
 
-function websitesPage(deps: AdminPagesDeps, req: Request, res: Response) {
+type WebsitesDeps = Pick<AdminPagesDeps, 'views' | 'schedule' | 'periodOf' | 'actions' | 'now' | 'monitoringUntil' | 'resellerPools'>;
+
+function websitesPage(deps: WebsitesDeps, scope: PageScope, req: Request, res: Response) {
   const t = res.locals.t as Translate;
   const query = parseQuery(websitesQuery, req.query, t);
+  const reseller = scope.resellerOf(req);
   const tooShort = query.q !== undefined && query.q.length < MIN_QUERY_LENGTH;
   const q = tooShort ? undefined : query.q;
   const result = deps.views.searchWebsites({
@@ -62,10 +66,11 @@ function websitesPage(deps: AdminPagesDeps, req: Request, res: Response) {
     sort: query.sort ?? 'domain',
     dir: query.dir ?? 'asc',
     page: query.page ?? 1,
+    ...(reseller === undefined ? {} : { reseller }),
   });
   const kept = { ...query, q, page: undefined };
   const sortHref = (sort: (typeof SORTS)[number]) =>
-    hrefWith('/admin/websites', {
+    hrefWith(`${scope.base}/websites`, {
       ...kept,
       sort,
       dir: (query.sort ?? 'domain') === sort && (query.dir ?? 'asc') === 'asc' ? 'desc' : 'asc',
@@ -76,14 +81,14 @@ function websitesPage(deps: AdminPagesDeps, req: Request, res: Response) {
     tooShort,
     result,
     sortHref,
-    pager: pagerLinks('/admin/websites', kept, result.page, result.pages),
+    pager: pagerLinks(`${scope.base}/websites`, kept, result.page, result.pages),
     states: WEBSITE_STATES,
     pausers: PAUSERS,
   });
 }
 
 /** The forecast of each limit that applies: when it is reached at the current rate (core/forecast.ts currentForecast). */
-function forecasts(deps: AdminPagesDeps, website: WebsiteQuotaRow, now: number) {
+function forecasts(deps: WebsitesDeps, website: WebsiteQuotaRow, now: number) {
   if (website.periodStart === null || website.periodEnd === null) return null;
   return currentForecast({
     now,
@@ -95,18 +100,37 @@ function forecasts(deps: AdminPagesDeps, website: WebsiteQuotaRow, now: number) 
 }
 
 /** What the admin's action did, after its redirect: "Paused at the provider. … Job #12." */
-const doneMessage = (t: Translate, done: (typeof DONE)[number], job: number | undefined) =>
-  [t(`adminWebsite.done.${done}`), ...(job ? [t('adminWebsite.doneJob', { job })] : [])].join(' ');
+const doneMessage = (t: Translate, done: (typeof DONE)[number], job: number | undefined, scope: PageScope) =>
+  [
+    // A reseller's pause is resumed by them or the host, not by the customer.
+    t(scope.base === '/reseller' && done === 'paused' ? 'reseller.website.donePaused' : `adminWebsite.done.${done}`),
+    ...(job ? [t('adminWebsite.doneJob', { job })] : []),
+  ].join(' ');
 
 /** A forecast in the page's words: "not this period", "reached", else its day and hour (core/forecast.ts). */
 const forecastIn = (t: Translate, format: Format, now: number) => (at: number | null) =>
   at === null ? t('adminWebsite.notThisPeriod') : at <= now ? t('adminWebsite.reached') : forecastWords(at, now, format, t);
 
-function renderWebsite(deps: AdminPagesDeps, req: Request, res: Response, flash?: { kind: 'ok' | 'error'; message: string }, status = 200) {
-  const t = res.locals.t as Translate;
+/** The website of the request's domain, if the scope may see it; else NOT_FOUND, as for a domain the plugin never knew. */
+function websiteOf(deps: WebsitesDeps, scope: PageScope, req: Request, res: Response) {
   const domain = domainParam.parse(req.params.domain);
   const website = deps.views.website(domain);
-  if (!website) throw new AppError('NOT_FOUND', t('adminWebsite.notFound', { domain }));
+  if (!website || !mayAccess(scope, req, website.account, deps.views.resellerOf))
+    throw new AppError('NOT_FOUND', (res.locals.t as Translate)('adminWebsite.notFound', { domain }));
+  return website;
+}
+
+function renderWebsite(
+  deps: WebsitesDeps,
+  scope: PageScope,
+  req: Request,
+  res: Response,
+  flash?: { kind: 'ok' | 'error'; message: string },
+  status = 200,
+) {
+  const t = res.locals.t as Translate;
+  const website = websiteOf(deps, scope, req, res);
+  const domain = website.domain;
   const now = deps.now();
   res.status(status).render('admin/website', {
     title: domain,
@@ -121,15 +145,16 @@ function renderWebsite(deps: AdminPagesDeps, req: Request, res: Response, flash?
   });
 }
 
-export function createAdminWebsitesRouter(deps: AdminPagesDeps): express.Router {
+export function createAdminWebsitesRouter(deps: WebsitesDeps, scope: PageScope = ADMIN_SCOPE): express.Router {
   const router = express.Router();
-  router.get('/websites', (req, res) => websitesPage(deps, req, res));
+  router.get('/websites', (req, res) => websitesPage(deps, scope, req, res));
 
   router.get('/accounts', (req, res) => {
     const query = parseQuery(accountsQuery, req.query, res.locals.t as Translate);
     const tooShort = query.q !== undefined && query.q.length < MIN_QUERY_LENGTH;
     const q = tooShort ? undefined : query.q;
-    const result = deps.views.accounts({ ...(q ? { q } : {}), page: query.page ?? 1 });
+    const reseller = scope.resellerOf(req);
+    const result = deps.views.accounts({ ...(q ? { q } : {}), page: query.page ?? 1, ...(reseller === undefined ? {} : { reseller }) });
     res.render('admin/accounts', {
       title: 'Accounts',
       query,
@@ -140,28 +165,31 @@ export function createAdminWebsitesRouter(deps: AdminPagesDeps): express.Router 
           result.rows.map((row) => row.account),
           deps.now(),
         ) ?? new Map(),
-      pager: pagerLinks('/admin/accounts', { q }, result.page, result.pages),
+      pager: pagerLinks(`${scope.base}/accounts`, { q }, result.page, result.pages),
     });
   });
 
   router.get('/websites/:domain', (req, res) => {
     const t = res.locals.t as Translate;
     const query = parseQuery(websitePageQuery, req.query, t);
-    renderWebsite(deps, req, res, query.done ? { kind: 'ok', message: doneMessage(t, query.done, query.job) } : undefined);
+    renderWebsite(deps, scope, req, res, query.done ? { kind: 'ok', message: doneMessage(t, query.done, query.job, scope) } : undefined);
   });
 
   const act = (action: 'pause' | 'resume' | 'reprovision', done: (typeof DONE)[number]) =>
     router.post(`/websites/:domain/${action}`, async (req, res) => {
-      const domain = domainParam.parse(req.params.domain);
+      // Whose it is first: a domain out of the scope is not found, and nothing is done.
+      const { domain } = websiteOf(deps, scope, req, res);
       try {
-        const admin = sessionAdmin(req);
+        const actor = scope.actor(req);
         const result =
-          action === 'reprovision' ? deps.actions.reprovision(domain, admin) : await deps.actions[action](domain, { kind: 'admin', admin });
+          action === 'reprovision'
+            ? deps.actions.reprovision(domain, actor.kind === 'admin' ? actor.admin : `reseller:${actor.reseller}`, actor)
+            : await deps.actions[action](domain, actor);
         const job = 'jobId' in result ? result.jobId : undefined;
-        res.redirect(303, hrefWith(`/admin/websites/${encodeURIComponent(domain)}`, { done, job }));
+        res.redirect(303, hrefWith(`${scope.base}/websites/${encodeURIComponent(domain)}`, { done, job }));
       } catch (error) {
         if (!(error instanceof AppError) || error.code === 'NOT_FOUND') throw error;
-        renderWebsite(deps, req, res, { kind: 'error', message: error.message }, httpStatusFor(error.code));
+        renderWebsite(deps, scope, req, res, { kind: 'error', message: error.message }, httpStatusFor(error.code));
       }
     });
   act('pause', 'paused');

@@ -44,14 +44,26 @@ export interface AdminPagesDeps {
 /** A provider that has not answered for this long is shown as a warning. */
 const PROVIDER_QUIET_MS = 60 * 60_000;
 
-export function createAdminRouter(deps: AdminPagesDeps): express.Router {
-  const router = express.Router();
+/**
+ * What the admin views read besides their data: `fmt` (admin-format.ts), `now`, and `base`, where
+ * their links point ('/admin'; the reseller pages render the same views under '/reseller').
+ */
+export function adminViewLocals(base: '/admin' | '/reseller', now: () => number) {
   // One `fmt` per Format, so per language of the pages (page-language.ts makes a Format and a `t` per language, once).
   const fmts = new Map<Format, ReturnType<typeof createAdminFormat>>();
   const fmtOf = (format: Format, t: Translate) => fmts.get(format) ?? fmts.set(format, createAdminFormat(format, t)).get(format);
-  router.use((_req: Request, res: Response, next: NextFunction) => {
+  return (_req: Request, res: Response, next: NextFunction) => {
     res.locals.fmt = fmtOf(res.locals.format as Format, res.locals.t as Translate);
-    res.locals.now = deps.now();
+    res.locals.now = now();
+    res.locals.base = base;
+    next();
+  };
+}
+
+export function createAdminRouter(deps: AdminPagesDeps): express.Router {
+  const router = express.Router();
+  router.use(adminViewLocals('/admin', deps.now));
+  router.use((_req: Request, res: Response, next: NextFunction) => {
     if (deps.demo) res.locals.demo = true;
     next();
   });

@@ -1,7 +1,8 @@
 /**
  * Bulk protect (GET /admin/bulk-protect): every domain the plugin knows but does not protect
  * yet, with what a run will change, and (POST) the run itself: queued, recorded with the
- * admin's name, carried out by the worker.
+ * admin's name, carried out by the worker. A reseller's (/reseller/bulk-protect): their
+ * customers' domains only, recorded with `reseller:<name>`.
  */
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -9,7 +10,7 @@ import type { BulkProtect } from '../../core/bulk-protect.js';
 import type { Translate } from '../../core/i18n.js';
 import { monitorDaysMessage, monitorDaysSchema } from '../../core/monitoring.js';
 import { AppError } from '../../errors.js';
-import { sessionAdmin } from './session.middleware.js';
+import { ADMIN_SCOPE, type PageScope } from './page-scope.js';
 
 export interface BulkProtectPagesDeps {
   bulkProtect: Pick<BulkProtect, 'preview' | 'run'>;
@@ -35,14 +36,15 @@ function queuedMessage({ protecting, retried }: { protecting: number; retried: n
   });
 }
 
-export function createBulkProtectRouter(deps: BulkProtectPagesDeps): express.Router {
+/** Bulk protect of every unprotected domain (the admin), or of a reseller's customers' only (the reseller scope). */
+export function createBulkProtectRouter(deps: BulkProtectPagesDeps, scope: PageScope = ADMIN_SCOPE): express.Router {
   const router = express.Router();
   router.get('/bulk-protect', (req: Request, res: Response) => {
     const t = res.locals.t as Translate;
     const done = doneQuery.safeParse(req.query);
     res.render('admin/bulk-protect', {
       title: t('bulkProtect.title'),
-      preview: deps.bulkProtect.preview(PREVIEW_ROWS),
+      preview: deps.bulkProtect.preview(PREVIEW_ROWS, scope.resellerOf(req)),
       shown: PREVIEW_ROWS,
       defaultPlanDays: deps.defaultPlanDays?.() ?? 0,
       flash: done.success ? { kind: 'ok', message: queuedMessage(done.data, t) } : null,
@@ -56,8 +58,8 @@ export function createBulkProtectRouter(deps: BulkProtectPagesDeps): express.Rou
       const problem = issue ? monitorDaysMessage(issue, t) : t('monitorDays.notNumber');
       throw new AppError('VALIDATION_FAILED', t('bulkProtect.refused', { field: t('bulkProtect.monitorDays'), problem }));
     }
-    const { protecting, retried } = deps.bulkProtect.run(sessionAdmin(req), form.data.monitor_days ?? null);
-    res.redirect(303, `/admin/bulk-protect?protecting=${protecting}&retried=${retried}`);
+    const { protecting, retried } = deps.bulkProtect.run(scope.actor(req), form.data.monitor_days ?? null);
+    res.redirect(303, `${scope.base}/bulk-protect?protecting=${protecting}&retried=${retried}`);
   });
   return router;
 }

@@ -1,16 +1,29 @@
 /**
- * The reseller's pages (views/reseller/): what the admin pages offer, for the accounts the panel
- * says belong to the signed-in reseller (accounts.reseller) and nothing of anyone else's. Every
- * route reads the reseller from the session, never from the request.
+ * The reseller's pages (views/reseller/ and the admin views under /reseller): what the admin
+ * pages offer, for the accounts the panel says belong to the signed-in reseller
+ * (accounts.reseller) and nothing of anyone else's: websites, accounts, the enforcement log and
+ * its CSV, limits and bulk protect. The admin routers serve them with the reseller scope
+ * (page-scope.ts): every route reads the reseller from the session, never from the request, and
+ * a domain or account not theirs is not found, as one the plugin never knew. Not theirs: jobs,
+ * import, plugin settings, plans and the demo.
  */
 import express, { type Request, type Response } from 'express';
 import type { Translate } from '../../core/i18n.js';
 import type { AccountsRepo } from '../../db/accounts.repo.js';
+import { adminViewLocals, type AdminPagesDeps } from './admin.routes.js';
+import { createAdminRunsRouter } from './admin-runs.routes.js';
+import { createAdminWebsitesRouter } from './admin-websites.routes.js';
+import { createBulkProtectRouter } from './bulk-protect.routes.js';
+import { RESELLER_SCOPE } from './page-scope.js';
+import { createResellerLimitsRouter, type ResellerLimitsDeps } from './reseller-limits.routes.js';
 import { sessionReseller } from './session.middleware.js';
 
 export interface ResellerPagesDeps {
   accounts: Pick<AccountsRepo, 'accountsOfReseller' | 'getAccount' | 'websitesOf'>;
   now: () => number;
+  /** The admin pages' read models and actions, used with the reseller's scope. */
+  pages: Pick<AdminPagesDeps, 'views' | 'schedule' | 'periodOf' | 'actions' | 'now' | 'monitoringUntil' | 'bulk'>;
+  limits: ResellerLimitsDeps;
 }
 
 /** One customer of the reseller, as the overview lists it. */
@@ -23,6 +36,7 @@ interface CustomerRow {
 
 export function createResellerRouter(deps: ResellerPagesDeps): express.Router {
   const router = express.Router();
+  router.use(adminViewLocals('/reseller', deps.now));
   router.get('/', (req: Request, res: Response) => {
     const t = res.locals.t as Translate;
     const reseller = sessionReseller(req);
@@ -34,5 +48,9 @@ export function createResellerRouter(deps: ResellerPagesDeps): express.Router {
     });
     res.render('reseller/overview', { title: t('reseller.overview.title'), reseller, customers });
   });
+  router.use(createAdminWebsitesRouter(deps.pages, RESELLER_SCOPE));
+  router.use(createAdminRunsRouter(deps.pages, RESELLER_SCOPE));
+  router.use(createResellerLimitsRouter(deps.limits));
+  router.use(createBulkProtectRouter(deps.pages.bulk, RESELLER_SCOPE));
   return router;
 }
