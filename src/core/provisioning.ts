@@ -90,7 +90,7 @@ export function createProvisioning({
   /** Creates the provider user of an account (or finds it) and stores it with its key. */
   async function ensureAccount(
     account: string,
-    details: { email?: string | undefined; plan?: string | undefined },
+    details: { email?: string | undefined; plan?: string | undefined; reseller?: string | null | undefined },
     verify: boolean,
   ): Promise<Account> {
     const existing = accounts.getAccount(account);
@@ -106,6 +106,8 @@ export function createProvisioning({
       providerUserId,
       providerApiKey: apiKey,
       state: existing && existing.state !== 'deleted' ? existing.state : 'active',
+      // Absent: the panel did not say who owns it, and what is stored stays.
+      ...(details.reseller === undefined ? {} : { reseller: details.reseller }),
     });
     logger.info({ account, providerUserId, created: !existing }, 'provider user ensured');
     return accounts.getAccount(account) as Account;
@@ -406,6 +408,28 @@ export function createProvisioning({
     logger.info({ from: previous, to: event.account, outcome }, 'account renamed');
   }
 
+  /** A reseller the panel named gets its row (the e-mail comes from the panel's listing: `wpp import`). */
+  function recordReseller(reseller: string | null | undefined): void {
+    if (reseller) accounts.saveReseller({ name: reseller, email: null });
+  }
+
+  /**
+   * The panel handed the account to another reseller (null: to the host itself). The provider
+   * knows nothing of resellers: only the plugin's record changes. An account the plugin does not
+   * know yet is left alone: its creation (a hook, or `wpp import`) brings the owner with it.
+   */
+  function accountTransferred(event: PanelEvent): void {
+    const reseller = event.reseller ?? null;
+    const before = accounts.getAccount(event.account);
+    if (!before) {
+      logger.info({ account: event.account, reseller }, 'transfer of an account the plugin does not know: nothing to do');
+      return;
+    }
+    recordReseller(reseller);
+    accounts.setAccountReseller(event.account, reseller);
+    logger.info({ account: event.account, from: before.reseller ?? null, to: reseller }, 'account transferred to another reseller');
+  }
+
   /** The account moved to another plan: its websites take the plan's settings and tags. */
   async function planChanged(event: PanelEvent): Promise<void> {
     const account = accounts.getAccount(event.account);
@@ -429,8 +453,11 @@ export function createProvisioning({
       const event = underCurrentName(given);
       switch (event.type) {
         case 'account.created':
-          await ensureAccount(event.account, { email: event.email, plan: event.plan }, true);
+          recordReseller(event.reseller);
+          await ensureAccount(event.account, { email: event.email, plan: event.plan, reseller: event.reseller }, true);
           return;
+        case 'account.transferred':
+          return accountTransferred(event);
         case 'domain.added':
           // The queue runs one domain.added of an account at a time (see ingest), so the domain-limit check holds.
           return domainAdded(event as PanelEvent & { domain: string }, finalAttempt);
