@@ -79,6 +79,14 @@ export function eventFor(difference: Difference, options: { prune: boolean }): P
   const { account, domain, subdomain } = difference;
   switch (difference.kind) {
     case 'account.missing':
+      // With its owner when the panel names one (absent: not said, the event leaves what is stored).
+      return {
+        type: 'account.created',
+        account,
+        email: difference.email,
+        plan: difference.plan,
+        ...(difference.reseller === undefined ? {} : { reseller: difference.reseller }),
+      };
     case 'account.provider-missing':
       return { type: 'account.created', account, email: difference.email, plan: difference.plan };
     case 'domain.missing':

@@ -1,0 +1,76 @@
+/**
+ * Which reseller owns which account (issue 22), end to end with a real plugin database and the
+ * real sandbox: a panel's account.created names the owner, account.transferred moves it, and
+ * `wpp import --apply` follows a transfer the panel made without a hook (and records the
+ * resellers' e-mail addresses the listing gives). The provider knows nothing of resellers: its
+ * users and websites stay as they were.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runWpp } from '../helpers/cli.js';
+import { testEnv, withPlugin } from '../helpers/plugin.js';
+
+const listingWith = (reseller: string | null) => ({
+  panel: 'hosting-panel',
+  accounts: [{ account: 'alice', reseller, domains: [{ domain: 'alice-shop.example' }] }],
+  resellers: [{ name: 'res3', email: 'Res3@Mail.example' }],
+});
+
+describe('resellers: the owner of each account', () => {
+  it('takes the owner from account.created, follows account.transferred, and wpp import --apply follows a transfer the panel made', async () => {
+    await withPlugin(async (plugin, sandbox) => {
+      const owner = () => plugin.accounts.getAccount('alice')?.reseller;
+      expect(
+        (
+          await plugin.postEvents([
+            { type: 'account.created', account: 'alice', email: 'alice@example.net', reseller: 'Res1' },
+            { type: 'domain.added', account: 'alice', domain: 'alice-shop.example', ip: '198.51.100.20' },
+          ])
+        ).status,
+      ).toBe(202);
+      await plugin.idle();
+      expect(owner()).toBe('res1');
+      expect(plugin.accounts.getReseller('res1')).toEqual({ name: 'res1', email: null });
+      expect(plugin.accounts.accountsOfReseller('res1')).toEqual(['alice']);
+      const usersBefore = await sandbox.control<{ id: string }[]>('GET', '/v1.0/user');
+
+      // A later event that does not say who owns the account leaves the owner as it is.
+      await plugin.postEvents([{ type: 'account.created', account: 'alice', email: 'alice@example.org' }]);
+      await plugin.idle();
+      expect(owner()).toBe('res1');
+
+      await plugin.postEvents([{ type: 'account.transferred', account: 'alice', reseller: 'res2' }]);
+      await plugin.idle();
+      expect(owner()).toBe('res2');
+      expect(plugin.accounts.accountsOfReseller('res1')).toEqual([]);
+      expect(plugin.accounts.accountsOfReseller('res2')).toEqual(['alice']);
+
+      // Back to the host: null, not a reseller named "root".
+      await plugin.postEvents([{ type: 'account.transferred', account: 'alice', reseller: null }]);
+      await plugin.idle();
+      expect(owner()).toBeNull();
+
+      // The panel moved alice to res3 with no hook: the import reports it, and --apply queues the transfer.
+      const file = join(plugin.dataDir, 'listing.json');
+      writeFileSync(file, JSON.stringify(listingWith('res3')));
+      const env = testEnv(plugin.dataDir, sandbox);
+      const report = await runWpp(['import', '--file', file], { env });
+      expect(report.code).toBe(0);
+      expect(report.stdout).toContain('differences: 1 reseller.differs');
+      expect(report.stdout).toContain('reseller.differs         alice (transferred from the host to res3)');
+      expect(owner()).toBeNull();
+      const applied = await runWpp(['import', '--file', file, '--apply'], { env });
+      expect(applied.stdout).toContain('queued 1 event');
+      await plugin.idle();
+      expect(owner()).toBe('res3');
+      expect(plugin.accounts.getReseller('res3')).toEqual({ name: 'res3', email: 'res3@mail.example' });
+      const again = await runWpp(['import', '--file', file, '--apply'], { env });
+      expect(again.stdout).toContain('differences: no difference');
+
+      // The provider's users are the same ones: an owner is the plugin's record only.
+      expect(await sandbox.control<{ id: string }[]>('GET', '/v1.0/user')).toEqual(usersBefore);
+      expect(plugin.accounts.getWebsite('alice-shop.example')?.account).toBe('alice');
+    });
+  }, 60_000);
+});
