@@ -60,6 +60,11 @@ describe('resellers: the owner of each account', () => {
       expect(report.stdout).toContain('differences: 1 reseller.differs');
       expect(report.stdout).toContain('reseller.differs         alice (transferred from the host to res3)');
       expect(owner()).toBeNull();
+      // wpp doctor counts the owners and warns that the panel's comparison disagreed.
+      const doctorBefore = await runWpp(['doctor'], { env });
+      expect(doctorBefore.stdout).toMatch(
+        /^warn +resellers +no account owned by a reseller; 1 account the host's own; 3 resellers the panel named without accounts here; the panel comparison of .* found 1 account owned by another reseller: wpp import <panel> --apply follows the transfers$/m,
+      );
       const applied = await runWpp(['import', '--file', file, '--apply'], { env });
       expect(applied.stdout).toContain('queued 1 event');
       await plugin.idle();
@@ -67,6 +72,10 @@ describe('resellers: the owner of each account', () => {
       expect(plugin.accounts.getReseller('res3')).toEqual({ name: 'res3', email: 'res3@mail.example' });
       const again = await runWpp(['import', '--file', file, '--apply'], { env });
       expect(again.stdout).toContain('differences: no difference');
+      const doctorAfter = await runWpp(['doctor'], { env });
+      expect(doctorAfter.stdout).toMatch(
+        /^ok +resellers +1 reseller \(res3 1\); 0 accounts the host's own; 2 resellers the panel named without accounts here; the panel agreed at /m,
+      );
 
       // The provider's users are the same ones: an owner is the plugin's record only.
       expect(await sandbox.control<{ id: string }[]>('GET', '/v1.0/user')).toEqual(usersBefore);
