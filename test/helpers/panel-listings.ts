@@ -16,6 +16,8 @@ export interface ModelAccount {
   email: string;
   plan: string;
   suspended: boolean;
+  /** listaccts' owner: the reseller who owns the account. Default root (the host's own). */
+  owner?: string;
   /** The first is the main domain; then addon and parked ones. */
   domains: { domain: string; type: 'main' | 'addon' | 'parked'; subdomains: string[] }[];
 }
@@ -65,6 +67,7 @@ export function cpanelOutput(model: ModelAccount[]): { listaccts: string; domain
     email: a.email,
     plan: a.plan,
     suspended: a.suspended ? 1 : 0,
+    owner: a.owner ?? 'root',
   }));
   const domains = model.flatMap((a) => {
     const parent = a.domains[0]?.domain ?? '';

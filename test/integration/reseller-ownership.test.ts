@@ -9,6 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runWpp } from '../helpers/cli.js';
+import { cpanelOutput, generateAccounts, installFakeWhmapi } from '../helpers/panel-listings.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
 import { testEnv, withPlugin } from '../helpers/plugin.js';
 
 const listingWith = (reseller: string | null) => ({
@@ -80,6 +82,35 @@ describe('resellers: the owner of each account', () => {
       // The provider's users are the same ones: an owner is the plugin's record only.
       expect(await sandbox.control<{ id: string }[]>('GET', '/v1.0/user')).toEqual(usersBefore);
       expect(plugin.accounts.getWebsite('alice-shop.example')?.account).toBe('alice');
+    });
+  }, 60_000);
+
+  it("wpp import cpanel brings each account with listaccts' owner and the resellers' e-mail, and follows a reseller change", async () => {
+    await withPlugin(async (plugin, sandbox) => {
+      const root = createTempDir('wpp-reseller-root-');
+      try {
+        // acct001 is a reseller (it owns itself and acct002); acct003 is the host's own.
+        const model = generateAccounts(3, 3);
+        const owners = (acct002: string) => model.map((a, i) => ({ ...a, owner: ['acct001', acct002, 'root'][i] as string }));
+        installFakeWhmapi(root, cpanelOutput(owners('acct001')));
+        const env = testEnv(plugin.dataDir, sandbox);
+        const first = await runWpp(['import', 'cpanel', '--root', root, '--apply'], { env });
+        expect(first.code).toBe(0);
+        await plugin.idle();
+        const owner = (account: string) => plugin.accounts.getAccount(account)?.reseller;
+        expect([owner('acct001'), owner('acct002'), owner('acct003')]).toEqual(['acct001', 'acct001', null]);
+        expect(plugin.accounts.listResellers()).toEqual([{ name: 'acct001', email: 'acct001@mail.example' }]);
+
+        // WHM's "Change Ownership" moved acct002 to root, with no hook the plugin heard.
+        installFakeWhmapi(root, cpanelOutput(owners('root')));
+        const moved = await runWpp(['import', 'cpanel', '--root', root, '--apply'], { env });
+        expect(moved.stdout).toContain('reseller.differs         acct002 (transferred from acct001 to the host)');
+        await plugin.idle();
+        expect(owner('acct002')).toBeNull();
+        expect(plugin.accounts.accountsOfReseller('acct001')).toEqual(['acct001']);
+      } finally {
+        removeTempDir(root);
+      }
     });
   }, 60_000);
 });
