@@ -275,7 +275,7 @@ const HOOKS: readonly CpanelHook[] = [
   { category: 'Whostmgr', event: 'Domain::addsubdomain', stage: 'post', translate: subdomainEvent('subdomain.added') },
   { category: 'Whostmgr', event: 'Domain::delsubdomain', stage: 'post', translate: subdomainEvent('subdomain.removed') },
   {
-    // modifyacct: `user` the name before, `newuser` a new name, `domain` a new main domain.
+    // modifyacct: `user` the name before, `newuser` a new name, `domain` a new main domain, `OWNER` a new owner.
     category: 'Whostmgr',
     event: 'Accounts::Modify',
     stage: 'post',
