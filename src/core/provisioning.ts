@@ -11,6 +11,7 @@ import { AppError, describeError } from '../errors.js';
 import { hostPauseOf, unpausedAtProvider, type HostPauseUndone } from './host-pause.js';
 import { callbackTokenFor, hashToken, providerUserIdFor, providerUserIdVariant } from './identity.js';
 import { isMonitoring } from './monitoring.js';
+import { recordReseller, transferAccount } from './reseller-ownership.js';
 import type { Account, DesiredStatus, PausedBy, Plan, ProvisioningFailure, Website } from './types.js';
 
 export interface ProvisioningSettings {
@@ -99,6 +100,7 @@ export function createProvisioning({
     const user = await provider.ensureUser(providerUserId);
     // A created user answers with its key; an existing one is read with it.
     const apiKey = user.api_key ?? (await provider.getUser(providerUserId)).api_key ?? null;
+    recordReseller(accounts, details.reseller);
     accounts.saveAccount({
       account,
       email: details.email ?? null,
@@ -408,28 +410,6 @@ export function createProvisioning({
     logger.info({ from: previous, to: event.account, outcome }, 'account renamed');
   }
 
-  /** A reseller the panel named gets its row (the e-mail comes from the panel's listing: `wpp import`). */
-  function recordReseller(reseller: string | null | undefined): void {
-    if (reseller) accounts.saveReseller({ name: reseller, email: null });
-  }
-
-  /**
-   * The panel handed the account to another reseller (null: to the host itself). The provider
-   * knows nothing of resellers: only the plugin's record changes. An account the plugin does not
-   * know yet is left alone: its creation (a hook, or `wpp import`) brings the owner with it.
-   */
-  function accountTransferred(event: PanelEvent): void {
-    const reseller = event.reseller ?? null;
-    const before = accounts.getAccount(event.account);
-    if (!before) {
-      logger.info({ account: event.account, reseller }, 'transfer of an account the plugin does not know: nothing to do');
-      return;
-    }
-    recordReseller(reseller);
-    accounts.setAccountReseller(event.account, reseller);
-    logger.info({ account: event.account, from: before.reseller ?? null, to: reseller }, 'account transferred to another reseller');
-  }
-
   /** The account moved to another plan: its websites take the plan's settings and tags. */
   async function planChanged(event: PanelEvent): Promise<void> {
     const account = accounts.getAccount(event.account);
@@ -453,11 +433,10 @@ export function createProvisioning({
       const event = underCurrentName(given);
       switch (event.type) {
         case 'account.created':
-          recordReseller(event.reseller);
           await ensureAccount(event.account, { email: event.email, plan: event.plan, reseller: event.reseller }, true);
           return;
         case 'account.transferred':
-          return accountTransferred(event);
+          return transferAccount(accounts, logger, event);
         case 'domain.added':
           // The queue runs one domain.added of an account at a time (see ingest), so the domain-limit check holds.
           return domainAdded(event as PanelEvent & { domain: string }, finalAttempt);
