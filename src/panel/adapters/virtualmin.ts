@@ -127,11 +127,13 @@ function websiteOnly(env: VirtualServer, type: 'domain.suspended' | 'domain.unsu
 
 /**
  * The reseller who owns the server. Virtualmin passes every field of the server's record to the
- * change command as VIRTUALSERVER_<FIELD> (upper-cased key), so the record's `reseller`
- * (virtualmin-gpl list-domains.pl prints it as "Reseller: ..." and filters with --reseller on
- * it) arrives as VIRTUALSERVER_RESELLER. It may name several resellers, space-separated
- * (list-domains.pl splits it on whitespace): the first owns the account here. Empty: no
- * reseller, the host's own (null); absent: not said.
+ * change command as VIRTUALSERVER_<FIELD> (set_domain_envs in virtual-server-lib-funcs.pl:
+ * the upper-cased key), so the record's `reseller` (list-domains.pl prints it as "Reseller: ..."
+ * and filters with --reseller on it) arrives as VIRTUALSERVER_RESELLER; the environments
+ * captured from GPL 8.1.0 carry it, empty (GPL has no resellers), and the old record's as
+ * VIRTUALSERVER_OLDSERVER_RESELLER on a modify. It may name several resellers, space-separated
+ * (can_edit_domain and list-domains.pl split it on whitespace): the first owns the account
+ * here. Empty: no reseller, the host's own (null); absent: not said.
  */
 export function virtualminReseller(raw: string | undefined): string | null | undefined {
   if (raw === undefined) return undefined;
