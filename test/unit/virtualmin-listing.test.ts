@@ -79,4 +79,31 @@ describe('Virtualmin listing (list-domains --json)', () => {
       removeTempDir(root);
     }
   });
+
+  it('reads the resellers with list-resellers where Virtualmin has it (Pro), beside list-domains', async () => {
+    const root = createTempDir('wpp-vm-resellers-');
+    try {
+      mkdirSync(join(root, '/usr/sbin'), { recursive: true });
+      writeFileSync(
+        join(root, '/usr/sbin/virtualmin'),
+        `#!/bin/sh
+case "$*" in
+  "list-domains --json") cat '${join(LISTINGS, 'virtualmin/list-domains-resellers.json')}' ;;
+  "list-resellers --json") cat '${join(LISTINGS, 'virtualmin/list-resellers.json')}' ;;
+  *) exit 9 ;;
+esac
+`,
+      );
+      chmodSync(join(root, '/usr/sbin/virtualmin'), 0o755);
+      const listing = await readPanelListing({ panel: 'virtualmin', root });
+      expect(listing.accounts.map((a) => [a.account, a.reseller])).toEqual([
+        ['cap-top', 'res1'],
+        ['second', 'res2'],
+        ['third', null],
+      ]);
+      expect(listing.resellers).toEqual([{ name: 'res1', email: 'res1@mail.example' }, { name: 'res2' }]);
+    } finally {
+      removeTempDir(root);
+    }
+  });
 });
