@@ -349,6 +349,7 @@ const EMIT_HELP: Record<EmitOption, [string, string]> = {
   ip: ['<address>', "the website's IP address"],
   id: ['<key>', 'idempotency key (derived from the event when absent)'],
   'previous-account': ['<name>', "the account's name before (account.renamed)"],
+  reseller: ['<name>', 'the reseller who owns the account, "" for the host\'s own (account.created, account.transferred)'],
 };
 
 export const hookCommand = () => {

@@ -49,7 +49,9 @@ function describeDifference(d: Difference): string {
     ? ` (protected for ${d.knownAccount})`
     : d.kind === 'suspension.differs'
       ? ` (panel: ${d.suspended ? 'suspended' : 'active'})`
-      : '';
+      : d.kind === 'reseller.differs'
+        ? ` (transferred from ${d.knownReseller ?? 'the host'} to ${d.reseller ?? 'the host'})`
+        : '';
   return `  ${d.kind.padEnd(24)} ${where}${extra}${d.queued ? ' [queued]' : ''}`;
 }
 

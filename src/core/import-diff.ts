@@ -24,6 +24,8 @@ export const DIFFERENCE_KINDS = [
   'domain.other-account',
   /** Suspended in the panel but not in the plugin, or the other way round. */
   'suspension.differs',
+  /** The panel names another reseller as the account's owner than the plugin has: transferred (account.transferred). */
+  'reseller.differs',
   /** The plugin has the account; the provider has no such user. */
   'account.provider-missing',
   /** The plugin protects the website; the provider's last answer was that it does not exist. */
@@ -41,6 +43,10 @@ export interface Difference {
   plan?: string;
   ip?: string;
   suspended?: boolean;
+  /** The reseller the panel names (null: the host's own): account.missing and reseller.differs. */
+  reseller?: string | null;
+  /** The reseller the plugin has (reseller.differs; null: the host's own). */
+  knownReseller?: string | null;
   /** The other account of domain.other-account. */
   knownAccount?: string;
   /** Its event already waits in the jobs table. */
@@ -48,7 +54,8 @@ export interface Difference {
 }
 
 export interface KnownState {
-  accounts: { account: string; state: AccountState; providerUserId: string }[];
+  /** `reseller` absent: not read (a caller of before resellers), so no owner is compared. */
+  accounts: { account: string; state: AccountState; providerUserId: string; reseller?: string | null }[];
   websites: { domain: string; account: string; state: 'active' | 'removed'; subdomains: string[]; providerStatus: string | null }[];
   /** Panel events pending or running. */
   queued: { type: PanelEventType; account: string; domain?: string | undefined; subdomain?: string | undefined }[];
@@ -72,6 +79,14 @@ export function eventFor(difference: Difference, options: { prune: boolean }): P
   const { account, domain, subdomain } = difference;
   switch (difference.kind) {
     case 'account.missing':
+      // With its owner when the panel names one (absent: not said, the event leaves what is stored).
+      return {
+        type: 'account.created',
+        account,
+        email: difference.email,
+        plan: difference.plan,
+        ...(difference.reseller === undefined ? {} : { reseller: difference.reseller }),
+      };
     case 'account.provider-missing':
       return { type: 'account.created', account, email: difference.email, plan: difference.plan };
     case 'domain.missing':
@@ -81,6 +96,8 @@ export function eventFor(difference: Difference, options: { prune: boolean }): P
       return { type: 'subdomain.added', account, domain, subdomain };
     case 'suspension.differs':
       return { type: difference.suspended ? 'account.suspended' : 'account.unsuspended', account };
+    case 'reseller.differs':
+      return { type: 'account.transferred', account, reseller: difference.reseller ?? null };
     case 'domain.gone':
       return options.prune ? { type: 'domain.removed', account, domain } : null;
     case 'domain.other-account':
@@ -99,11 +116,20 @@ function panelSide(listing: PanelListing, known: KnownState): Draft[] {
     const { account, email, plan } = listed;
     const mine = accounts.get(account);
     const live = mine !== undefined && mine.state !== 'deleted';
-    if (!live) found.push({ kind: 'account.missing', account, email, plan });
+    if (!live)
+      found.push({
+        kind: 'account.missing',
+        account,
+        email,
+        plan,
+        ...(listed.reseller === undefined ? {} : { reseller: listed.reseller }),
+      });
     const isSuspended = live && mine.state === 'suspended';
     if (listed.suspended !== undefined && listed.suspended !== isSuspended) {
       found.push({ kind: 'suspension.differs', account, suspended: listed.suspended });
     }
+    const transfer = live ? resellerDifference(listed, mine) : null;
+    if (transfer) found.push(transfer);
     for (const { domain, subdomains, ip } of listed.domains) {
       const website = websites.get(domain);
       if (website?.state === 'active' && website.account !== account) {
@@ -117,6 +143,14 @@ function panelSide(listing: PanelListing, known: KnownState): Draft[] {
     }
   }
   return found;
+}
+
+/** The panel names another owner than the plugin has (either side not saying: nothing compared). */
+function resellerDifference(listed: PanelListing['accounts'][number], mine: KnownState['accounts'][number]): Draft | null {
+  if (listed.reseller === undefined || mine.reseller === undefined) return null;
+  const known = mine.reseller;
+  if ((listed.reseller ?? null) === (known?.toLowerCase() ?? null)) return null;
+  return { kind: 'reseller.differs', account: listed.account, reseller: listed.reseller, knownReseller: known };
 }
 
 /** What the plugin protects that the panel no longer lists, and what the provider lacks. */

@@ -31,6 +31,8 @@ export interface PanelImportDeps {
   now: () => number;
   /** Told about drift found by a scheduled comparison (the notification URL); failures are logged, not retried: the next comparison reports it again. */
   notifyDrift?: ((notice: DriftNotice) => Promise<void>) | undefined;
+  /** Records the resellers the listing names, with their e-mail addresses (db/import.repo.ts): every run, applied or not. */
+  recordResellers?: ((resellers: NonNullable<PanelListing['resellers']>, at: number) => void) | undefined;
   /** Records the run's days of monitoring first for the domains it queues (db/monitoring.repo.ts). */
   chooseMonitoring?: ((choices: MonitoringChoice[]) => void) | undefined;
 }
@@ -99,6 +101,8 @@ export async function runPanelImport(deps: PanelImportDeps, readListing: () => P
   const runId = deps.stats.startRun(IMPORT_RUN, deps.now());
   try {
     const listing = await readListing();
+    // Who the panel's resellers are, and their addresses, changes nothing protected: kept on every run.
+    if (listing.resellers?.length) deps.recordResellers?.(listing.resellers, deps.now());
     const providerUsers = await providerUserIds(deps);
     const comparison = compareListing(listing, deps.repo.knownState(), providerUsers);
     const queued = options.apply ? queueEvents(deps, comparison, options) : null;

@@ -26,8 +26,13 @@ export const listedAccountSchema = z.strictObject({
   plan: optionalText(100),
   /** Absent: the panel's listing does not say (Plesk's), so no suspension difference is reported. */
   suspended: z.boolean().optional(),
+  /** The reseller who owns the account; null: the host's own; absent: the listing does not say, so no owner is compared. */
+  reseller: accountNameSchema.nullable().optional(),
   domains: z.array(listedDomainSchema).default([]),
 });
+
+/** A reseller the panel lists, with the e-mail address it has for it (cPanel: the reseller's own account's). */
+export const listedResellerSchema = z.strictObject({ name: accountNameSchema, email: optionalEmailSchema });
 
 /** The shape of `wpp import --file FILE`, and what every panel reader produces. */
 export const panelListingSchema = z
@@ -35,6 +40,8 @@ export const panelListingSchema = z
     /** Which panel it came from (free text for a file; the reader's name otherwise). */
     panel: z.string().trim().min(1).max(40).default('file'),
     accounts: z.array(listedAccountSchema),
+    /** The panel's resellers (absent: the listing names none). */
+    resellers: z.array(listedResellerSchema).optional(),
   })
   .superRefine((listing, ctx) => {
     const seenAccounts = new Set<string>();

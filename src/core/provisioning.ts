@@ -11,6 +11,7 @@ import { AppError, describeError } from '../errors.js';
 import { hostPauseOf, unpausedAtProvider, type HostPauseUndone } from './host-pause.js';
 import { callbackTokenFor, hashToken, providerUserIdFor, providerUserIdVariant } from './identity.js';
 import { isMonitoring } from './monitoring.js';
+import { recordReseller, transferAccount } from './reseller-ownership.js';
 import type { Account, DesiredStatus, PausedBy, Plan, ProvisioningFailure, Website } from './types.js';
 
 export interface ProvisioningSettings {
@@ -90,7 +91,7 @@ export function createProvisioning({
   /** Creates the provider user of an account (or finds it) and stores it with its key. */
   async function ensureAccount(
     account: string,
-    details: { email?: string | undefined; plan?: string | undefined },
+    details: { email?: string | undefined; plan?: string | undefined; reseller?: string | null | undefined },
     verify: boolean,
   ): Promise<Account> {
     const existing = accounts.getAccount(account);
@@ -99,6 +100,7 @@ export function createProvisioning({
     const user = await provider.ensureUser(providerUserId);
     // A created user answers with its key; an existing one is read with it.
     const apiKey = user.api_key ?? (await provider.getUser(providerUserId)).api_key ?? null;
+    recordReseller(accounts, details.reseller);
     accounts.saveAccount({
       account,
       email: details.email ?? null,
@@ -106,6 +108,8 @@ export function createProvisioning({
       providerUserId,
       providerApiKey: apiKey,
       state: existing && existing.state !== 'deleted' ? existing.state : 'active',
+      // Absent: the panel did not say who owns it, and what is stored stays.
+      ...(details.reseller === undefined ? {} : { reseller: details.reseller }),
     });
     logger.info({ account, providerUserId, created: !existing }, 'provider user ensured');
     return accounts.getAccount(account) as Account;
@@ -429,8 +433,10 @@ export function createProvisioning({
       const event = underCurrentName(given);
       switch (event.type) {
         case 'account.created':
-          await ensureAccount(event.account, { email: event.email, plan: event.plan }, true);
+          await ensureAccount(event.account, { email: event.email, plan: event.plan, reseller: event.reseller }, true);
           return;
+        case 'account.transferred':
+          return transferAccount(accounts, logger, event);
         case 'domain.added':
           // The queue runs one domain.added of an account at a time (see ingest), so the domain-limit check holds.
           return domainAdded(event as PanelEvent & { domain: string }, finalAttempt);

@@ -54,8 +54,13 @@ const toComparison = (row: ComparisonRow): StoredComparison => ({
 
 export function createImportRepo(db: Db) {
   const s = {
-    accounts: db.prepare<[], { account: string; state: KnownState['accounts'][number]['state']; provider_user_id: string }>(
-      'SELECT account, state, provider_user_id FROM accounts',
+    accounts: db.prepare<
+      [],
+      { account: string; state: KnownState['accounts'][number]['state']; provider_user_id: string; reseller: string | null }
+    >('SELECT account, state, provider_user_id, reseller FROM accounts'),
+    upsertReseller: db.prepare(
+      `INSERT INTO resellers (name, email, created_at, updated_at) VALUES (@name, @email, @at, @at)
+       ON CONFLICT (name) DO UPDATE SET email = COALESCE(excluded.email, resellers.email), updated_at = excluded.updated_at`,
     ),
     websites: db.prepare<
       [],
@@ -77,7 +82,12 @@ export function createImportRepo(db: Db) {
   return {
     /** The plugin's side of a comparison, read in one transaction so the three lists agree. */
     knownState: db.transaction((): KnownState => ({
-      accounts: s.accounts.all().map((row) => ({ account: row.account, state: row.state, providerUserId: row.provider_user_id })),
+      accounts: s.accounts.all().map((row) => ({
+        account: row.account,
+        state: row.state,
+        providerUserId: row.provider_user_id,
+        reseller: row.reseller,
+      })),
       websites: s.websites.all().map((row) => ({
         domain: row.domain,
         account: row.account,
@@ -92,6 +102,11 @@ export function createImportRepo(db: Db) {
         subdomain: row.subdomain ?? undefined,
       })),
     })),
+
+    /** Records the resellers a panel listing names, with their e-mail (an absent e-mail keeps the stored one). */
+    saveResellers: db.transaction((resellers: { name: string; email?: string | undefined }[], at: number): void => {
+      for (const reseller of resellers) s.upsertReseller.run({ name: reseller.name, email: reseller.email ?? null, at });
+    }),
 
     saveComparison(input: {
       at: number;

@@ -22,6 +22,7 @@ import { LAYOUT } from '../install/layout.js';
 import { currentInstallSource } from '../install/source.js';
 import { createToolRunner, type ToolRunner } from '../install/tools.js';
 import { verifyInstallations } from '../install/verify.js';
+import { checkResellers } from './resellers.js';
 
 export interface DoctorDeps {
   env: Env;
@@ -279,6 +280,7 @@ export function standardChecks(deps: DoctorDeps): DoctorCheck[] {
     { name: 'clock', run: (signal) => checkClock(config.need(), signal, now) },
     { name: 'disk', run: () => checkDisk(config.need()) },
     { name: 'panel', run: () => checkInstallation(createToolRunner(deps.root ?? '/')) },
+    { name: 'resellers', run: async () => checkResellers(config.need()) },
   ];
 }
 

@@ -62,8 +62,8 @@ export const HOOK_VARIABLES = {
     'NEW_SUBDOMAIN_NAME',
     'OLD_SUBDOMAIN_NAME',
   ],
-  // `newdomain`: domain_change_post's new name (`domain` is the old one there).
-  directadmin: ['username', 'email', 'package', 'domain', 'newdomain', 'subdomain', 'ip', 'user_creation'],
+  // `newdomain`: domain_change_post's new name (`domain` is the old one there); `creator`: the reseller who owns the user.
+  directadmin: ['username', 'email', 'package', 'domain', 'newdomain', 'subdomain', 'ip', 'user_creation', 'creator'],
   virtualmin: VIRTUALMIN_VARIABLES,
 } as const;
 

@@ -19,6 +19,7 @@ async function userFiles(tools: ToolRunner, user: string): Promise<DirectAdminUs
     email: listed.email,
     plan: listed.plan,
     suspended: listed.suspended === true,
+    reseller: listed.reseller,
     ip: domains.find((domain) => domain.ip !== undefined)?.ip,
     domains: domains.map(({ domain, subdomains }) => ({ domain, subdomains: subdomains ?? [] })),
   };

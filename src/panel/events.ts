@@ -24,11 +24,13 @@ export const PANEL_EVENT_TYPES = [
   'account.renamed',
   // A website handed to another account of the same panel (cPanel's Convert Addon Domain to Account): `account` takes it over.
   'domain.moved',
+  // The account handed to another reseller (or to the host itself: `reseller` null), e.g. WHM's modifyacct OWNER.
+  'account.transferred',
 ] as const;
 export type PanelEventType = (typeof PANEL_EVENT_TYPES)[number];
 
 /** Which fields each event type needs beyond `account`. */
-const REQUIRED_FIELDS: Record<PanelEventType, readonly ('domain' | 'subdomain' | 'plan' | 'previousAccount')[]> = {
+const REQUIRED_FIELDS: Record<PanelEventType, readonly ('domain' | 'subdomain' | 'plan' | 'previousAccount' | 'reseller')[]> = {
   'account.created': [],
   'account.suspended': [],
   'account.unsuspended': [],
@@ -42,7 +44,11 @@ const REQUIRED_FIELDS: Record<PanelEventType, readonly ('domain' | 'subdomain' |
   'plan.changed': ['plan'],
   'account.renamed': ['previousAccount'],
   'domain.moved': ['domain'],
+  'account.transferred': ['reseller'],
 };
+
+/** The events that may say who owns the account: its creation and a transfer (the others leave the owner as stored). */
+const RESELLER_EVENTS: readonly PanelEventType[] = ['account.created', 'account.transferred'];
 
 /** Panel user names: cPanel/DirectAdmin use [a-z0-9], Plesk logins may also hold . _ - @. */
 export const accountNameSchema = z
@@ -111,6 +117,11 @@ export const panelEventSchema = z
     ip: optionalIpSchema,
     /** account.renamed only: the name the account had. */
     previousAccount: accountNameSchema.optional(),
+    /**
+     * The panel reseller who owns the account (account.created, account.transferred): absent, the
+     * panel did not say (what is stored stays); null, the host's own account (root or admin made it).
+     */
+    reseller: accountNameSchema.nullable().optional(),
   })
   .superRefine((event, ctx) => {
     if (event.previousAccount !== undefined && event.type !== 'account.renamed') {
@@ -118,6 +129,13 @@ export const panelEventSchema = z
     }
     if (event.type === 'account.renamed' && event.previousAccount === event.account) {
       ctx.addIssue({ code: 'custom', path: ['previousAccount'], message: 'a rename needs a new name: previousAccount equals account' });
+    }
+    if (event.reseller !== undefined && !RESELLER_EVENTS.includes(event.type)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reseller'],
+        message: `reseller belongs to ${RESELLER_EVENTS.join(' or ')}, not ${event.type}`,
+      });
     }
     for (const field of REQUIRED_FIELDS[event.type]) {
       if (event[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} is required for ${event.type}` });
@@ -150,6 +168,8 @@ export function deriveEventId(source: string, draft: PanelEventDraft, occurredAt
     draft.ip ?? '',
     // Only when present: every id derived before account.renamed existed stays what it was.
     ...(draft.previousAccount ? [draft.previousAccount] : []),
+    // Likewise the reseller, when the panel named one: null (the host's own) is marked apart from a name.
+    ...(draft.reseller === undefined ? [] : [`reseller:${draft.reseller ?? ''}`]),
     String(minute),
   ];
   return `${source}:${createHash('sha256').update(parts.join('\u0000').toLowerCase()).digest('hex').slice(0, 32)}`;

@@ -11,7 +11,14 @@ import type { OwnerLookup } from '../core/job-kinds.js';
 import { normalizeDomain } from '../provider/spec.js';
 import { AppError } from '../errors.js';
 import { nothingToDo, type AdapterResult } from './adapters/result.js';
-import { pleskOwnerQuestion, pleskSubscriptionQuestion, translatePleskEvent, type PleskWebsite } from './adapters/plesk.js';
+import {
+  pleskOwnerQuestion,
+  pleskResellerQuestion,
+  pleskSubscriptionQuestion,
+  translatePleskEvent,
+  type PleskWebsite,
+} from './adapters/plesk.js';
+import { accountNameSchema } from './events.js';
 import type { PanelEvent } from './events.js';
 import type { ToolRunner } from '../install/tools.js';
 
@@ -49,6 +56,22 @@ export async function askPleskForSubscriptionSites(tools: ToolRunner, domain: st
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line !== '');
+}
+
+/**
+ * The reseller who owns a customer: its owner in Plesk's `clients` table (`parent_id`, the
+ * owner's `type` 'admin' or 'reseller', as public tools read resellers: lviana/reaper's
+ * collector, Plesk's own migration scripts join `clients` the same way). Null for the
+ * administrator's own customers. The login is checked as an account name first: it goes into the query.
+ */
+export async function askPleskForReseller(tools: ToolRunner, login: string): Promise<string | null> {
+  const checked = accountNameSchema.safeParse(login);
+  if (!checked.success) throw new Error(`"${login}" is not a customer login`);
+  const query = `SELECT p.login, p.type FROM clients c JOIN clients p ON p.id = c.parent_id WHERE c.login = '${checked.data}'`;
+  const result = await tools.check(PLESK_TOOL, ['db', '-Ne', query], { timeoutMs: 30_000 });
+  const [owner, type] = (result.stdout.split(/\r?\n/).find((line) => line.trim() !== '') ?? '').trim().split(/\s+/);
+  if (owner === undefined || owner === '' || type === undefined) throw new Error(`plesk db names no owner of customer ${checked.data}`);
+  return type === 'reseller' ? owner : null;
 }
 
 export interface PleskOwnerSources {
@@ -107,6 +130,8 @@ export async function translatePleskHook(
     const result = translatePleskEvent(event, env, now, undefined, websites);
     return result.ok && note !== undefined ? { ...result, note: `${result.note}; ${note}` } : result;
   }
+  const customer = pleskResellerQuestion(event, env);
+  if (customer !== undefined) return withReseller(event, env, customer, sources, now);
   const question = pleskOwnerQuestion(event, env);
   if (question === undefined) return translatePleskEvent(event, env, now);
   if (question.removal) {
@@ -127,6 +152,23 @@ export async function translatePleskHook(
     };
   }
   return translatePleskEvent(event, env, now, owner);
+}
+
+/** client_create with its reseller; when Plesk cannot say, the account is still created and the panel check brings the owner. */
+async function withReseller(
+  event: string,
+  env: Record<string, string | undefined>,
+  customer: string,
+  sources: PleskOwnerSources,
+  now: Date,
+): Promise<PleskHookResult> {
+  try {
+    return translatePleskEvent(event, env, now, undefined, [], await askPleskForReseller(sources.tools, customer));
+  } catch (error) {
+    const result = translatePleskEvent(event, env, now);
+    const why = `its reseller is not known (${error instanceof Error ? error.message : String(error)}): the panel check brings it`;
+    return result.ok ? { ...result, note: `${result.note}; ${why}` } : result;
+  }
 }
 
 /**

@@ -38,6 +38,7 @@ export function wirePanelImport(
     stats: parts.stats,
     provider: parts.provider,
     ingestEvents: (events) => queue.ingestEvents(events),
+    recordResellers: imports.saveResellers,
     chooseMonitoring: createMonitoringRepo(parts.db, parts.now).save,
     logger: parts.logger.child({ component: 'import' }),
     now: parts.now,

@@ -16,6 +16,8 @@ export interface ModelAccount {
   email: string;
   plan: string;
   suspended: boolean;
+  /** listaccts' owner: the reseller who owns the account. Default root (the host's own). */
+  owner?: string;
   /** The first is the main domain; then addon and parked ones. */
   domains: { domain: string; type: 'main' | 'addon' | 'parked'; subdomains: string[] }[];
 }
@@ -65,6 +67,7 @@ export function cpanelOutput(model: ModelAccount[]): { listaccts: string; domain
     email: a.email,
     plan: a.plan,
     suspended: a.suspended ? 1 : 0,
+    owner: a.owner ?? 'root',
   }));
   const domains = model.flatMap((a) => {
     const parent = a.domains[0]?.domain ?? '';
@@ -106,14 +109,23 @@ esac
   );
 }
 
-/** A fake plesk printing the recorded listings (test/fixtures/panels/listings/plesk/). */
-export function installFakePlesk(root: string): void {
+/**
+ * A fake plesk printing the recorded listings (test/fixtures/panels/listings/plesk/); `plesk db`
+ * prints the recorded owners (db-owners.txt) or resellers (db-resellers.txt) for the listing's
+ * two queries, or fails as a Plesk without its database would (`db: false`).
+ */
+export function installFakePlesk(root: string, options: { db?: boolean } = {}): void {
   const out = join(root, 'recorded');
   cpSync(join(LISTINGS, 'plesk'), out, { recursive: true });
+  const db =
+    options.db === false
+      ? 'echo "Unable to connect to the database" >&2; exit 1'
+      : `case "$3" in *"type = 'reseller'"*) cat '${out}/db-resellers.txt' ;; *) cat '${out}/db-owners.txt' ;; esac; exit 0`;
   writeTool(
     root,
     '/usr/sbin/plesk',
     `echo "plesk $*" >> '${root}/calls.log'
+if [ "$1 $2" = "db -Ne" ]; then ${db}; fi
 case "$2 $3" in
   "customer --list") cat '${out}/customer-list.txt' ;;
   "domain --list") cat '${out}/domain-list.txt' ;;

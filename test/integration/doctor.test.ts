@@ -84,6 +84,7 @@ describe('wpp doctor', () => {
         'ok clock',
         'ok disk',
         'skip panel',
+        'ok resellers',
       ]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`provider ${sandbox.url}`);
@@ -106,6 +107,7 @@ describe('wpp doctor', () => {
         'clock',
         'disk',
         'panel',
+        'resellers',
       ]);
     });
   }, 60_000);
@@ -117,7 +119,7 @@ describe('wpp doctor', () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(new RegExp(`^FAIL +provider +${sandbox.url.replaceAll('.', '\\.')} is down or unreachable: .*503`, 'm'));
       expect(run.stdout).toMatch(/^ok +service /m);
-      expect(run.stdout.trimEnd().split('\n')).toHaveLength(8);
+      expect(run.stdout.trimEnd().split('\n')).toHaveLength(9);
 
       // Stopped altogether: refused connections.
       await sandbox.close();

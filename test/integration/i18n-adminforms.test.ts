@@ -193,6 +193,8 @@ describe('the admin forms in each language', () => {
               {
                 account: 'alice',
                 suspended: true,
+                // Owned by res1 in the plugin: a transfer, whose words are the page's too.
+                reseller: 'res2',
                 domains: [
                   { domain: 'a1.example', subdomains: ['shop'] },
                   { domain: 'new.example', subdomains: [] },
@@ -201,9 +203,10 @@ describe('the admin forms in each language', () => {
               { account: 'dora', domains: [{ domain: 'c1.example', subdomains: [] }] },
             ],
           }),
-          { accounts: [], websites: [], queued: [] },
+          { accounts: [{ account: 'alice', state: 'active', providerUserId: 'alice-id', reseller: 'res1' }], websites: [], queued: [] },
           null,
         );
+        expect(comparison.counts['reseller.differs']).toBe(1);
         for (const kind of DIFFERENCE_KINDS) comparison.counts[kind] ||= 1;
         plugin.imports.saveComparison({ at: Date.now() - 86_400_000, panel: 'cpanel', source: 'schedule', comparison, applied: null });
         plugin.imports.saveComparison({ at: Date.now(), panel: 'cpanel', source: 'cli', comparison, applied: 2 });
@@ -212,7 +215,7 @@ describe('the admin forms in each language', () => {
         await expectTranslated(
           plugin,
           [...BULK, ...IMPORT],
-          longestFirst([...DATA, provider, ...DIFFERENCE_KINDS, 'new.example', 'dora', 'cpanel', 'shop']),
+          longestFirst([...DATA, provider, ...DIFFERENCE_KINDS, 'new.example', 'dora', 'cpanel', 'shop', 'res1', 'res2']),
         );
       },
       { env: { WPP_AUTO_PROTECT: 'false' } },

@@ -123,3 +123,57 @@ describe('compareListing', () => {
     expect(comparison.counts['account.provider-missing']).toBe(0);
   });
 });
+
+describe('compareListing: which reseller owns which account', () => {
+  const owned = parseListing(
+    {
+      accounts: [
+        { account: 'bob', reseller: 'res2', domains: [] },
+        { account: 'carol', reseller: null, domains: [] },
+        { account: 'dave', reseller: 'res1', domains: [] },
+        { account: 'erin', domains: [] },
+        { account: 'frank', reseller: 'res1', domains: [] },
+      ],
+    },
+    'test',
+  );
+  const known = (account: string, reseller: string | null | undefined) => ({
+    account,
+    state: 'active' as const,
+    providerUserId: `${account}-id`,
+    ...(reseller === undefined ? {} : { reseller }),
+  });
+
+  it('reports an account the panel gives another reseller as transferred, and --apply queues the transfer', () => {
+    const comparison = compareListing(
+      owned,
+      // bob moved res1 -> res2, carol res1 -> the host; dave agrees; erin: the panel does not say; frank is new.
+      { accounts: [known('bob', 'res1'), known('carol', 'res1'), known('dave', 'res1'), known('erin', 'res3')], websites: [], queued: [] },
+      null,
+    );
+    expect(comparison.differences.filter((d) => d.kind === 'reseller.differs')).toEqual([
+      { kind: 'reseller.differs', account: 'bob', reseller: 'res2', knownReseller: 'res1', queued: false },
+      { kind: 'reseller.differs', account: 'carol', reseller: null, knownReseller: 'res1', queued: false },
+    ]);
+    expect(comparison.counts['reseller.differs']).toBe(2);
+    expect(eventsToApply(comparison, { prune: false })).toEqual([
+      { type: 'account.transferred', account: 'bob', reseller: 'res2' },
+      { type: 'account.transferred', account: 'carol', reseller: null },
+      // A new account comes in with its owner.
+      { type: 'account.created', account: 'frank', email: undefined, plan: undefined, reseller: 'res1' },
+    ]);
+  });
+
+  it('compares no owner where the plugin did not read one, and leaves a queued transfer alone', () => {
+    expect(compareListing(owned, { accounts: [known('bob', undefined)], websites: [], queued: [] }, null).counts['reseller.differs']).toBe(
+      0,
+    );
+    const queued = compareListing(
+      owned,
+      { accounts: [known('bob', 'res1')], websites: [], queued: [{ type: 'account.transferred', account: 'bob' }] },
+      null,
+    );
+    expect(queued.differences.find((d) => d.kind === 'reseller.differs')?.queued).toBe(true);
+    expect(eventsToApply(queued, { prune: false }).some((e) => e.type === 'account.transferred')).toBe(false);
+  });
+});

@@ -54,7 +54,7 @@ describe('the job registry', () => {
           {
             kind: 'panel.event',
             // @ts-expect-error -- an unknown event type: a type error, and the whole batch is refused.
-            payload: { id: 'e2', type: 'account.transferred', occurredAt: '2026-11-23T10:00:00Z', account: 'bob' },
+            payload: { id: 'e2', type: 'account.merged', occurredAt: '2026-11-23T10:00:00Z', account: 'bob' },
             maxAttempts: 3,
           },
         ]),

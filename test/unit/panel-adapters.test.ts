@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { describeCpanelHooks, translateCpanelHook } from '../../src/panel/adapters/cpanel.js';
+import { describeCpanelHooks, readCpanelHook, translateCpanelHook } from '../../src/panel/adapters/cpanel.js';
 import { DIRECTADMIN_HOOKS, translateDirectAdminHook } from '../../src/panel/adapters/directadmin.js';
 import { translateEmit } from '../../src/panel/adapters/emit.js';
 import { PLESK_EVENTS, pleskOwnerQuestion, translatePleskEvent } from '../../src/panel/adapters/plesk.js';
-import { ownerFromDomainInfo } from '../../src/panel/plesk-owner.js';
+import { askPleskForReseller, ownerFromDomainInfo, translatePleskHook } from '../../src/panel/plesk-owner.js';
+import type { ToolRunner } from '../../src/install/tools.js';
 import type { AdapterResult } from '../../src/panel/adapters/result.js';
 import type { PanelEvent } from '../../src/panel/events.js';
 
@@ -517,5 +518,104 @@ describe('wpp hook emit', () => {
     expect(derived[0]).toMatch(/^emit:[0-9a-f]{32}$/);
     expect(idsOf(translateEmit(['account.suspended', '--account', 'ALICE'], SAME_MINUTE))).toEqual(derived);
     expect(idsOf(translateEmit(['account.suspended', '--account', 'alice'], NEXT_MINUTE))).not.toEqual(derived);
+  });
+});
+
+/** Who owns the account (issue 22): each panel's owner field as the event's `reseller`, and transfers between resellers. */
+describe('resellers: the owner of each account, from every panel', () => {
+  /** type, account and reseller of each event (`undefined`: the panel did not say). */
+  const owners = (result: AdapterResult) => {
+    if (!result.ok) throw new Error(`expected ok, got: ${result.error}`);
+    return result.events.map((event) => [event.type, event.account, event.reseller]);
+  };
+  const NO_PANEL = { domainsOf: () => Promise.reject(new Error('not read')) };
+  const NO_LOCAL = { websitesOf: () => [] };
+
+  it("cPanel Accounts::Create: createacct's owner is the reseller; root is the host's own", () => {
+    expect(owners(cpanel('accounts-create-reseller', NOW))[0]).toEqual(['account.created', 'alice', 'res1']);
+    expect(owners(cpanel('accounts-create', NOW))[0]).toEqual(['account.created', 'alice', null]);
+    // No owner in the payload: not said, so whatever the plugin has stays.
+    const withoutOwner = fixture('cpanel/accounts-create.json') as { context: unknown; data: Record<string, unknown> };
+    delete withoutOwner.data.owner;
+    expect(owners(translateCpanelHook(withoutOwner, NOW))[0]).toEqual(['account.created', 'alice', undefined]);
+  });
+
+  it("cPanel Accounts::Modify: modifyacct's OWNER is a transfer, under the new name after a rename", async () => {
+    expect(owners(await readCpanelHook(fixture('cpanel/accounts-modify-owner.json'), NO_PANEL, NO_LOCAL, NOW))).toEqual([
+      ['account.transferred', 'alice', 'res2'],
+    ]);
+    expect(owners(await readCpanelHook(fixture('cpanel/accounts-modify-owner-root.json'), NO_PANEL, NO_LOCAL, NOW))).toEqual([
+      ['account.renamed', 'alicia', undefined],
+      ['account.transferred', 'alicia', null],
+    ]);
+  });
+
+  it("DirectAdmin: user_create_post's creator is the reseller (admin: the host's own); user_modify_post's creator the owner now", () => {
+    expect(owners(directadmin('user-create-post-reseller', NOW))[0]).toEqual(['account.created', 'fred', 'res1']);
+    expect(owners(directadmin('user-create-post', NOW))[0]).toEqual(['account.created', 'fred', null]);
+    expect(owners(directadmin('user-modify-post-creator', NOW))).toEqual([
+      ['plan.changed', 'fred', undefined],
+      ['account.transferred', 'fred', 'res2'],
+    ]);
+  });
+
+  it('DirectAdmin user_restore_post: the account comes back with the owner its user.conf names', () => {
+    const files = { email: undefined, plan: 'bronze', suspended: false, reseller: 'res1', ip: undefined, domains: [] };
+    expect(owners(translateDirectAdminHook('user_restore_post', { username: 'fred' }, NOW, files))).toEqual([
+      ['account.created', 'fred', 'res1'],
+    ]);
+  });
+
+  /** A ToolRunner whose `plesk db` prints `stdout` (or fails), recording the query. */
+  const pleskDb = (stdout: string | null, queries: string[] = []): ToolRunner =>
+    ({
+      root: '/',
+      at: (path: string) => path,
+      exists: () => Promise.resolve(true),
+      run: () => Promise.reject(new Error('not used')),
+      check: (_tool: string, args: string[]) => {
+        queries.push(args[2] ?? '');
+        return stdout === null ? Promise.reject(new Error('plesk db: no database')) : Promise.resolve({ code: 0, stdout, stderr: '' });
+      },
+    }) as ToolRunner;
+  const sources = (tools: ToolRunner) => ({ tools, websiteAccount: () => undefined });
+
+  it("Plesk client_create: the customer's owner from Plesk's clients table (a reseller, or the administrator's own)", async () => {
+    const { event, env } = fixture('plesk/client-create.json') as { event: string; env: Env };
+    const queries: string[] = [];
+    const reseller = await translatePleskHook(
+      event,
+      env,
+      sources(pleskDb(fixtureText('plesk/db-customer-owner-reseller.txt'), queries)),
+      NOW,
+    );
+    expect(owners(reseller)).toEqual([['account.created', 'jdoe', 'res1']]);
+    expect(queries[0]).toContain("WHERE c.login = 'jdoe'");
+    const admin = await translatePleskHook(event, env, sources(pleskDb(fixtureText('plesk/db-customer-owner-admin.txt'))), NOW);
+    expect(owners(admin)).toEqual([['account.created', 'jdoe', null]]);
+  });
+
+  it('Plesk client_create: still creates the account when Plesk cannot name the owner, and says so', async () => {
+    const { event, env } = fixture('plesk/client-create.json') as { event: string; env: Env };
+    const result = await translatePleskHook(event, env, sources(pleskDb(null)), NOW);
+    expect(owners(result)).toEqual([['account.created', 'jdoe', undefined]]);
+    expect(result.ok && result.note).toContain('its reseller is not known');
+    // A login that is no account name never reaches the query.
+    await expect(askPleskForReseller(pleskDb(''), "x' OR '1'='1")).rejects.toThrow('is not a customer login');
+  });
+
+  it('wpp hook emit: --reseller names the owner, "" the host\'s own; a transfer needs one', () => {
+    expect(owners(translateEmit(['account.created', '--account', 'fred', '--reseller', 'Res1'], NOW))).toEqual([
+      ['account.created', 'fred', 'res1'],
+    ]);
+    expect(owners(translateEmit(['account.transferred', '--account', 'fred', '--reseller', ''], NOW))).toEqual([
+      ['account.transferred', 'fred', null],
+    ]);
+    expect(errorOf(translateEmit(['account.transferred', '--account', 'fred'], NOW)).error).toBe(
+      'emit: account.transferred needs a reseller: --reseller is missing',
+    );
+    expect(errorOf(translateEmit(['domain.added', '--account', 'fred', '--domain', 'f.example', '--reseller', 'res1'], NOW)).paths).toEqual(
+      ['--reseller'],
+    );
   });
 });

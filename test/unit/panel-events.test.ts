@@ -39,4 +39,29 @@ describe('panel events: account.renamed and domain.moved', () => {
     const fromAli = deriveEventId('cpanel', { type: 'account.renamed', account: 'alicia', previousAccount: 'ali' }, AT);
     expect(fromAlice).not.toBe(fromAli);
   });
+
+  it('carries the reseller on account.created and account.transferred only; a transfer needs one (null: the host)', () => {
+    const issues = (draft: Parameters<typeof finishEvent>[1]) => {
+      const result = finishEvent('cpanel', draft, AT);
+      return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    };
+    const created = finishEvent('cpanel', { type: 'account.created', account: 'alice', reseller: 'Res1' }, AT);
+    expect(created.success && created.data.reseller).toBe('res1');
+    expect(issues({ type: 'account.transferred', account: 'alice', reseller: null })).toEqual([]);
+    expect(issues({ type: 'account.transferred', account: 'alice' })).toEqual(['reseller: reseller is required for account.transferred']);
+    expect(issues({ type: 'domain.added', account: 'alice', domain: 'a.example', reseller: 'res1' })).toEqual([
+      'reseller: reseller belongs to account.created or account.transferred, not domain.added',
+    ]);
+  });
+
+  it('keeps the id of an account.created that names no reseller, and tells owners apart (null from a name)', () => {
+    const draft = { type: 'account.created', account: 'alice', email: 'alice@example.net', plan: 'gold' } as const;
+    // The id derived before resellers existed (the foundation's code): a replay after the upgrade is the same event.
+    const before = 'cpanel:381edbc2072a06180c198eaf321356e0';
+    expect(deriveEventId('cpanel', draft, AT)).toBe(before);
+    expect(deriveEventId('cpanel', { ...draft, reseller: undefined }, AT)).toBe(before);
+    const host = deriveEventId('cpanel', { ...draft, reseller: null }, AT);
+    const res1 = deriveEventId('cpanel', { ...draft, reseller: 'res1' }, AT);
+    expect(new Set([before, host, res1]).size).toBe(3);
+  });
 });

@@ -1,8 +1,10 @@
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseListing } from '../../src/core/panel-listing.js';
 import { createToolRunner } from '../../src/install/tools.js';
 import { cpanelListing } from '../../src/panel/listings/cpanel.js';
-import { readDirectAdminListing } from '../../src/panel/listings/directadmin.js';
+import { DIRECTADMIN_USERS, readDirectAdminListing } from '../../src/panel/listings/directadmin.js';
 import { readListingFile, readPanelListing } from '../../src/panel/listings/index.js';
 import { parseDomainInfo, pleskListing } from '../../src/panel/listings/plesk.js';
 import { installDirectAdminFiles, installFakePlesk, LISTINGS, readListingFixture } from '../helpers/panel-listings.js';
@@ -28,6 +30,8 @@ describe('cPanel listing (whmapi1 listaccts + get_domain_info)', () => {
       email: 'bob@mail.example',
       plan: 'Business',
       suspended: false,
+      // listaccts' owner is root: the host's own account.
+      reseller: null,
       domains: [
         { domain: 'bob.example', subdomains: ['blog'], ip: '192.0.2.10' },
         { domain: 'shop.example', subdomains: ['dev'], ip: '192.0.2.10' },
@@ -48,6 +52,25 @@ describe('cPanel listing (whmapi1 listaccts + get_domain_info)', () => {
       { domain: 'bob.example', subdomains: ['blog'], ip: '192.0.2.10' },
       { domain: 'shop.example', subdomains: ['dev'], ip: '192.0.2.10' },
       { domain: 'bob-alias.example', subdomains: [], ip: '192.0.2.10' },
+    ]);
+  });
+
+  it("names each account's reseller from listaccts' owner (root: the host's own) and lists the resellers with their own account's e-mail", () => {
+    const listing = parseListing(
+      cpanelListing(readListingFixture('cpanel/listaccts-resellers.json'), readListingFixture('cpanel/get_domain_info.json')),
+      'cpanel',
+    );
+    expect(listing.accounts.map((a) => [a.account, a.reseller])).toEqual([
+      ['bob', null],
+      ['carol', 'res1'],
+      // A reseller owns its own account.
+      ['res1', 'res1'],
+      ['dave', 'res2'],
+    ]);
+    // res2 has no account of its own on this server (or none listed): no address.
+    expect(listing.resellers).toEqual([
+      { name: 'res1', email: 'res1@mail.example' },
+      { name: 'res2', email: undefined },
     ]);
   });
 
@@ -106,6 +129,36 @@ describe('Plesk listing (customer --list, domain --list, domain --info)', () => 
       expect(listing.accounts.map((a) => a.account)).toEqual(['bob', 'carol', 'admin']);
     });
   });
+
+  it("reads each customer's owner and the resellers from plesk db: a reseller, the administrator's (null), or not said", async () => {
+    await withRoot(async (root) => {
+      installFakePlesk(root);
+      const listing = await readPanelListing({ panel: 'plesk', root });
+      // admin is no customer: the clients query does not name its owner, so none is compared.
+      expect(listing.accounts.map((a) => [a.account, a.reseller])).toEqual([
+        ['bob', 'res1'],
+        ['carol', null],
+        ['admin', undefined],
+      ]);
+      expect(listing.resellers).toEqual([
+        { name: 'res1', email: 'res1@mail.example' },
+        { name: 'res2', email: undefined },
+      ]);
+    });
+  });
+
+  it('still lists the accounts when plesk db cannot be read, saying nothing of owners', async () => {
+    await withRoot(async (root) => {
+      installFakePlesk(root, { db: false });
+      const listing = await readPanelListing({ panel: 'plesk', root });
+      expect(listing.accounts.map((a) => [a.account, a.reseller])).toEqual([
+        ['bob', undefined],
+        ['carol', undefined],
+        ['admin', undefined],
+      ]);
+      expect(listing.resellers).toBeUndefined();
+    });
+  });
 });
 
 describe('DirectAdmin listing (data/users/<user>/ files)', () => {
@@ -119,6 +172,8 @@ describe('DirectAdmin listing (data/users/<user>/ files)', () => {
           email: 'bob@mail.example',
           plan: 'business',
           suspended: false,
+          // creator=admin: the host's own user.
+          reseller: null,
           domains: [
             { domain: 'bob.example', subdomains: ['blog', 'staging'], ip: '192.0.2.30' },
             { domain: 'shop.example', subdomains: [], ip: '192.0.2.30' },
@@ -129,10 +184,23 @@ describe('DirectAdmin listing (data/users/<user>/ files)', () => {
           email: 'carol@mail.example',
           plan: 'default',
           suspended: true,
+          reseller: null,
           domains: [{ domain: 'carol.example', subdomains: [], ip: '192.0.2.30' }],
         },
-        { account: 'dave', email: 'dave@mail.example', plan: 'business', suspended: false, domains: [] },
+        { account: 'dave', email: 'dave@mail.example', plan: 'business', suspended: false, reseller: null, domains: [] },
       ]);
+    });
+  });
+
+  it("names each user's reseller from user.conf's creator, and lists the users of usertype=reseller as resellers", async () => {
+    await withRoot(async (root) => {
+      cpSync(join(LISTINGS, 'directadmin-resellers/users'), join(root, DIRECTADMIN_USERS), { recursive: true });
+      const listing = parseListing(await readDirectAdminListing(createToolRunner(root)), 'directadmin');
+      expect(listing.accounts.map((a) => [a.account, a.reseller])).toEqual([
+        ['erin', 'res1'],
+        ['res1', null],
+      ]);
+      expect(listing.resellers).toEqual([{ name: 'res1', email: 'res1@mail.example' }]);
     });
   });
 
@@ -148,6 +216,29 @@ describe('JSON listing file', () => {
     const listing = await readListingFile(`${LISTINGS}file/listing.json`);
     expect(listing.panel).toBe('hosting-panel');
     expect(listing.accounts[1]).toEqual({ account: 'frank', suspended: true, domains: [{ domain: 'frank.example', subdomains: [] }] });
+  });
+
+  it("takes each account's reseller (null: the host's own) and the resellers with their e-mail", () => {
+    const listing = parseListing(
+      {
+        accounts: [
+          { account: 'Erin', reseller: 'Res1', domains: [] },
+          { account: 'frank', reseller: null, domains: [] },
+          { account: 'gina', domains: [] },
+        ],
+        resellers: [{ name: 'Res1', email: 'Res1@Mail.example' }],
+      },
+      'f.json',
+    );
+    expect(listing.accounts.map((a) => [a.account, a.reseller])).toEqual([
+      ['erin', 'res1'],
+      ['frank', null],
+      ['gina', undefined],
+    ]);
+    expect(listing.resellers).toEqual([{ name: 'res1', email: 'res1@mail.example' }]);
+    expect(() => parseListing({ accounts: [{ account: 'a', reseller: 'no spaces here', domains: [] }] }, 'f.json')).toThrow(
+      /accounts\.0\.reseller/,
+    );
   });
 
   it('refuses unknown fields and a domain listed twice', () => {

@@ -209,4 +209,34 @@ describe('Virtualmin post-change command', () => {
     expect(first.ok && again.ok && first.events[0]?.id === again.events[0]?.id).toBe(true);
     expect(first.ok && first.events[0]?.id.startsWith('virtualmin:')).toBe(true);
   });
+
+  describe('resellers (VIRTUALSERVER_RESELLER, as captured: empty on Virtualmin GPL)', () => {
+    const owners = (result: AdapterResult) => {
+      if (!result.ok) throw new Error(`expected ok, got: ${result.error}`);
+      return result.events.map((event) => [event.type, event.account, event.reseller]);
+    };
+
+    it("a top-level server's reseller owns the account; none (empty) is the host's own", () => {
+      expect(owners(post('create-top-level-reseller'))[0]).toEqual(['account.created', 'cap-top', 'res1']);
+      expect(owners(post('create-top-level'))[0]).toEqual(['account.created', 'cap-top', null]);
+      // Several resellers: the first owns it.
+      expect(owners(post('create-top-level', { VIRTUALSERVER_RESELLER: 'res2 res1' }))[0]).toEqual(['account.created', 'cap-top', 'res2']);
+      // A launcher that does not pass the variable: not said.
+      expect(owners(post('create-top-level', { VIRTUALSERVER_RESELLER: undefined }))[0]).toEqual(['account.created', 'cap-top', undefined]);
+    });
+
+    it('a server handed to another reseller is a transfer; the same reseller after a change is nothing to do', () => {
+      expect(owners(post('modify-reseller-top-level'))).toEqual([['account.transferred', 'cap-top', 'res2']]);
+      expect(owners(post('modify-reseller-top-level', { VIRTUALSERVER_RESELLER: '' }))).toEqual([['account.transferred', 'cap-top', null]]);
+      expect(post('modify-reseller-top-level', { VIRTUALSERVER_RESELLER: 'res1' })).toEqual({
+        ok: true,
+        events: [],
+        note: expect.stringContaining('no new reseller'),
+      });
+    });
+
+    it('passes the reseller variables through the launcher', () => {
+      expect(VIRTUALMIN_VARIABLES).toEqual(expect.arrayContaining(['VIRTUALSERVER_RESELLER', 'VIRTUALSERVER_OLDSERVER_RESELLER']));
+    });
+  });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseListing } from '../../src/core/panel-listing.js';
 import { readPanelListing } from '../../src/panel/listings/index.js';
-import { parseVirtualminDomains } from '../../src/panel/listings/virtualmin.js';
+import { parseVirtualminDomains, parseVirtualminResellers } from '../../src/panel/listings/virtualmin.js';
 import { LISTINGS, readListingFixture } from '../helpers/panel-listings.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
@@ -20,6 +20,8 @@ describe('Virtualmin listing (list-domains --json)', () => {
         account: 'cap-top',
         email: 'owner@example.com',
         suspended: false,
+        // Virtualmin GPL has no resellers: list-domains names none, the host's own.
+        reseller: null,
         domains: [
           { domain: 'cap-top.example.com', subdomains: [], ip: '192.0.2.2' },
           { domain: 'blog.cap-top.example.com', subdomains: [], ip: '192.0.2.2' },
@@ -27,8 +29,28 @@ describe('Virtualmin listing (list-domains --json)', () => {
         ],
       },
       // Created without --email: Virtualmin's made-up second@vm is no address.
-      { account: 'second', suspended: true, domains: [{ domain: 'second.example.org', subdomains: [], ip: '192.0.2.2' }] },
+      {
+        account: 'second',
+        suspended: true,
+        reseller: null,
+        domains: [{ domain: 'second.example.org', subdomains: [], ip: '192.0.2.2' }],
+      },
     ]);
+  });
+
+  it("names each top-level server's reseller (the first of several; none: the host's own) and reads list-resellers' e-mail", () => {
+    const listing = parseListing(parseVirtualminDomains(readListingFixture('virtualmin/list-domains-resellers.json')), 'virtualmin');
+    expect(listing.accounts.map((a) => [a.account, a.reseller])).toEqual([
+      ['cap-top', 'res1'],
+      ['second', 'res2'],
+      ['third', null],
+    ]);
+    expect(parseVirtualminResellers(readListingFixture('virtualmin/list-resellers.json'))).toEqual([
+      { name: 'res1', email: 'res1@mail.example' },
+      { name: 'res2' },
+    ]);
+    // Virtualmin GPL: no list-resellers command, so no resellers.
+    expect(parseVirtualminResellers('Unknown command list-resellers')).toEqual([]);
   });
 
   it("refuses a failed call with Virtualmin's reason, and output of another shape", () => {
@@ -53,6 +75,33 @@ describe('Virtualmin listing (list-domains --json)', () => {
       chmodSync(join(root, '/usr/sbin/virtualmin'), 0o755);
       const listing = await readPanelListing({ panel: 'virtualmin', root });
       expect(listing.accounts.map((a) => a.account)).toEqual(['cap-top', 'second']);
+    } finally {
+      removeTempDir(root);
+    }
+  });
+
+  it('reads the resellers with list-resellers where Virtualmin has it (Pro), beside list-domains', async () => {
+    const root = createTempDir('wpp-vm-resellers-');
+    try {
+      mkdirSync(join(root, '/usr/sbin'), { recursive: true });
+      writeFileSync(
+        join(root, '/usr/sbin/virtualmin'),
+        `#!/bin/sh
+case "$*" in
+  "list-domains --json") cat '${join(LISTINGS, 'virtualmin/list-domains-resellers.json')}' ;;
+  "list-resellers --json") cat '${join(LISTINGS, 'virtualmin/list-resellers.json')}' ;;
+  *) exit 9 ;;
+esac
+`,
+      );
+      chmodSync(join(root, '/usr/sbin/virtualmin'), 0o755);
+      const listing = await readPanelListing({ panel: 'virtualmin', root });
+      expect(listing.accounts.map((a) => [a.account, a.reseller])).toEqual([
+        ['cap-top', 'res1'],
+        ['second', 'res2'],
+        ['third', null],
+      ]);
+      expect(listing.resellers).toEqual([{ name: 'res1', email: 'res1@mail.example' }, { name: 'res2' }]);
     } finally {
       removeTempDir(root);
     }

@@ -24,7 +24,28 @@
  */
 import { z } from 'zod';
 import type { PanelEventDraft } from '../events.js';
-import { failure, finishDrafts, firstIp, nothingToDo, relativeLabel, text, type AdapterResult, type SourcedDraft } from './result.js';
+import {
+  failure,
+  finishDrafts,
+  firstIp,
+  nothingToDo,
+  relativeLabel,
+  resellerOf,
+  text,
+  type AdapterResult,
+  type SourcedDraft,
+} from './result.js';
+
+/**
+ * Who owns an account. WHM keeps it as the account's OWNER (/var/cpanel/users/<user>, and
+ * `owner` in listaccts); createacct takes it as `owner` (WHM API 1 createacct: the reseller
+ * who calls it, else the one named) and the Accounts::Create hook gets createacct's options,
+ * so `data.owner` is the reseller (root: the host's own account). modifyacct takes a new owner
+ * as `OWNER` (upper-case, as its other account keys: CONTACTEMAIL...), and its Accounts::Modify
+ * hook hands modifyacct's arguments on: a transfer between resellers. Public tools that read
+ * resellers read the same OWNER field (/var/cpanel/users/<user>, e.g. lviana/reaper's collector).
+ */
+const CPANEL_HOST_OWNERS = ['root'];
 
 export interface CpanelHookRegistration {
   category: string;
@@ -175,10 +196,12 @@ const HOOKS: readonly CpanelHook[] = [
       const domain = whm(data, 'domain');
       // createacct's `ip` is the "dedicated IP? y/n" flag; the address, when chosen, is in `customip`.
       const ip = firstIp(data.ip, data.customip);
+      const owner = whm(data, 'owner');
+      const reseller = resellerOf(owner.value, CPANEL_HOST_OWNERS);
       const drafts: SourcedDraft[] = [
         {
-          draft: { type: 'account.created', account: user.value as string, email: email.value, plan: plan.value },
-          from: { account: user.from, email: email.from, plan: plan.from },
+          draft: { type: 'account.created', account: user.value as string, email: email.value, plan: plan.value, reseller },
+          from: { account: user.from, email: email.from, plan: plan.from, reseller: owner.from },
         },
       ];
       if (domain.value !== undefined) {
@@ -252,7 +275,7 @@ const HOOKS: readonly CpanelHook[] = [
   { category: 'Whostmgr', event: 'Domain::addsubdomain', stage: 'post', translate: subdomainEvent('subdomain.added') },
   { category: 'Whostmgr', event: 'Domain::delsubdomain', stage: 'post', translate: subdomainEvent('subdomain.removed') },
   {
-    // modifyacct: `user` the name before, `newuser` a new name, `domain` a new main domain.
+    // modifyacct: `user` the name before, `newuser` a new name, `domain` a new main domain, `OWNER` a new owner.
     category: 'Whostmgr',
     event: 'Accounts::Modify',
     stage: 'post',
@@ -269,8 +292,16 @@ const HOOKS: readonly CpanelHook[] = [
           from: { account: newUser.from, previousAccount: user.from },
         });
       }
+      // A new owner (modifyacct OWNER): under the new name, after the rename.
+      const owner = firstOf(data, ['OWNER', 'owner']);
+      if (owner.value !== undefined && user.value !== undefined) {
+        drafts.push({
+          draft: { type: 'account.transferred', account, reseller: resellerOf(owner.value, CPANEL_HOST_OWNERS) },
+          from: { account: user.from, reseller: owner.from },
+        });
+      }
       if (domain.value === undefined || user.value === undefined) {
-        return { drafts, ...(drafts.length === 0 ? { note: 'no new name and no new main domain' } : {}) };
+        return { drafts, ...(drafts.length === 0 ? { note: 'no new name, owner or main domain' } : {}) };
       }
       drafts.push({ draft: { type: 'domain.added', account, domain: domain.value }, from: { account: user.from, domain: domain.from } });
       // modifyacct names only the new main domain: the old one is the website the plugin has that the panel no longer lists.

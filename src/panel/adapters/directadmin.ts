@@ -10,7 +10,18 @@
  * and a restore replays no domain hook; domain_change_post names the old and the new domain,
  * not the subdomains DirectAdmin moved along.
  */
-import { failure, finishDrafts, nothingToDo, relativeLabel, text, type AdapterResult, type SourcedDraft } from './result.js';
+import { failure, finishDrafts, nothingToDo, relativeLabel, resellerOf, text, type AdapterResult, type SourcedDraft } from './result.js';
+
+/**
+ * Who owns a user: user.conf's `creator` (the reseller who created it; `admin`, or another
+ * admin's name, for the host's own users), which DirectAdmin hands user_create_post and
+ * user_modify_post with the rest of user.conf (the recorded user.conf of the fixtures has it
+ * beside `usertype`). DirectAdmin documents no hook of its own for a user moved to another
+ * reseller (its scripts/move_user_to_reseller.sh); user_modify_post carries `creator` after
+ * any change, so it is read there as the owner now (a transfer when it differs, nothing
+ * otherwise), and the scheduled panel check finds a move no hook reported.
+ */
+const DIRECTADMIN_HOST_OWNERS = ['admin'];
 
 type Env = Record<string, string | undefined>;
 
@@ -36,6 +47,8 @@ export interface DirectAdminUserFiles {
   email: string | undefined;
   plan: string | undefined;
   suspended: boolean;
+  /** user.conf's creator as a reseller (null: the host's own; absent: not said). */
+  reseller?: string | null | undefined;
   ip: string | undefined;
   domains: { domain: string; subdomains: string[] }[];
 }
@@ -105,9 +118,9 @@ function domainChange(env: Env, files: DirectAdminUserFiles | undefined): Source
 function restoredUser(env: Env, files: DirectAdminUserFiles): SourcedDraft[] {
   const account = value(env, 'username');
   const name = account.value as string;
-  const from = { account: account.from, email: FILES, plan: FILES, domain: FILES, subdomain: FILES, ip: FILES };
+  const from = { account: account.from, email: FILES, plan: FILES, domain: FILES, subdomain: FILES, ip: FILES, reseller: FILES };
   return [
-    { draft: { type: 'account.created', account: name, email: files.email, plan: files.plan }, from },
+    { draft: { type: 'account.created', account: name, email: files.email, plan: files.plan, reseller: files.reseller }, from },
     ...files.domains.flatMap(({ domain, subdomains }): SourcedDraft[] => [
       { draft: { type: 'domain.added', account: name, domain, plan: files.plan, ip: files.ip }, from },
       ...subdomains.map((subdomain): SourcedDraft => ({ draft: { type: 'subdomain.added', account: name, domain, subdomain }, from })),
@@ -123,10 +136,12 @@ const TRANSLATIONS: Record<Exclude<DirectAdminHook, 'domain_change_post' | 'user
     const plan = value(env, 'package');
     const domain = value(env, 'domain');
     const ip = value(env, 'ip');
+    const creator = value(env, 'creator');
+    const reseller = resellerOf(creator.value, DIRECTADMIN_HOST_OWNERS);
     const drafts: SourcedDraft[] = [
       {
-        draft: { type: 'account.created', account: account.value as string, email: email.value, plan: plan.value },
-        from: { account: account.from, email: email.from, plan: plan.from },
+        draft: { type: 'account.created', account: account.value as string, email: email.value, plan: plan.value, reseller },
+        from: { account: account.from, email: email.from, plan: plan.from, reseller: creator.from },
       },
     ];
     if (domain.value !== undefined) {
@@ -143,14 +158,27 @@ const TRANSLATIONS: Record<Exclude<DirectAdminHook, 'domain_change_post' | 'user
   user_modify_post: (env) => {
     const account = value(env, 'username');
     const plan = value(env, 'package');
+    const creator = value(env, 'creator');
+    const drafts: SourcedDraft[] = [];
     // A user changed without a package named (an e-mail, a limit of its own): no plan to apply.
-    if (plan.value === undefined) return [];
-    return [
-      {
+    if (plan.value !== undefined) {
+      drafts.push({
         draft: { type: 'plan.changed', account: account.value as string, plan: plan.value },
         from: { account: account.from, plan: plan.from },
-      },
-    ];
+      });
+    }
+    // The owner as user.conf has it now: applying it again changes nothing.
+    if (creator.value !== undefined) {
+      drafts.push({
+        draft: {
+          type: 'account.transferred',
+          account: account.value as string,
+          reseller: resellerOf(creator.value, DIRECTADMIN_HOST_OWNERS),
+        },
+        from: { account: account.from, reseller: creator.from },
+      });
+    }
+    return drafts;
   },
   domain_create_post: domainEvent('domain.added'),
   domain_destroy_post: domainEvent('domain.removed'),
@@ -189,6 +217,6 @@ export function translateDirectAdminHook(
       return failure(`${label}: the user's files were not read: nothing to restore from`, [{ path: 'username', message: 'no user files' }]);
     drafts = restoredUser(env, files);
   } else drafts = TRANSLATIONS[name](env);
-  if (drafts.length === 0) return nothingToDo(`${label}: no package named, so no plan to apply`);
+  if (drafts.length === 0) return nothingToDo(`${label}: no package and no owner named, so nothing to apply`);
   return finishDrafts('directadmin', label, drafts, now);
 }

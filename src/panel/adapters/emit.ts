@@ -16,6 +16,7 @@ const OPTIONS = {
   ip: { type: 'string' },
   id: { type: 'string' },
   'previous-account': { type: 'string' },
+  reseller: { type: 'string' },
 } as const;
 
 /** The fields `emit` takes as options, for the command that declares them. */
@@ -53,12 +54,15 @@ export function translateEmit(args: string[], now?: Date): AdapterResult {
     ]);
   }
   const { account, email, domain, subdomain, plan, ip, id, 'previous-account': previousAccount } = parsed.values;
+  // `--reseller ""`: the host's own account (null); no --reseller: not said.
+  const given = parsed.values.reseller;
+  const reseller = given === undefined ? undefined : given.trim() === '' ? null : given;
   return finishDrafts(
     'emit',
     'emit',
     [
       {
-        draft: { type, account: account as string, email, domain, subdomain, plan, ip, id, previousAccount },
+        draft: { type, account: account as string, email, domain, subdomain, plan, ip, id, previousAccount, reseller },
         from: {
           account: '--account',
           email: '--email',
@@ -68,6 +72,7 @@ export function translateEmit(args: string[], now?: Date): AdapterResult {
           ip: '--ip',
           id: '--id',
           previousAccount: '--previous-account',
+          reseller: '--reseller',
         },
       },
     ],

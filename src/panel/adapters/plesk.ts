@@ -48,6 +48,9 @@ function value(env: Env, name: string): { value: string | undefined; from: strin
   return { value: text(env[name]), from: name };
 }
 
+/** Where a customer's reseller came from, for messages: Plesk's database, never an event variable (see pleskResellerQuestion). */
+const RESELLER_SOURCE = "the customer's owner from plesk db";
+
 /** Where the owner came from, for messages: Plesk's answer, never an event variable. */
 const OWNER_SOURCE = 'the owner from plesk bin domain --info';
 
@@ -150,15 +153,15 @@ function subscriptionStatus(env: Env, now: Date | undefined, websites: readonly 
 
 const TRANSLATIONS: Record<
   Exclude<PleskEvent, 'client_update' | 'client_status_update' | 'domain_status_update'>,
-  (env: Env, owner: string | undefined) => SourcedDraft[]
+  (env: Env, owner: string | undefined, reseller?: string | null) => SourcedDraft[]
 > = {
-  client_create: (env) => {
+  client_create: (env, _owner, reseller) => {
     const account = value(env, 'NEW_LOGIN_NAME');
     const email = value(env, 'NEW_EMAIL');
     return [
       {
-        draft: { type: 'account.created', account: account.value as string, email: email.value },
-        from: { account: account.from, email: email.from },
+        draft: { type: 'account.created', account: account.value as string, email: email.value, reseller },
+        from: { account: account.from, email: email.from, reseller: RESELLER_SOURCE },
       },
     ];
   },
@@ -194,6 +197,16 @@ export function pleskOwnerQuestion(event: string, env: Env): { domain: string; r
   return domain === undefined ? undefined : { domain, removal };
 }
 
+/**
+ * The customer whose reseller the hook must find (client_create), or undefined. Plesk documents
+ * no owner variable for client_create (NEW_LOGIN_NAME, NEW_CONTACT_NAME, NEW_EMAIL...; no
+ * NEW_OWNER_LOGIN in "Event Parameters Passed by Event Handlers", nor in the public handlers
+ * searched), so the hook reads the customer's owner from Plesk's database (panel/plesk-owner.ts).
+ */
+export function pleskResellerQuestion(event: string, env: Env): string | undefined {
+  return event === 'client_create' ? text(env.NEW_LOGIN_NAME) : undefined;
+}
+
 /** The first domain of the subscription whose status changed (domain_status_update), for the hook to find its websites. */
 export function pleskSubscriptionQuestion(event: string, env: Env): string | undefined {
   return event === 'domain_status_update' ? (text(env.NEW_DOMAIN_NAME) ?? text(env.OLD_DOMAIN_NAME)) : undefined;
@@ -202,7 +215,8 @@ export function pleskSubscriptionQuestion(event: string, env: Env): string | und
 /**
  * `owner`: the login of the domain's owner, found by the hook (see pleskOwnerQuestion); client
  * events need none. `websites`: for domain_status_update, the websites of the subscription the
- * plugin protects (see pleskSubscriptionQuestion).
+ * plugin protects (see pleskSubscriptionQuestion). `reseller`: for client_create, the reseller
+ * who owns the customer (null: the administrator's own; absent: not found, see pleskResellerQuestion).
  */
 export function translatePleskEvent(
   event: string,
@@ -210,6 +224,7 @@ export function translatePleskEvent(
   now?: Date,
   owner?: string,
   websites: readonly PleskWebsite[] = [],
+  reseller?: string | null,
 ): AdapterResult {
   if (!isPleskEvent(event)) {
     return failure(`unsupported Plesk event "${event}"; supported: ${PLESK_EVENTS.join(', ')}`, [
@@ -218,5 +233,5 @@ export function translatePleskEvent(
   }
   if (event === 'client_update' || event === 'client_status_update') return clientStatus(event, env, now);
   if (event === 'domain_status_update') return subscriptionStatus(env, now, websites);
-  return finishDrafts('plesk', `Plesk ${event}`, TRANSLATIONS[event](env, owner), now);
+  return finishDrafts('plesk', `Plesk ${event}`, TRANSLATIONS[event](env, owner, reseller), now);
 }

@@ -13,7 +13,7 @@ export interface AdapterIssue {
 
 export type AdapterResult = { ok: true; events: PanelEvent[]; note: string } | { ok: false; error: string; details: AdapterIssue[] };
 
-type DraftField = 'account' | 'email' | 'plan' | 'domain' | 'subdomain' | 'ip' | 'id' | 'previousAccount';
+type DraftField = 'account' | 'email' | 'plan' | 'domain' | 'subdomain' | 'ip' | 'id' | 'previousAccount' | 'reseller';
 
 /** A draft plus where each of its fields came from in the panel's input (for messages). */
 export interface SourcedDraft {
@@ -66,7 +66,8 @@ function article(word: string): string {
 
 function describeEvent(event: PanelEvent): string {
   const target = event.domain ? (event.subdomain ? `${event.subdomain}.${event.domain}` : event.domain) : event.account;
-  return `${event.type} ${target}${event.plan && event.type === 'plan.changed' ? ` -> ${event.plan}` : ''}`;
+  const owner = event.type === 'account.transferred' ? ` -> ${event.reseller ?? 'the host'}` : '';
+  return `${event.type} ${target}${event.plan && event.type === 'plan.changed' ? ` -> ${event.plan}` : ''}${owner}`;
 }
 
 /** A panel value as text: trimmed, empty as absent; numbers (JSON ids, flags) as their digits. */
@@ -75,6 +76,16 @@ export function text(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const trimmed = value.trim();
   return trimmed === '' ? undefined : trimmed;
+}
+
+/**
+ * Who owns an account, from the panel's owner field: the panel's own administrator (cPanel's
+ * `root`, DirectAdmin's and Plesk's `admin`) means the host's own account (null); absent, the
+ * panel did not say (undefined).
+ */
+export function resellerOf(owner: string | undefined, hostOwners: readonly string[]): string | null | undefined {
+  if (owner === undefined) return undefined;
+  return hostOwners.includes(owner.toLowerCase()) ? null : owner;
 }
 
 /** The first value that is an IP address; for panel fields that also carry flags like "y"/"n". */

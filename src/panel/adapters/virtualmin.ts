@@ -41,6 +41,8 @@ export const VIRTUALMIN_VARIABLES = [
   'VIRTUALSERVER_OLDSERVER_USER',
   'VIRTUALSERVER_DISABLED',
   'VIRTUALSERVER_LASTSAVE',
+  'VIRTUALSERVER_RESELLER',
+  'VIRTUALSERVER_OLDSERVER_RESELLER',
 ] as const;
 
 export type VirtualminPhase = 'pre' | 'post';
@@ -62,6 +64,10 @@ const envSchema = z.object({
   VIRTUALSERVER_OLDSERVER_USER: field,
   // Kept as given: empty (nothing disabled) means something else than absent (a launcher that does not pass it).
   VIRTUALSERVER_DISABLED: z.string().trim().max(1000).optional(),
+  // The server's reseller(s) (`reseller` of the record, as list-domains --multiline prints it: "Reseller: name").
+  // Kept as given: empty (no reseller, the host's own) means something else than absent (not passed).
+  VIRTUALSERVER_RESELLER: z.string().trim().max(1000).optional(),
+  VIRTUALSERVER_OLDSERVER_RESELLER: z.string().trim().max(1000).optional(),
   // When Virtualmin saved the record (Unix seconds): which change this call is about. Only an id
   // hint: a malformed value falls back to the id derived from the minute (withChangeId).
   VIRTUALSERVER_LASTSAVE: z
@@ -119,6 +125,35 @@ function websiteOnly(env: VirtualServer, type: 'domain.suspended' | 'domain.unsu
   };
 }
 
+/**
+ * The reseller who owns the server. Virtualmin passes every field of the server's record to the
+ * change command as VIRTUALSERVER_<FIELD> (set_domain_envs in virtual-server-lib-funcs.pl:
+ * the upper-cased key), so the record's `reseller` (list-domains.pl prints it as "Reseller: ..."
+ * and filters with --reseller on it) arrives as VIRTUALSERVER_RESELLER; the environments
+ * captured from GPL 8.1.0 carry it, empty (GPL has no resellers), and the old record's as
+ * VIRTUALSERVER_OLDSERVER_RESELLER on a modify. It may name several resellers, space-separated
+ * (can_edit_domain and list-domains.pl split it on whitespace): the first owns the account
+ * here. Empty: no reseller, the host's own (null); absent: not said.
+ */
+export function virtualminReseller(raw: string | undefined): string | null | undefined {
+  if (raw === undefined) return undefined;
+  return raw.split(/\s+/).find((name) => name !== '') ?? null;
+}
+
+/** A top-level server handed to another reseller (modify-domain --reseller): when the old record's reseller differs, or is not given. */
+function transferDraft(env: VirtualServer): SourcedDraft[] {
+  const now = virtualminReseller(env.VIRTUALSERVER_RESELLER);
+  if (now === undefined) return [];
+  const before = virtualminReseller(env.VIRTUALSERVER_OLDSERVER_RESELLER);
+  if (before !== undefined && before?.toLowerCase() === now?.toLowerCase()) return [];
+  return [
+    {
+      draft: { type: 'account.transferred', account: env.VIRTUALSERVER_USER as string, reseller: now },
+      from: { ...ACCOUNT, reseller: 'VIRTUALSERVER_RESELLER' },
+    },
+  ];
+}
+
 /** The top-level server's Unix user renamed (`modify-domain --user`): the old name, when it really changed. */
 function previousUser(env: VirtualServer, top: boolean): string | undefined {
   const old = env.VIRTUALSERVER_OLDSERVER_USER;
@@ -165,8 +200,9 @@ export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<stri
                 type: 'account.created',
                 account: env.VIRTUALSERVER_USER as string,
                 email: contactAddress(env.VIRTUALSERVER_EMAILTO, env.VIRTUALSERVER_EMAIL),
+                reseller: virtualminReseller(env.VIRTUALSERVER_RESELLER),
               },
-              from: { ...ACCOUNT, email: 'VIRTUALSERVER_EMAILTO' },
+              from: { ...ACCOUNT, email: 'VIRTUALSERVER_EMAILTO', reseller: 'VIRTUALSERVER_RESELLER' },
             },
             website(env, 'domain.added'),
           ]
@@ -195,7 +231,9 @@ export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<stri
       const old = env.VIRTUALSERVER_OLDSERVER_DOM;
       const renamedDomain =
         old !== undefined && env.VIRTUALSERVER_DOM !== undefined && old.toLowerCase() !== env.VIRTUALSERVER_DOM.toLowerCase();
-      if (previous === undefined && !renamedDomain) return nothingToDo(`${named}: name unchanged, nothing to do`);
+      const transfer = top ? transferDraft(env) : [];
+      if (previous === undefined && !renamedDomain && transfer.length === 0)
+        return nothingToDo(`${named}: name unchanged and no new reseller, nothing to do`);
       drafts = [];
       // The account first: the domain events below are under its new name.
       if (previous !== undefined) {
@@ -204,6 +242,7 @@ export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<stri
           from: { ...ACCOUNT, previousAccount: 'VIRTUALSERVER_OLDSERVER_USER' },
         });
       }
+      drafts.push(...transfer);
       // The new name first: the customer is never left without protection between the two.
       if (renamedDomain) drafts.push(website(env, 'domain.added'), website(env, 'domain.removed', old, 'VIRTUALSERVER_OLDSERVER_DOM'));
       break;

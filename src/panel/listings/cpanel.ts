@@ -10,6 +10,7 @@ import { AppError } from '../../errors.js';
 import type { ToolRunner } from '../../install/tools.js';
 import type { PanelListingInput } from '../../core/panel-listing.js';
 import type { CpanelDomain } from '../adapters/cpanel.js';
+import { resellerOf } from '../adapters/result.js';
 
 export const WHMAPI1 = '/usr/local/cpanel/bin/whmapi1';
 
@@ -27,6 +28,8 @@ const listacctsSchema = z.looseObject({
           plan: z.string().optional(),
           suspended: z.union([z.number(), z.string()]).optional(),
           ip: z.string().optional(),
+          // The reseller who owns the account (`root`: the host's own), WHM API 1 listaccts.
+          owner: z.string().optional(),
         }),
       ),
     })
@@ -105,9 +108,17 @@ export function cpanelListing(listacctsJson: string, domainInfoJson: string): Pa
       email: email(a.email),
       plan: a.plan,
       suspended: Number(a.suspended ?? 0) === 1,
+      reseller: resellerOf(a.owner, ['root']),
       domains: websitesOf.get(a.user.toLowerCase()) ?? [],
     })),
+    resellers: cpanelResellers(accounts),
   };
+}
+
+/** Every owner but root: a cPanel reseller is an account too, and its contact address is its e-mail. */
+function cpanelResellers(accounts: { user: string; email?: string | undefined; owner?: string | undefined }[]) {
+  const owners = new Set(accounts.flatMap((a) => (a.owner && a.owner.toLowerCase() !== 'root' ? [a.owner.toLowerCase()] : [])));
+  return [...owners].sort().map((name) => ({ name, email: email(accounts.find((a) => a.user.toLowerCase() === name)?.email) }));
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * DirectAdmin keeps its users as files: /usr/local/directadmin/data/users/<user>/user.conf
- * (key=value lines: username, email, package, suspended=yes|no, ip), domains.list (one domain
+ * (key=value lines: username, email, package, suspended=yes|no, ip, creator: the reseller who
+ * made the user, `admin` for the host's own; usertype: user, reseller or admin), domains.list (one domain
  * a line) and domains/<domain>.subdomains (one label a line). They are read under the root,
  * as DirectAdmin's own scripts read them; no tool runs.
  */
@@ -9,6 +10,9 @@ import { join } from 'node:path';
 import { AppError } from '../../errors.js';
 import type { ToolRunner } from '../../install/tools.js';
 import type { PanelListingInput } from '../../core/panel-listing.js';
+import { resellerOf } from '../adapters/result.js';
+
+type ListedUser = PanelListingInput['accounts'][number] & { usertype: string | undefined };
 
 export const DIRECTADMIN_USERS = '/usr/local/directadmin/data/users';
 
@@ -33,7 +37,7 @@ const readIfThere = (path: string) =>
     throw error;
   });
 
-async function readUser(dir: string, user: string): Promise<PanelListingInput['accounts'][number] | null> {
+async function readUser(dir: string, user: string): Promise<ListedUser | null> {
   const conf = await readIfThere(join(dir, user, 'user.conf'));
   // Not a user folder (DirectAdmin keeps nothing else there, but a stray folder is no account).
   if (conf === null) return null;
@@ -45,6 +49,8 @@ async function readUser(dir: string, user: string): Promise<PanelListingInput['a
     email: fields.get('email'),
     plan: fields.get('package'),
     suspended: fields.get('suspended') === 'yes',
+    reseller: resellerOf(fields.get('creator'), ['admin']),
+    usertype: fields.get('usertype'),
     domains: await Promise.all(
       domains.map(async (domain) => ({
         domain,
@@ -56,7 +62,12 @@ async function readUser(dir: string, user: string): Promise<PanelListingInput['a
 }
 
 /** One user as its files have it; null when it has no user.conf (no such user). */
-export const readDirectAdminUser = (tools: ToolRunner, user: string) => readUser(tools.at(DIRECTADMIN_USERS), user);
+export async function readDirectAdminUser(tools: ToolRunner, user: string): Promise<PanelListingInput['accounts'][number] | null> {
+  const found = await readUser(tools.at(DIRECTADMIN_USERS), user);
+  if (found === null) return null;
+  const { usertype: _usertype, ...account } = found;
+  return account;
+}
 
 export async function readDirectAdminListing(tools: ToolRunner): Promise<PanelListingInput> {
   const dir = tools.at(DIRECTADMIN_USERS);
@@ -64,9 +75,12 @@ export async function readDirectAdminListing(tools: ToolRunner): Promise<PanelLi
     if (error.code === 'ENOENT') throw new AppError('NOT_FOUND', `${dir} is not there: is this a DirectAdmin server?`);
     throw error;
   });
-  const accounts = await Promise.all(users.filter((entry) => entry.isDirectory()).map((entry) => readUser(dir, entry.name)));
+  const read = await Promise.all(users.filter((entry) => entry.isDirectory()).map((entry) => readUser(dir, entry.name)));
+  const listed = read.filter((user) => user !== null).sort((a, b) => a.account.localeCompare(b.account));
   return {
     panel: 'directadmin',
-    accounts: accounts.filter((account) => account !== null).sort((a, b) => a.account.localeCompare(b.account)),
+    accounts: listed.map(({ usertype: _usertype, ...account }) => account),
+    // A reseller is a user of its own (usertype=reseller), with its own e-mail address.
+    resellers: listed.filter((user) => user.usertype === 'reseller').map((user) => ({ name: user.account, email: user.email })),
   };
 }

@@ -5,6 +5,12 @@
  * domain, and a `plesk bin` call takes a good part of a second: they run a few at a time.
  * A listed domain under another listed domain of the same owner is a subdomain of it.
  * The listings do not say which customer is suspended, so no suspension is compared.
+ *
+ * Resellers: `plesk bin customer --list` says nothing of owners, so one `plesk db` query reads
+ * each customer's owner from Plesk's `clients` table (`parent_id`, and the owner's `type`:
+ * 'admin' or 'reseller'), and another the resellers with their e-mail (`type = 'reseller'`), as
+ * public tools read Plesk's resellers (lviana/reaper's collector). When the database cannot be
+ * read, the listing says nothing of owners (none is compared) rather than failing the import.
  */
 import PQueue from 'p-queue';
 import { AppError } from '../../errors.js';
@@ -47,8 +53,34 @@ export function parseDomainInfo(domain: string, text: string): PleskDomainInfo {
   return { domain: domain.toLowerCase(), owner, ...(ip ? { ip } : {}) };
 }
 
+/** Each customer's owner: `login<TAB>owner<TAB>owner type` lines (plesk db -Ne). */
+export const PLESK_OWNERS_QUERY =
+  "SELECT c.login, p.login, p.type FROM clients c JOIN clients p ON p.id = c.parent_id WHERE c.type = 'client'";
+/** The resellers: `login<TAB>email` lines. */
+export const PLESK_RESELLERS_QUERY = "SELECT login, email FROM clients WHERE type = 'reseller'";
+
+export interface PleskOwners {
+  /** customer login -> reseller (null: the administrator's own). */
+  owners: Map<string, string | null>;
+  resellers: { name: string; email?: string }[];
+}
+
+/** The two queries' output as owners and resellers (pure). */
+export function parsePleskOwners(ownersOut: string, resellersOut: string): PleskOwners {
+  const owners = new Map<string, string | null>();
+  for (const line of lines(ownersOut)) {
+    const [login, owner, type] = line.split('\t').map((field) => field.trim());
+    if (login && owner) owners.set(login.toLowerCase(), type === 'reseller' ? owner : null);
+  }
+  const resellers = lines(resellersOut).flatMap((line) => {
+    const [name, email] = line.split('\t').map((field) => field.trim());
+    return name ? [{ name, ...(email && email.includes('@') ? { email } : {}) }] : [];
+  });
+  return { owners, resellers };
+}
+
 /** The three listings as one (pure: the unit tests feed it recorded output). */
-export function pleskListing(customers: string, infos: PleskDomainInfo[]): PanelListingInput {
+export function pleskListing(customers: string, infos: PleskDomainInfo[], owned?: PleskOwners): PanelListingInput {
   const byOwner = new Map<string, { domain: string; subdomains: string[]; ip?: string }[]>();
   for (const login of lines(customers)) byOwner.set(login.toLowerCase(), []);
   const sorted = [...infos].sort((a, b) => a.domain.length - b.domain.length);
@@ -59,7 +91,22 @@ export function pleskListing(customers: string, infos: PleskDomainInfo[]): Panel
     if (parent) parent.subdomains.push(info.domain.slice(0, -(parent.domain.length + 1)));
     else owned.push({ domain: info.domain, subdomains: [], ...(info.ip ? { ip: info.ip } : {}) });
   }
-  return { panel: 'plesk', accounts: [...byOwner].map(([account, domains]) => ({ account, domains })) };
+  const accounts = [...byOwner].map(([account, domains]) => {
+    const reseller = owned?.owners.get(account);
+    return { account, ...(reseller === undefined ? {} : { reseller }), domains };
+  });
+  return { panel: 'plesk', accounts, ...(owned ? { resellers: owned.resellers } : {}) };
+}
+
+/** Owners and resellers from Plesk's database; undefined (nothing compared) when it cannot be read. */
+async function readPleskOwners(tools: ToolRunner): Promise<PleskOwners | undefined> {
+  try {
+    const owners = await tools.check(PLESK, ['db', '-Ne', PLESK_OWNERS_QUERY]);
+    const resellers = await tools.check(PLESK, ['db', '-Ne', PLESK_RESELLERS_QUERY]);
+    return parsePleskOwners(owners.stdout, resellers.stdout);
+  } catch {
+    return undefined;
+  }
 }
 
 export async function readPleskListing(tools: ToolRunner, onProgress?: (done: number, total: number) => void): Promise<PanelListingInput> {
@@ -76,5 +123,5 @@ export async function readPleskListing(tools: ToolRunner, onProgress?: (done: nu
       }),
     ),
   );
-  return pleskListing(customers.stdout, infos);
+  return pleskListing(customers.stdout, infos, await readPleskOwners(tools));
 }

@@ -5,12 +5,18 @@
  * `disabled` present only while the server is disabled). As the hooks do, the account is the
  * top-level server's Unix user and every server of that user (sub-servers and aliases too) is
  * one of its domains.
+ *
+ * Resellers: the top-level server's `reseller` value (list-domains prints "Reseller: name" only
+ * when the server has one, virtualmin-gpl list-domains.pl; --json names the same values in
+ * lower case), none meaning the host's own. The resellers themselves come from
+ * `virtualmin list-resellers --json` (Virtualmin Pro; GPL has no resellers and no such command,
+ * so none are listed), each with its `email` value when it has one.
  */
 import { z } from 'zod';
 import { AppError } from '../../errors.js';
 import type { ToolRunner } from '../../install/tools.js';
 import type { PanelListingInput } from '../../core/panel-listing.js';
-import { contactAddress } from '../adapters/virtualmin.js';
+import { contactAddress, virtualminReseller } from '../adapters/virtualmin.js';
 
 export const VIRTUALMIN_CLI = '/usr/sbin/virtualmin';
 
@@ -62,6 +68,7 @@ export function parseVirtualminDomains(text: string): PanelListingInput {
       const email = contactAddress(first(entry, 'contact_email'));
       if (email !== undefined) account.email = email;
       account.suspended = first(entry, 'disabled') !== undefined;
+      account.reseller = virtualminReseller(first(entry, 'reseller') ?? '');
     }
     const ip = first(entry, 'ip_address')?.split(/\s+/)[0];
     account.domains?.push({ domain: name, ...(ip ? { ip } : {}) });
@@ -69,10 +76,28 @@ export function parseVirtualminDomains(text: string): PanelListingInput {
   return { panel: 'virtualmin', accounts: [...accounts.values()].sort((a, b) => a.account.localeCompare(b.account)) };
 }
 
+/** list-resellers' JSON as resellers; none when it is not that JSON (Virtualmin GPL has no resellers). */
+export function parseVirtualminResellers(text: string): { name: string; email?: string }[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const parsed = listDomainsSchema.safeParse(json);
+  if (!parsed.success || parsed.data.status !== 'success') return [];
+  return parsed.data.data.map(({ name, values: entry }) => {
+    const email = contactAddress(first(entry, 'email'));
+    return { name, ...(email ? { email } : {}) };
+  });
+}
+
 export async function readVirtualminListing(tools: ToolRunner): Promise<PanelListingInput> {
   if (!(await tools.exists(VIRTUALMIN_CLI))) {
     throw new AppError('NOT_FOUND', `${tools.at(VIRTUALMIN_CLI)} is not there: is this a Virtualmin server?`);
   }
   const result = await tools.check(VIRTUALMIN_CLI, ['list-domains', '--json']);
-  return parseVirtualminDomains(result.stdout);
+  const listing = parseVirtualminDomains(result.stdout);
+  const resellers = await tools.check(VIRTUALMIN_CLI, ['list-resellers', '--json']).catch(() => null);
+  return { ...listing, resellers: resellers === null ? [] : parseVirtualminResellers(resellers.stdout) };
 }
