@@ -11,6 +11,8 @@ import { AppError, describeError } from '../errors.js';
 import { hostPauseOf, unpausedAtProvider, type HostPauseUndone } from './host-pause.js';
 import { callbackTokenFor, hashToken, providerUserIdFor, providerUserIdVariant } from './identity.js';
 import { isMonitoring } from './monitoring.js';
+import { createPackageProtection } from './package-protection.js';
+import type { PackagesRepo } from '../db/packages.repo.js';
 import type { Account, DesiredStatus, PausedBy, Plan, ProvisioningFailure, Website } from './types.js';
 
 export interface ProvisioningSettings {
@@ -38,6 +40,8 @@ export interface ProvisioningDeps {
   endCustomerSessions?: (account: string) => void;
   /** Monitoring first (core/monitoring.ts): when a new website's monitoring ends (null: protect at once), and when a website's still-to-come one does. */
   monitoring?: { startFor(domain: string, plan: Plan): number | null; untilOf(domain: string): number | null };
+  /** Protection per hosting package (core/package-protection.ts): its records, the admin's grace period and the release job. */
+  packages?: { repo: PackagesRepo; graceMs: () => number; scheduleRelease: (account: string, runAt: number) => void };
 }
 
 /** The kv fact that records where an account name went, and when (account.renamed). */
@@ -78,6 +82,7 @@ export function createProvisioning({
   onHostPauseUndone,
   endCustomerSessions,
   monitoring,
+  packages,
 }: ProvisioningDeps) {
   const planFor = (name: string | null | undefined) =>
     accounts.getPlan(name ?? DEFAULT_PLAN) ??
@@ -196,6 +201,7 @@ export function createProvisioning({
    */
   async function domainAdded(event: PanelEvent & { domain: string }, finalAttempt = false): Promise<void> {
     showFromTheEventOn(event);
+    if (packageProtection && !packageProtection.includes(event.account)) return keepOutOfProvider(event.domain);
     try {
       await provisionWebsite(event);
     } catch (error) {
@@ -291,6 +297,14 @@ export function createProvisioning({
     });
     accounts.markProvisioned(event.domain);
     logger.info({ account: event.account, domain: event.domain, status: desiredStatus }, 'website provisioned');
+  }
+
+  /** A website of an account whose package lacks protection: recorded, shown with the reason, never sent to the provider. */
+  function keepOutOfProvider(domain: string): void {
+    const website = accounts.getWebsite(domain);
+    if (website && website.provisionedAt === null && website.state === 'active')
+      accounts.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'package' });
+    logger.info({ domain }, "not set up at the provider: the account's hosting package does not include web protection");
   }
 
   /** The local website of an event, or null (with a note) when the plugin does not manage it. */
@@ -414,7 +428,8 @@ export function createProvisioning({
     const plan = planFor(planName);
     accounts.setAccountPlan(event.account, planName);
     await forEachWebsite(event.account, async (website) => {
-      if (website.state !== 'active') return;
+      // Not at the provider (refused, or a package without protection): its set-up reads the plan then.
+      if (website.state !== 'active' || website.provisionedAt === null) return;
       await provider.updateWebsite(website.domain, { settings: plan.settings, tag: tagsFor(planName) });
     });
   }
@@ -423,6 +438,22 @@ export function createProvisioning({
     for (const website of accounts.websitesOf(account)) await fn(website);
   }
 
+  const packageProtection = packages
+    ? createPackageProtection({
+        accounts,
+        packages: packages.repo,
+        provider,
+        logger,
+        now,
+        graceMs: packages.graceMs,
+        scheduleRelease: packages.scheduleRelease,
+        applyStatus: (website, desiredStatus, pausedBy) => applyStatus(website, desiredStatus, pausedBy),
+        provision: (event) => domainAdded(event),
+        resume: endSuspension,
+        autoProtect,
+      })
+    : null;
+
   return {
     /** `finalAttempt`: the job has no attempt left after this one, so a failure is shown as it is (domain.added). */
     async handle(given: PanelEvent, { finalAttempt = false }: { finalAttempt?: boolean } = {}): Promise<void> {
@@ -430,6 +461,7 @@ export function createProvisioning({
       switch (event.type) {
         case 'account.created':
           await ensureAccount(event.account, { email: event.email, plan: event.plan }, true);
+          await packageProtection?.packageSays(event);
           return;
         case 'domain.added':
           // The queue runs one domain.added of an account at a time (see ingest), so the domain-limit check holds.
@@ -490,7 +522,9 @@ export function createProvisioning({
         case 'domain.moved':
           return domainMoved(event as PanelEvent & { domain: string });
         case 'plan.changed':
-          return planChanged(event);
+          await planChanged(event);
+          await packageProtection?.packageSays(event);
+          return;
       }
     },
 
@@ -518,6 +552,9 @@ export function createProvisioning({
       if (hostPause && shownStatus) return restoreHostPause(website, hostPause, shownStatus, remote);
       accounts.setProviderStatus(domain, remote.status ?? 'unknown');
     },
+
+    /** The package.release job: removes at the provider what a package without protection still has there, once the grace is over. */
+    releasePackage: (account: string): Promise<void> => packageProtection?.releaseDue(account) ?? Promise.resolve(),
 
     /** Registers this panel server with the provider once (POST /v1.0/server). */
     async registerServer(): Promise<'registered' | 'already' | 'skipped'> {

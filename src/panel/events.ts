@@ -111,6 +111,8 @@ export const panelEventSchema = z
     ip: optionalIpSchema,
     /** account.renamed only: the name the account had. */
     previousAccount: accountNameSchema.optional(),
+    /** account.created and plan.changed: whether the account's hosting package includes web protection; absent: the panel does not say. */
+    protection: z.boolean().optional(),
   })
   .superRefine((event, ctx) => {
     if (event.previousAccount !== undefined && event.type !== 'account.renamed') {
@@ -118,6 +120,13 @@ export const panelEventSchema = z
     }
     if (event.type === 'account.renamed' && event.previousAccount === event.account) {
       ctx.addIssue({ code: 'custom', path: ['previousAccount'], message: 'a rename needs a new name: previousAccount equals account' });
+    }
+    if (event.protection !== undefined && event.type !== 'account.created' && event.type !== 'plan.changed') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['protection'],
+        message: `protection belongs to account.created and plan.changed, not ${event.type}`,
+      });
     }
     for (const field of REQUIRED_FIELDS[event.type]) {
       if (event[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} is required for ${event.type}` });
@@ -150,6 +159,7 @@ export function deriveEventId(source: string, draft: PanelEventDraft, occurredAt
     draft.ip ?? '',
     // Only when present: every id derived before account.renamed existed stays what it was.
     ...(draft.previousAccount ? [draft.previousAccount] : []),
+    ...(draft.protection !== undefined ? [`protection=${draft.protection}`] : []),
     String(minute),
   ];
   return `${source}:${createHash('sha256').update(parts.join('\u0000').toLowerCase()).digest('hex').slice(0, 32)}`;
