@@ -22,7 +22,7 @@ import type { DesiredStatus, PausedBy, Website } from './types.js';
 export const DEFAULT_PACKAGE_GRACE_DAYS = 14;
 
 export interface PackageProtectionDeps {
-  accounts: Pick<AccountsRepo, 'websitesOf' | 'saveWebsite' | 'getAccount'>;
+  accounts: Pick<AccountsRepo, 'websitesOf' | 'saveWebsite' | 'getAccount' | 'getWebsite'>;
   packages: PackagesRepo;
   provider: Pick<ProviderClient, 'deleteWebsite'>;
   logger: Logger;
@@ -88,6 +88,14 @@ export function createPackageProtection(deps: PackageProtectionDeps) {
 
   return {
     includes,
+
+    /** A domain.added of an account whose package lacks protection: recorded, shown with the reason, never sent to the provider. */
+    keepOut(domain: string): void {
+      const website = accounts.getWebsite(domain);
+      if (website && website.provisionedAt === null && website.state === 'active')
+        accounts.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'package' });
+      logger.info({ domain }, "not set up at the provider: the account's hosting package does not include web protection");
+    },
 
     /**
      * What an account.created or plan.changed says of the package: stored (the package too, for

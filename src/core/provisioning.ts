@@ -87,9 +87,7 @@ export function createProvisioning({
   const planFor = (name: string | null | undefined) =>
     accounts.getPlan(name ?? DEFAULT_PLAN) ??
     accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'], monitorDays: 0 };
-
   const tagsFor = (plan: string) => providerTags(settings.server, plan);
-
   const callbackUrlFor = (domain: string) => `${settings.publicUrl}/callbacks/website/${callbackTokenFor(settings.callbackKey, domain)}`;
 
   /** Creates the provider user of an account (or finds it) and stores it with its key. */
@@ -201,7 +199,7 @@ export function createProvisioning({
    */
   async function domainAdded(event: PanelEvent & { domain: string }, finalAttempt = false): Promise<void> {
     showFromTheEventOn(event);
-    if (packageProtection && !packageProtection.includes(event.account)) return keepOutOfProvider(event.domain);
+    if (packageProtection && !packageProtection.includes(event.account)) return packageProtection.keepOut(event.domain);
     try {
       await provisionWebsite(event);
     } catch (error) {
@@ -297,14 +295,6 @@ export function createProvisioning({
     });
     accounts.markProvisioned(event.domain);
     logger.info({ account: event.account, domain: event.domain, status: desiredStatus }, 'website provisioned');
-  }
-
-  /** A website of an account whose package lacks protection: recorded, shown with the reason, never sent to the provider. */
-  function keepOutOfProvider(domain: string): void {
-    const website = accounts.getWebsite(domain);
-    if (website && website.provisionedAt === null && website.state === 'active')
-      accounts.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'package' });
-    logger.info({ domain }, "not set up at the provider: the account's hosting package does not include web protection");
   }
 
   /** The local website of an event, or null (with a note) when the plugin does not manage it. */
@@ -437,22 +427,23 @@ export function createProvisioning({
   async function forEachWebsite(account: string, fn: (website: Website) => Promise<void>): Promise<void> {
     for (const website of accounts.websitesOf(account)) await fn(website);
   }
-
-  const packageProtection = packages
-    ? createPackageProtection({
-        accounts,
-        packages: packages.repo,
-        provider,
-        logger,
-        now,
-        graceMs: packages.graceMs,
-        scheduleRelease: packages.scheduleRelease,
-        applyStatus: (website, desiredStatus, pausedBy) => applyStatus(website, desiredStatus, pausedBy),
-        provision: (event) => domainAdded(event),
-        resume: endSuspension,
-        autoProtect,
-      })
-    : null;
+  function packageProtectionOn(options: NonNullable<ProvisioningDeps['packages']>) {
+    // Protection per hosting package on provisioning's own steps (core/package-protection.ts).
+    return createPackageProtection({
+      accounts,
+      packages: options.repo,
+      provider,
+      logger,
+      now,
+      graceMs: options.graceMs,
+      scheduleRelease: options.scheduleRelease,
+      applyStatus: (website, desiredStatus, pausedBy) => applyStatus(website, desiredStatus, pausedBy),
+      provision: (event) => domainAdded(event),
+      resume: endSuspension,
+      autoProtect,
+    });
+  }
+  const packageProtection = packages ? packageProtectionOn(packages) : null;
 
   return {
     /** `finalAttempt`: the job has no attempt left after this one, so a failure is shown as it is (domain.added). */
@@ -553,9 +544,10 @@ export function createProvisioning({
       accounts.setProviderStatus(domain, remote.status ?? 'unknown');
     },
 
-    /** The package.release job: removes at the provider what a package without protection still has there, once the grace is over. */
-    releasePackage: (account: string): Promise<void> => packageProtection?.releaseDue(account) ?? Promise.resolve(),
-
+    releasePackage: async (account: string): Promise<void> => {
+      // The package.release job: removes at the provider what a package without protection still has there, once the grace is over.
+      await packageProtection?.releaseDue(account);
+    },
     /** Registers this panel server with the provider once (POST /v1.0/server). */
     async registerServer(): Promise<'registered' | 'already' | 'skipped'> {
       const { ip, name, zone, tag } = settings.server;
