@@ -26,8 +26,13 @@ export const listedAccountSchema = z.strictObject({
   plan: optionalText(100),
   /** Absent: the panel's listing does not say (Plesk's), so no suspension difference is reported. */
   suspended: z.boolean().optional(),
+  /** Whether the account's hosting package includes web protection (core/package-protection.ts); absent: the panel does not say. */
+  protection: z.boolean().optional(),
   domains: z.array(listedDomainSchema).default([]),
 });
+
+/** A hosting package the panel has, and whether it includes web protection (the Settings page lists them). */
+export const listedPackageSchema = z.strictObject({ name: z.string().trim().min(1).max(100), protection: z.boolean() });
 
 /** The shape of `wpp import --file FILE`, and what every panel reader produces. */
 export const panelListingSchema = z
@@ -35,6 +40,7 @@ export const panelListingSchema = z
     /** Which panel it came from (free text for a file; the reader's name otherwise). */
     panel: z.string().trim().min(1).max(40).default('file'),
     accounts: z.array(listedAccountSchema),
+    packages: z.array(listedPackageSchema).optional(),
   })
   .superRefine((listing, ctx) => {
     const seenAccounts = new Set<string>();
