@@ -4,15 +4,18 @@
  * events the hooks make of it; the event schema carries it only on account.created and
  * plan.changed, and events that do not say keep their ids.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseListing } from '../../src/core/panel-listing.js';
 import { createToolRunner } from '../../src/install/tools.js';
 import { readCpanelHook } from '../../src/panel/adapters/cpanel.js';
+import { translateDirectAdminHook } from '../../src/panel/adapters/directadmin.js';
+import { readDirectAdminListing } from '../../src/panel/listings/directadmin.js';
 import { deriveEventId, finishEvent } from '../../src/panel/events.js';
 import { cpanelListing } from '../../src/panel/listings/cpanel.js';
 import { listIncludesProtection, packageFeatureLists, readCpanelPackages } from '../../src/panel/listings/cpanel-features.js';
-import { installFakeWhmapi, readListingFixture } from '../helpers/panel-listings.js';
+import { installDirectAdminFiles, installFakeWhmapi, readListingFixture } from '../helpers/panel-listings.js';
 import { withTempDir } from '../helpers/temp.js';
 
 const NOW = new Date('2026-11-26T12:00:00Z');
@@ -104,5 +107,40 @@ describe('the event schema: protection', () => {
       deriveEventId('cpanel', { ...draft, protection: false }, NOW),
     );
     expect(deriveEventId('cpanel', { ...draft, protection: true }, NOW)).not.toBe(deriveEventId('cpanel', draft, NOW));
+  });
+});
+
+describe("DirectAdmin: the custom package item wpp_web_protection in each user's user.conf", () => {
+  const hook = (name: string, extra: Record<string, string>) => {
+    const { hook: which, env } = JSON.parse(
+      readFileSync(new URL(`../fixtures/panels/directadmin/${name}.json`, import.meta.url), 'utf8'),
+    ) as {
+      hook: string;
+      env: Record<string, string>;
+    };
+    return translateDirectAdminHook(which, { ...env, ...extra }, NOW);
+  };
+
+  it('carries ON and OFF on user_create_post and user_modify_post, and nothing when the item is not there', () => {
+    const created = hook('user-create-post', { wpp_web_protection: 'OFF' });
+    expect(created.ok && created.events.map((e) => [e.type, e.protection])).toEqual([
+      ['account.created', false],
+      ['domain.added', undefined],
+    ]);
+    const modified = hook('user-modify-post', { wpp_web_protection: 'ON' });
+    expect(modified.ok && modified.events.map((e) => [e.type, e.protection])).toEqual([['plan.changed', true]]);
+    const silent = hook('user-modify-post', {});
+    expect(silent.ok && silent.events[0]?.protection).toBeUndefined();
+  });
+
+  it('reads it from user.conf in the listing', async () => {
+    await withTempDir(async (root) => {
+      installDirectAdminFiles(root);
+      const conf = join(root, '/usr/local/directadmin/data/users/bob/user.conf');
+      writeFileSync(conf, `${readFileSync(conf, 'utf8')}wpp_web_protection=OFF\n`);
+      const listing = parseListing(await readDirectAdminListing(createToolRunner(root)), 'directadmin');
+      expect(listing.accounts.find((a) => a.account === 'bob')?.protection).toBe(false);
+      expect(listing.accounts.filter((a) => a.account !== 'bob').every((a) => a.protection === undefined)).toBe(true);
+    });
   });
 });

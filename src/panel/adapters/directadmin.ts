@@ -10,6 +10,7 @@
  * and a restore replays no domain hook; domain_change_post names the old and the new domain,
  * not the subdomains DirectAdmin moved along.
  */
+import { DIRECTADMIN_PACKAGE_ITEM, packageItemProtection } from '../listings/directadmin.js';
 import { failure, finishDrafts, nothingToDo, relativeLabel, text, type AdapterResult, type SourcedDraft } from './result.js';
 
 type Env = Record<string, string | undefined>;
@@ -123,9 +124,10 @@ const TRANSLATIONS: Record<Exclude<DirectAdminHook, 'domain_change_post' | 'user
     const plan = value(env, 'package');
     const domain = value(env, 'domain');
     const ip = value(env, 'ip');
+    const protection = packageItemProtection(env[DIRECTADMIN_PACKAGE_ITEM]);
     const drafts: SourcedDraft[] = [
       {
-        draft: { type: 'account.created', account: account.value as string, email: email.value, plan: plan.value },
+        draft: { type: 'account.created', account: account.value as string, email: email.value, plan: plan.value, protection },
         from: { account: account.from, email: email.from, plan: plan.from },
       },
     ];
@@ -147,7 +149,13 @@ const TRANSLATIONS: Record<Exclude<DirectAdminHook, 'domain_change_post' | 'user
     if (plan.value === undefined) return [];
     return [
       {
-        draft: { type: 'plan.changed', account: account.value as string, plan: plan.value },
+        // The package's items come with it in user.conf: the custom item says whether it includes web protection.
+        draft: {
+          type: 'plan.changed',
+          account: account.value as string,
+          plan: plan.value,
+          protection: packageItemProtection(env[DIRECTADMIN_PACKAGE_ITEM]),
+        },
         from: { account: account.from, plan: plan.from },
       },
     ];

@@ -27,6 +27,15 @@ export function parseUserConf(text: string): Map<string, string> {
   return fields;
 }
 
+/**
+ * The custom package item `wpp install directadmin` registers (custom_package_items.conf, a
+ * checkbox): DirectAdmin copies a package's items into each user's user.conf, ON or OFF.
+ * Absent: the item was never saved for the user's package, so it says nothing.
+ */
+export const DIRECTADMIN_PACKAGE_ITEM = 'wpp_web_protection';
+export const packageItemProtection = (value: string | undefined): boolean | undefined =>
+  value?.toUpperCase() === 'ON' ? true : value?.toUpperCase() === 'OFF' ? false : undefined;
+
 const readIfThere = (path: string) =>
   readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
@@ -45,6 +54,9 @@ async function readUser(dir: string, user: string): Promise<PanelListingInput['a
     email: fields.get('email'),
     plan: fields.get('package'),
     suspended: fields.get('suspended') === 'yes',
+    ...(packageItemProtection(fields.get(DIRECTADMIN_PACKAGE_ITEM)) !== undefined
+      ? { protection: packageItemProtection(fields.get(DIRECTADMIN_PACKAGE_ITEM)) }
+      : {}),
     domains: await Promise.all(
       domains.map(async (domain) => ({
         domain,
