@@ -54,9 +54,10 @@ const toComparison = (row: ComparisonRow): StoredComparison => ({
 
 export function createImportRepo(db: Db) {
   const s = {
-    accounts: db.prepare<[], { account: string; state: KnownState['accounts'][number]['state']; provider_user_id: string }>(
-      'SELECT account, state, provider_user_id FROM accounts',
-    ),
+    accounts: db.prepare<
+      [],
+      { account: string; state: KnownState['accounts'][number]['state']; provider_user_id: string; protection_included: number | null }
+    >('SELECT account, state, provider_user_id, protection_included FROM accounts'),
     websites: db.prepare<
       [],
       { domain: string; account: string; state: 'active' | 'removed'; subdomains: string; provider_status: string | null }
@@ -77,7 +78,12 @@ export function createImportRepo(db: Db) {
   return {
     /** The plugin's side of a comparison, read in one transaction so the three lists agree. */
     knownState: db.transaction((): KnownState => ({
-      accounts: s.accounts.all().map((row) => ({ account: row.account, state: row.state, providerUserId: row.provider_user_id })),
+      accounts: s.accounts.all().map((row) => ({
+        account: row.account,
+        state: row.state,
+        providerUserId: row.provider_user_id,
+        protectionIncluded: row.protection_included === null ? null : row.protection_included === 1,
+      })),
       websites: s.websites.all().map((row) => ({
         domain: row.domain,
         account: row.account,

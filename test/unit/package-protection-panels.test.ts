@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { compareListing, eventsToApply, type KnownState } from '../../src/core/import-diff.js';
 import { parseListing } from '../../src/core/panel-listing.js';
 import { createToolRunner } from '../../src/install/tools.js';
 import { readCpanelHook } from '../../src/panel/adapters/cpanel.js';
@@ -142,5 +143,41 @@ describe("DirectAdmin: the custom package item wpp_web_protection in each user's
       expect(listing.accounts.find((a) => a.account === 'bob')?.protection).toBe(false);
       expect(listing.accounts.filter((a) => a.account !== 'bob').every((a) => a.protection === undefined)).toBe(true);
     });
+  });
+});
+
+describe('wpp import: package features', () => {
+  const listed = parseListing(
+    {
+      panel: 'test',
+      accounts: [
+        { account: 'bob', plan: 'basic', protection: false, domains: [{ domain: 'bob.example', subdomains: ['blog'] }] },
+        { account: 'carol', plan: 'pro', protection: true, domains: [{ domain: 'carol.example' }] },
+        { account: 'dave', plan: 'pro', protection: true, domains: [] },
+        { account: 'erin', plan: 'basic', protection: false, domains: [] },
+      ],
+    },
+    'test',
+  );
+  const known: KnownState = {
+    accounts: [
+      { account: 'dave', state: 'active', providerUserId: 'dave', protectionIncluded: false },
+      { account: 'erin', state: 'active', providerUserId: 'erin', protectionIncluded: null },
+    ],
+    websites: [],
+    queued: [],
+  };
+
+  it("creates accounts with their package's protection, leaves the domains of a package without it out, and applies a package that differs", () => {
+    const comparison = compareListing(listed, known, null);
+    expect(eventsToApply(comparison, { prune: false })).toEqual([
+      { type: 'account.created', account: 'bob', email: undefined, plan: 'basic', protection: false },
+      { type: 'account.created', account: 'carol', email: undefined, plan: 'pro', protection: true },
+      { type: 'domain.added', account: 'carol', domain: 'carol.example', plan: 'pro', ip: undefined },
+      { type: 'plan.changed', account: 'dave', plan: 'pro', protection: true },
+      // Unknown (null) reads as included: the panel now says it is not.
+      { type: 'plan.changed', account: 'erin', plan: 'basic', protection: false },
+    ]);
+    expect(comparison.counts['package.differs']).toBe(2);
   });
 });
