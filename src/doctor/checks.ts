@@ -22,6 +22,12 @@ import { LAYOUT } from '../install/layout.js';
 import { currentInstallSource } from '../install/source.js';
 import { createToolRunner, type ToolRunner } from '../install/tools.js';
 import { verifyInstallations } from '../install/verify.js';
+import { checkPackages } from './packages-check.js';
+import { createPluginSettings } from '../core/plugin-settings.js';
+import { createSettingsRepo } from '../db/settings.repo.js';
+
+/** The admin's grace period as the plugin reads it (its override, else the default). */
+const graceDaysIn = (db: Database.Database) => createPluginSettings(createSettingsRepo(db), { autoProtect: true }).packageGraceDays();
 
 export interface DoctorDeps {
   env: Env;
@@ -279,6 +285,7 @@ export function standardChecks(deps: DoctorDeps): DoctorCheck[] {
     { name: 'clock', run: (signal) => checkClock(config.need(), signal, now) },
     { name: 'disk', run: () => checkDisk(config.need()) },
     { name: 'panel', run: () => checkInstallation(createToolRunner(deps.root ?? '/')) },
+    { name: 'packages', run: async () => checkPackages(config.need(), now, graceDaysIn) },
   ];
 }
 

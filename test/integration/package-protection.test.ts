@@ -7,6 +7,7 @@
  * them at the provider when the admin's grace period is over, unless it comes back before.
  */
 import { describe, expect, it } from 'vitest';
+import { checkPackages } from '../../src/doctor/packages-check.js';
 import { createPageClient, textOf } from '../helpers/page-client.js';
 import { admin, customer, launchUrl } from '../helpers/pages.js';
 import { withPlugin } from '../helpers/plugin.js';
@@ -172,6 +173,34 @@ describe('protection per hosting package', () => {
       expect(saved.status).toBe(303);
       expect(textOf((await client.get('/admin/settings?saved=package-grace')).body)).toContain('30 days');
       expect(plugin.audit.listChanges({ what: 'package_grace_days' })).toMatchObject([{ actor: 'admin:dana', before: 14, after: 30 }]);
+    });
+  });
+});
+
+describe('wpp doctor: packages', () => {
+  it('names the packages without protection, and warns of an account without it whose websites the provider still has', async () => {
+    await withPlugin(async (plugin, sb) => {
+      const report = () => checkPackages(plugin.config, Date.now, () => 14);
+      expect(report()).toMatchObject({ status: 'ok', detail: expect.stringContaining('the panel has named no package yet') });
+      await plugin.postEvents([
+        { type: 'account.created', account: 'carla', plan: 'pro', protection: true },
+        { type: 'domain.added', account: 'carla', domain: 'carla.example' },
+      ]);
+      await plugin.idle();
+      await sb.control('POST', '/_sandbox/websites/carla.example/dns-verified');
+      await plugin.postEvents([{ type: 'plan.changed', account: 'carla', plan: 'basic', protection: false }]);
+      await plugin.idle();
+      expect(report()).toMatchObject({
+        status: 'warn',
+        detail:
+          '1 of 2 packages include web protection; not: basic; accounts without web protection that still have protected websites: carla (package basic): 1 website at the provider, paused until the grace period ends',
+      });
+      const later = checkPackages(
+        plugin.config,
+        () => Date.now() + 15 * DAY,
+        () => 14,
+      );
+      expect(later.detail).toContain('grace period over: is `wpp serve` running, is its package.release job dead?');
     });
   });
 });
