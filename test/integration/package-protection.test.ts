@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkPackages } from '../../src/doctor/packages-check.js';
+import { expectTranslated } from '../helpers/i18n-check.js';
 import { createPageClient, textOf } from '../helpers/page-client.js';
 import { admin, customer, launchUrl } from '../helpers/pages.js';
 import { withPlugin } from '../helpers/plugin.js';
@@ -201,6 +202,37 @@ describe('wpp doctor: packages', () => {
         () => 14,
       );
       expect(later.detail).toContain('grace period over: is `wpp serve` running, is its package.release job dead?');
+    });
+  });
+});
+
+describe('protection per package in each language', () => {
+  it('words the Settings packages, the grace form, the launch without protection and the website it keeps out in English, German and Spanish', async () => {
+    await withPlugin(async (plugin) => {
+      await plugin.postEvents([
+        { type: 'account.created', account: 'alice', plan: 'pro', protection: true },
+        { type: 'account.created', account: 'bruno', plan: 'basic', protection: false },
+        { type: 'domain.added', account: 'bruno', domain: 'bruno.example' },
+      ]);
+      await plugin.idle();
+      await expectTranslated(
+        plugin,
+        [
+          { name: 'settings with packages', as: 'admin', path: '/admin/settings', status: 200 },
+          {
+            name: 'grace period refused',
+            as: 'admin',
+            path: '/admin/settings',
+            post: '/admin/settings/package-grace',
+            fields: { days: 'x' },
+            status: 400,
+          },
+          { name: 'grace period saved', as: 'admin', path: '/admin/settings?saved=package-grace', status: 200 },
+          { name: 'website kept out by its package', as: 'admin', path: '/admin/websites/bruno.example', status: 200 },
+          { name: 'launch without protection', as: 'customer', account: 'bruno', path: '/panel', status: 403 },
+        ],
+        ['alice-admin', 'admin:alice-admin'],
+      );
     });
   });
 });
