@@ -57,6 +57,10 @@ describe('protection per hosting package', () => {
       await adminPage.get(launchUrl(plugin, admin('dana')));
       const website = await adminPage.get('/admin/websites/bruno.example');
       expect(textOf(website.body)).toContain("The account's hosting package does not include web protection");
+      // The websites list filters by it.
+      const kept = textOf((await adminPage.get('/admin/websites?paused=package')).body);
+      expect(kept).toContain('bruno.example');
+      expect(kept).not.toContain('alice.example');
     });
   });
 
