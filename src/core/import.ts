@@ -33,6 +33,8 @@ export interface PanelImportDeps {
   notifyDrift?: ((notice: DriftNotice) => Promise<void>) | undefined;
   /** Records the run's days of monitoring first for the domains it queues (db/monitoring.repo.ts). */
   chooseMonitoring?: ((choices: MonitoringChoice[]) => void) | undefined;
+  /** Records the packages the listing names and whether each includes web protection (the Settings page lists them). */
+  recordPackages?: ((packages: { name: string; protection: boolean }[], at: number) => void) | undefined;
 }
 
 export interface ImportOptions {
@@ -99,6 +101,8 @@ export async function runPanelImport(deps: PanelImportDeps, readListing: () => P
   const runId = deps.stats.startRun(IMPORT_RUN, deps.now());
   try {
     const listing = await readListing();
+    // What the panel says of its packages is recorded with or without --apply: it is a fact about the panel, not a change.
+    if (listing.packages && deps.recordPackages) deps.recordPackages(listing.packages, deps.now());
     const providerUsers = await providerUserIds(deps);
     const comparison = compareListing(listing, deps.repo.knownState(), providerUsers);
     const queued = options.apply ? queueEvents(deps, comparison, options) : null;

@@ -6,6 +6,7 @@
  * a package change that adds it protects them; one that removes it pauses them, then removes
  * them at the provider when the admin's grace period is over, unless it comes back before.
  */
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkPackages } from '../../src/doctor/packages-check.js';
 import { expectTranslated } from '../helpers/i18n-check.js';
@@ -237,6 +238,42 @@ describe('protection per package in each language', () => {
         ],
         ['alice-admin', 'admin:alice-admin'],
       );
+    });
+  });
+});
+
+describe('wpp import: the packages the panel names', () => {
+  it('records them for the Settings page, with or without --apply, and applies only the accounts of packages with protection', async () => {
+    await withPlugin(async (plugin) => {
+      const file = `${plugin.dataDir}/listing.json`;
+      writeFileSync(
+        file,
+        JSON.stringify({
+          panel: 'file',
+          packages: [
+            { name: 'starter', protection: false },
+            { name: 'pro', protection: true },
+          ],
+          accounts: [
+            { account: 'sam', plan: 'starter', protection: false, domains: [{ domain: 'sam.example' }] },
+            { account: 'pia', plan: 'pro', protection: true, domains: [{ domain: 'pia.example' }] },
+          ],
+        }),
+      );
+      const compared = await plugin.importPanel({ file }, { source: 'cli', apply: false, prune: false });
+      expect(compared.queued).toBeNull();
+      const client = createPageClient(plugin.url);
+      await client.get(launchUrl(plugin, admin('dana')));
+      const page = textOf((await client.get('/admin/settings')).body);
+      expect(page).toMatch(/pro Included 0/);
+      expect(page).toMatch(/starter Not included 0/);
+
+      await plugin.importPanel({ file }, { source: 'cli', apply: true, prune: false });
+      await plugin.idle();
+      expect(plugin.accounts.getWebsite('pia.example')?.provisionedAt).not.toBeNull();
+      // sam's domain was left out of the apply: the plugin has the account (and its package's answer), not the domain.
+      expect(plugin.accounts.getWebsite('sam.example')).toBeNull();
+      expect(plugin.accounts.getAccount('sam')).not.toBeNull();
     });
   });
 });
