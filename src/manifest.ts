@@ -20,6 +20,8 @@ export const manifestSchema = z.strictObject({
       audience: z.enum(['customer', 'admin']),
       path: z.string(),
       panel: z.string().optional(),
+      /** What shows or hides the entry per hosting package, where the panel does that itself (protection per package). */
+      perPackage: z.string().optional(),
     }),
   ),
   /** What `wpp install <panel>` supports, and where it records what it made. */

@@ -15,6 +15,7 @@ import { describeCpanelHooks, readCpanelHook } from '../panel/adapters/cpanel.js
 import { DIRECTADMIN_HOOKS } from '../panel/adapters/directadmin.js';
 import { translateDirectAdminHookWithFiles } from '../panel/directadmin-files.js';
 import { cpanelDomainsOf } from '../panel/listings/cpanel.js';
+import { cpanelPackageProtection } from '../panel/listings/cpanel-features.js';
 import { EMIT_OPTIONS, translateEmit } from '../panel/adapters/emit.js';
 import { PLESK_EVENTS } from '../panel/adapters/plesk.js';
 import { translateVirtualminHook, type VirtualminPhase } from '../panel/adapters/virtualmin.js';
@@ -283,7 +284,7 @@ async function answerHook(call: HookCall, run: HookRun, database: HookDatabase):
       // The real whmapi1: a hook runs as root with the environment cPanel gives it, no setting moves the tool.
       result = await readCpanelHook(
         input,
-        { domainsOf: (user) => cpanelDomainsOf(run.tools, user) },
+        { domainsOf: (user) => cpanelDomainsOf(run.tools, user), packageProtection: (plan) => cpanelPackageProtection(run.tools, plan) },
         { websitesOf: (account) => activeWebsitesOf(database, account) },
       );
       break;

@@ -13,7 +13,7 @@ import type { PausedBy, Website } from './types.js';
 
 /**
  * Pauses the host made, which the customer may not end: the account suspended or removed in the
- * panel, the domain removed there, an admin's pause, the hit limit.
+ * panel, the domain removed there, an admin's pause, the hit limit, a package without protection.
  */
 export const HOST_PAUSES: ReadonlySet<PausedBy> = new Set<PausedBy>([
   'suspension',
@@ -21,10 +21,12 @@ export const HOST_PAUSES: ReadonlySet<PausedBy> = new Set<PausedBy>([
   'enforcement',
   'account_deleted',
   'domain_removed',
+  // The account's hosting package no longer includes web protection (core/package-protection.ts).
+  'package',
 ]);
 
 /** The host pauses the reconcile pass re-reads every interval (only active websites are reconciled). */
-export const RECONCILED_HOST_PAUSES = ['suspension', 'admin', 'enforcement'] as const satisfies readonly PausedBy[];
+export const RECONCILED_HOST_PAUSES = ['suspension', 'admin', 'enforcement', 'package'] as const satisfies readonly PausedBy[];
 
 /** A host pause found undone at the provider, about to be applied again. */
 export interface HostPauseUndone {

@@ -30,6 +30,8 @@ export const DIFFERENCE_KINDS = [
   'account.provider-missing',
   /** The plugin protects the website; the provider's last answer was that it does not exist. */
   'domain.provider-missing',
+  /** The panel says the account's package includes web protection, or not, and the plugin holds the other (core/package-protection.ts). */
+  'package.differs',
 ] as const;
 export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
 
@@ -47,6 +49,8 @@ export interface Difference {
   reseller?: string | null;
   /** The reseller the plugin has (reseller.differs; null: the host's own). */
   knownReseller?: string | null;
+  /** Whether the account's package includes web protection, as the panel says (account.missing, package.differs). */
+  protection?: boolean;
   /** The other account of domain.other-account. */
   knownAccount?: string;
   /** Its event already waits in the jobs table. */
@@ -55,7 +59,13 @@ export interface Difference {
 
 export interface KnownState {
   /** `reseller` absent: not read (a caller of before resellers), so no owner is compared. */
-  accounts: { account: string; state: AccountState; providerUserId: string; reseller?: string | null }[];
+  accounts: {
+    account: string;
+    state: AccountState;
+    providerUserId: string;
+    reseller?: string | null;
+    protectionIncluded?: boolean | null;
+  }[];
   websites: { domain: string; account: string; state: 'active' | 'removed'; subdomains: string[]; providerStatus: string | null }[];
   /** Panel events pending or running. */
   queued: { type: PanelEventType; account: string; domain?: string | undefined; subdomain?: string | undefined }[];
@@ -88,7 +98,10 @@ export function eventFor(difference: Difference, options: { prune: boolean }): P
         ...(difference.reseller === undefined ? {} : { reseller: difference.reseller }),
       };
     case 'account.provider-missing':
-      return { type: 'account.created', account, email: difference.email, plan: difference.plan };
+      return { type: 'account.created', account, email: difference.email, plan: difference.plan, protection: difference.protection };
+    case 'package.differs':
+      // plan.changed carries the package's protection; the plan itself is the panel's (the default plan when it names none).
+      return { type: 'plan.changed', account, plan: difference.plan ?? 'default', protection: difference.protection };
     case 'domain.missing':
     case 'domain.provider-missing':
       return { type: 'domain.added', account, domain, plan: difference.plan, ip: difference.ip };
@@ -113,7 +126,7 @@ function panelSide(listing: PanelListing, known: KnownState): Draft[] {
   const websites = new Map(known.websites.map((w) => [w.domain, w]));
   const found: Draft[] = [];
   for (const listed of listing.accounts) {
-    const { account, email, plan } = listed;
+    const { account, email, plan, protection } = listed;
     const mine = accounts.get(account);
     const live = mine !== undefined && mine.state !== 'deleted';
     if (!live)
@@ -123,14 +136,19 @@ function panelSide(listing: PanelListing, known: KnownState): Draft[] {
         email,
         plan,
         ...(listed.reseller === undefined ? {} : { reseller: listed.reseller }),
+        ...(protection === undefined ? {} : { protection }),
       });
+    else if (protection !== undefined && (mine.protectionIncluded ?? true) !== protection)
+      found.push({ kind: 'package.differs', account, plan, protection });
     const isSuspended = live && mine.state === 'suspended';
     if (listed.suspended !== undefined && listed.suspended !== isSuspended) {
       found.push({ kind: 'suspension.differs', account, suspended: listed.suspended });
     }
     const transfer = live ? resellerDifference(listed, mine) : null;
     if (transfer) found.push(transfer);
-    for (const { domain, subdomains, ip } of listed.domains) {
+    // A package without web protection: its domains are not the plugin's to protect (left out of --apply).
+    const domains = protection === false ? [] : listed.domains;
+    for (const { domain, subdomains, ip } of domains) {
       const website = websites.get(domain);
       if (website?.state === 'active' && website.account !== account) {
         found.push({ kind: 'domain.other-account', account, domain, knownAccount: website.account });

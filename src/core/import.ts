@@ -35,6 +35,8 @@ export interface PanelImportDeps {
   recordResellers?: ((resellers: NonNullable<PanelListing['resellers']>, at: number) => void) | undefined;
   /** Records the run's days of monitoring first for the domains it queues (db/monitoring.repo.ts). */
   chooseMonitoring?: ((choices: MonitoringChoice[]) => void) | undefined;
+  /** Records the packages the listing names and whether each includes web protection (the Settings page lists them). */
+  recordPackages?: ((packages: { name: string; protection: boolean }[], at: number) => void) | undefined;
 }
 
 export interface ImportOptions {
@@ -103,6 +105,8 @@ export async function runPanelImport(deps: PanelImportDeps, readListing: () => P
     const listing = await readListing();
     // Who the panel's resellers are, and their addresses, changes nothing protected: kept on every run.
     if (listing.resellers?.length) deps.recordResellers?.(listing.resellers, deps.now());
+    // What the panel says of its packages is recorded with or without --apply: it is a fact about the panel, not a change.
+    if (listing.packages && deps.recordPackages) deps.recordPackages(listing.packages, deps.now());
     const providerUsers = await providerUserIds(deps);
     const comparison = compareListing(listing, deps.repo.knownState(), providerUsers);
     const queued = options.apply ? queueEvents(deps, comparison, options) : null;

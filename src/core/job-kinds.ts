@@ -42,6 +42,8 @@ export const JOB_KINDS = {
   'website.protect': z.object({ domain: z.string().min(1), admin: z.string().min(1) }),
   /** A panel event kept until the panel names the domain's owner (a Plesk domain_create whose owner lookup failed). */
   'panel.owner': ownerLookupSchema,
+  /** Remove at the provider the websites of an account whose package lost web protection, once the grace period is over. */
+  'package.release': z.object({ account: z.string().min(1) }),
 } as const;
 
 /** What the jobs page says each kind is doing, for an admin who does not know the kinds. */
@@ -53,6 +55,7 @@ export const JOB_KIND_LABELS: Record<keyof typeof JOB_KINDS, string> = {
   'spike.notify': 'send an attack spike notice',
   'website.protect': 'protect a website (bulk protect)',
   'panel.owner': "waiting for the panel to name the domain's owner",
+  'package.release': 'remove the websites of a package without web protection (after the grace period)',
 };
 
 export type JobKind = keyof typeof JOB_KINDS;
@@ -122,5 +125,6 @@ export function jobHandlers(handlers: JobHandlers): Record<JobKind, (job: Job) =
     'spike.notify': bind('spike.notify'),
     'website.protect': bind('website.protect'),
     'panel.owner': bind('panel.owner'),
+    'package.release': bind('package.release'),
   };
 }

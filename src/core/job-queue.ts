@@ -115,6 +115,19 @@ export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
       return retried;
     },
 
+    /** Queues the removal of a released package's websites for `runAt` (core/package-protection.ts); one waiting per account. */
+    releasePackage(account: string, runAt: number): void {
+      queueJob(jobs, {
+        kind: 'package.release',
+        pendingKey: `package.release:${account}`,
+        account,
+        payload: { account },
+        runAt,
+        maxAttempts,
+      });
+      onQueued();
+    },
+
     /** Queues this server's registration with the provider, once per IP address. */
     registerServer(ip: string): void {
       queueJob(jobs, { kind: 'server.register', dedupeKey: `server.register:${ip}`, payload: {}, maxAttempts });

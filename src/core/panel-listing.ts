@@ -28,11 +28,16 @@ export const listedAccountSchema = z.strictObject({
   suspended: z.boolean().optional(),
   /** The reseller who owns the account; null: the host's own; absent: the listing does not say, so no owner is compared. */
   reseller: accountNameSchema.nullable().optional(),
+  /** Whether the account's hosting package includes web protection (core/package-protection.ts); absent: the panel does not say. */
+  protection: z.boolean().optional(),
   domains: z.array(listedDomainSchema).default([]),
 });
 
 /** A reseller the panel lists, with the e-mail address it has for it (cPanel: the reseller's own account's). */
 export const listedResellerSchema = z.strictObject({ name: accountNameSchema, email: optionalEmailSchema });
+
+/** A hosting package the panel has, and whether it includes web protection (the Settings page lists them). */
+export const listedPackageSchema = z.strictObject({ name: z.string().trim().min(1).max(100), protection: z.boolean() });
 
 /** The shape of `wpp import --file FILE`, and what every panel reader produces. */
 export const panelListingSchema = z
@@ -42,6 +47,7 @@ export const panelListingSchema = z
     accounts: z.array(listedAccountSchema),
     /** The panel's resellers (absent: the listing names none). */
     resellers: z.array(listedResellerSchema).optional(),
+    packages: z.array(listedPackageSchema).optional(),
   })
   .superRefine((listing, ctx) => {
     const seenAccounts = new Set<string>();

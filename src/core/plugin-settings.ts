@@ -15,6 +15,7 @@ import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { SettingOverride, SettingsRepo } from '../db/settings.repo.js';
 import { AppError } from '../errors.js';
 import type { SettingsPatch } from '../provider/spec.js';
+import { DEFAULT_PACKAGE_GRACE_DAYS } from './package-protection.js';
 import type { Plan } from './types.js';
 
 const actorSchema = z.string().trim().min(1, 'who makes the change is required').max(200);
@@ -29,6 +30,12 @@ export const RUNTIME_SETTINGS = {
     .pipe(z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }))
     .transform((value) => value.replace(/\/+$/, ''))
     .nullable(),
+  /** Days a package that lost web protection keeps its websites paused before they are removed at the provider (core/package-protection.ts). */
+  package_grace_days: z
+    .number({ error: 'must be a whole number of days' })
+    .int('must be a whole number of days')
+    .min(0, 'must be 0 or more')
+    .max(365, 'must be at most 365'),
 } as const;
 
 export type RuntimeSettingName = keyof typeof RUNTIME_SETTINGS;
@@ -38,6 +45,8 @@ export type RuntimeSettingValue<N extends RuntimeSettingName> = z.output<(typeof
 export interface RuntimeSettingDefaults {
   autoProtect: boolean;
   notifyUrl?: string | undefined;
+  /** No environment setting: DEFAULT_PACKAGE_GRACE_DAYS unless given. */
+  packageGraceDays?: number | undefined;
 }
 
 export interface RuntimeSettings {
@@ -73,6 +82,7 @@ export function createPluginSettings(repo: SettingsRepo, defaults: RuntimeSettin
   const fromEnvironment: { [N in RuntimeSettingName]: RuntimeSettingValue<N> } = {
     auto_protect: defaults.autoProtect,
     notify_url: defaults.notifyUrl ?? null,
+    package_grace_days: defaults.packageGraceDays ?? DEFAULT_PACKAGE_GRACE_DAYS,
   };
   /** The override if it still reads as its setting's value (a hand-edited row that does not is ignored), else the environment's. */
   function effective<N extends RuntimeSettingName>(name: N): RuntimeSettingValue<N> {
@@ -94,11 +104,13 @@ export function createPluginSettings(repo: SettingsRepo, defaults: RuntimeSettin
   return {
     autoProtect: (): boolean => effective('auto_protect'),
     notifyUrl: (): string | null => effective('notify_url'),
+    packageGraceDays: (): number => effective('package_grace_days'),
     current: (): RuntimeSettings => ({ autoProtect: effective('auto_protect'), notifyUrl: effective('notify_url') }),
     /** Each setting's override (who set it, when), or null where the environment's value applies: for the Settings page. */
     overrides: (): Record<RuntimeSettingName, SettingOverride | null> => ({
       auto_protect: repo.getOverride('auto_protect'),
       notify_url: repo.getOverride('notify_url'),
+      package_grace_days: repo.getOverride('package_grace_days'),
     }),
     /**
      * Sets a setting over the environment's, checked with its schema (VALIDATION_FAILED, nothing

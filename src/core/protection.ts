@@ -76,7 +76,7 @@ export function providerFailure(error: unknown, domain: string): AppError {
 }
 
 /** Paused because of the account in the panel: only the panel undoes these, or the plugin and the panel would disagree. */
-const PANEL_PAUSES: ReadonlySet<PausedBy> = new Set(['suspension', 'account_deleted', 'domain_removed']);
+const PANEL_PAUSES: ReadonlySet<PausedBy> = new Set(['suspension', 'account_deleted', 'domain_removed', 'package']);
 
 /** No words, only the state's kind: core has no page language (the words are the pages', in theirs). */
 const KIND_ONLY = (key: string) => key;

@@ -12,6 +12,8 @@ import { hostPauseOf, unpausedAtProvider, type HostPauseUndone } from './host-pa
 import { callbackTokenFor, hashToken, providerUserIdFor, providerUserIdVariant } from './identity.js';
 import { isMonitoring } from './monitoring.js';
 import { recordReseller, transferAccount } from './reseller-ownership.js';
+import { createPackageProtection } from './package-protection.js';
+import type { PackagesRepo } from '../db/packages.repo.js';
 import type { Account, DesiredStatus, PausedBy, Plan, ProvisioningFailure, Website } from './types.js';
 
 export interface ProvisioningSettings {
@@ -39,6 +41,8 @@ export interface ProvisioningDeps {
   endCustomerSessions?: (account: string) => void;
   /** Monitoring first (core/monitoring.ts): when a new website's monitoring ends (null: protect at once), and when a website's still-to-come one does. */
   monitoring?: { startFor(domain: string, plan: Plan): number | null; untilOf(domain: string): number | null };
+  /** Protection per hosting package (core/package-protection.ts): its records, the admin's grace period and the release job. */
+  packages?: { repo: PackagesRepo; graceMs: () => number; scheduleRelease: (account: string, runAt: number) => void };
 }
 
 /** The kv fact that records where an account name went, and when (account.renamed). */
@@ -79,13 +83,12 @@ export function createProvisioning({
   onHostPauseUndone,
   endCustomerSessions,
   monitoring,
+  packages,
 }: ProvisioningDeps) {
   const planFor = (name: string | null | undefined) =>
     accounts.getPlan(name ?? DEFAULT_PLAN) ??
     accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'], monitorDays: 0 };
-
   const tagsFor = (plan: string) => providerTags(settings.server, plan);
-
   const callbackUrlFor = (domain: string) => `${settings.publicUrl}/callbacks/website/${callbackTokenFor(settings.callbackKey, domain)}`;
 
   /** Creates the provider user of an account (or finds it) and stores it with its key. */
@@ -200,6 +203,7 @@ export function createProvisioning({
    */
   async function domainAdded(event: PanelEvent & { domain: string }, finalAttempt = false): Promise<void> {
     showFromTheEventOn(event);
+    if (packageProtection && !packageProtection.includes(event.account)) return packageProtection.keepOut(event.domain);
     try {
       await provisionWebsite(event);
     } catch (error) {
@@ -418,7 +422,8 @@ export function createProvisioning({
     const plan = planFor(planName);
     accounts.setAccountPlan(event.account, planName);
     await forEachWebsite(event.account, async (website) => {
-      if (website.state !== 'active') return;
+      // Not at the provider (refused, or a package without protection): its set-up reads the plan then.
+      if (website.state !== 'active' || website.provisionedAt === null) return;
       await provider.updateWebsite(website.domain, { settings: plan.settings, tag: tagsFor(planName) });
     });
   }
@@ -426,6 +431,23 @@ export function createProvisioning({
   async function forEachWebsite(account: string, fn: (website: Website) => Promise<void>): Promise<void> {
     for (const website of accounts.websitesOf(account)) await fn(website);
   }
+  function packageProtectionOn(options: NonNullable<ProvisioningDeps['packages']>) {
+    // Protection per hosting package on provisioning's own steps (core/package-protection.ts).
+    return createPackageProtection({
+      accounts,
+      packages: options.repo,
+      provider,
+      logger,
+      now,
+      graceMs: options.graceMs,
+      scheduleRelease: options.scheduleRelease,
+      applyStatus: (website, desiredStatus, pausedBy) => applyStatus(website, desiredStatus, pausedBy),
+      provision: (event) => domainAdded(event),
+      resume: endSuspension,
+      autoProtect,
+    });
+  }
+  const packageProtection = packages ? packageProtectionOn(packages) : null;
 
   return {
     /** `finalAttempt`: the job has no attempt left after this one, so a failure is shown as it is (domain.added). */
@@ -434,6 +456,7 @@ export function createProvisioning({
       switch (event.type) {
         case 'account.created':
           await ensureAccount(event.account, { email: event.email, plan: event.plan, reseller: event.reseller }, true);
+          await packageProtection?.packageSays(event);
           return;
         case 'account.transferred':
           return transferAccount(accounts, logger, event);
@@ -496,7 +519,9 @@ export function createProvisioning({
         case 'domain.moved':
           return domainMoved(event as PanelEvent & { domain: string });
         case 'plan.changed':
-          return planChanged(event);
+          await planChanged(event);
+          await packageProtection?.packageSays(event);
+          return;
       }
     },
 
@@ -525,6 +550,10 @@ export function createProvisioning({
       accounts.setProviderStatus(domain, remote.status ?? 'unknown');
     },
 
+    releasePackage: async (account: string): Promise<void> => {
+      // The package.release job: removes at the provider what a package without protection still has there, once the grace is over.
+      await packageProtection?.releaseDue(account);
+    },
     /** Registers this panel server with the provider once (POST /v1.0/server). */
     async registerServer(): Promise<'registered' | 'already' | 'skipped'> {
       const { ip, name, zone, tag } = settings.server;

@@ -13,8 +13,9 @@ import type { JobQueue } from './job-queue.js';
 import { createProtection } from './protection.js';
 import { createBulkProtect } from './bulk-protect.js';
 import type { MonitoringRepo } from '../db/monitoring.repo.js';
-import { createMonitoring } from './monitoring.js';
+import { createMonitoring, DAY_MS } from './monitoring.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
+import type { PackagesRepo } from '../db/packages.repo.js';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import type { UnprotectedRepo } from '../db/unprotected.repo.js';
 import { accountLimitsOf } from './limits.js';
@@ -60,7 +61,7 @@ export interface ServicesDeps {
   /** Lets the plugin's close wait for a sync or pass in progress. */
   track<T>(pass: Promise<T>): Promise<T>;
   /** The job queue: an admin's re-provision, bulk protect, re-reads of host-paused websites that counted visits. */
-  queue: Pick<JobQueue, 'ingestEvents' | 'protectWebsites' | 'refreshWebsites'>;
+  queue: Pick<JobQueue, 'ingestEvents' | 'protectWebsites' | 'refreshWebsites' | 'releasePackage'>;
   /** What bulk protect reads and changes besides the queue. */
   jobs: Pick<JobsRepo, 'retry'>;
   unprotected: UnprotectedRepo;
@@ -71,6 +72,8 @@ export interface ServicesDeps {
   observer?: ServicesObserver;
   /** Ends the page sessions of a customer whose account was suspended or deleted. */
   endCustomerSessions?: (account: string) => void;
+  /** Protection per hosting package: its records and the admin's grace period in days (core/package-protection.ts). */
+  packages?: { repo: PackagesRepo; graceDays: () => number };
 }
 
 /** Monitoring first (core/monitoring.ts) on the services' repositories and provider. */
@@ -83,6 +86,13 @@ const monitoringOf = (deps: ServicesDeps) =>
     now: deps.now,
     defaultPlan: DEFAULT_PLAN,
   });
+
+/** Provisioning's share of protection per package: the grace in ms and its durable release job. */
+const packagesOf = (deps: ServicesDeps, packages: NonNullable<ServicesDeps['packages']>) => ({
+  repo: packages.repo,
+  graceMs: () => packages.graceDays() * DAY_MS,
+  scheduleRelease: (account: string, runAt: number) => deps.queue.releasePackage(account, runAt),
+});
 
 export function createServices(deps: ServicesDeps) {
   const { accounts, stats, provider, logger, now, sync, observer } = deps;
@@ -99,6 +109,7 @@ export function createServices(deps: ServicesDeps) {
     onHostPauseUndone: (undone) => void enforcement.recordRepause(undone),
     endCustomerSessions: deps.endCustomerSessions,
     monitoring,
+    ...(deps.packages ? { packages: packagesOf(deps, deps.packages) } : {}),
   });
   const enforcement = createEnforcement({
     stats,

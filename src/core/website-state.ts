@@ -53,6 +53,8 @@ const PAUSE_HAS_TODO: Record<PausedBy, Record<Audience, boolean>> = {
   external: { customer: true, admin: false },
   domain_removed: { customer: false, admin: false },
   account_deleted: { customer: false, admin: false },
+  // Worded by packageState below: the catalog's packages.* keys.
+  package: { customer: false, admin: true },
 };
 
 const paused = (by: PausedBy | null, audience: Audience, t: Translate): WebsiteState => {
@@ -105,6 +107,19 @@ function refusedState(website: StateInput, failure: ProvisioningFailure, audienc
   const summary = t(`websiteState.refused.${audience}`, { domain: website.domain, code: failure.code, reason: failure.reason });
   return state('could_not_protect', 'bad', t('websiteState.refused.label'), summary, refusalTodo(website, failure, audience, t));
 }
+
+/**
+ * The account's hosting package does not include web protection (core/package-protection.ts):
+ * never set up at the provider, or paused there until the grace period ends.
+ */
+const packageState = (audience: Audience, t: Translate): WebsiteState => ({
+  kind: 'paused',
+  tone: 'warn',
+  label: t('packages.websiteState.label'),
+  summary: t(`packages.websiteState.${audience}`),
+  todo: audience === 'admin' ? t('packages.websiteState.todo') : null,
+  pausedBy: 'package',
+});
 
 /** What the provider reports for a website the plugin keeps online. */
 function onlineState(website: StateInput, errorReason: string | null, t: Translate): WebsiteState {
@@ -165,6 +180,7 @@ export function describeWebsite(
   errorReason: string | null = null,
 ): WebsiteState {
   if (website.state === 'removed') return paused(website.pausedBy ?? 'domain_removed', audience, t);
+  if (website.pausedBy === 'package') return packageState(audience, t);
   if (website.provisionedAt === null)
     return website.provisioningFailure ? refusedState(website, website.provisioningFailure, audience, t) : settingUp(t);
   if (website.desiredStatus === 'paused')

@@ -56,8 +56,14 @@ export function createImportRepo(db: Db) {
   const s = {
     accounts: db.prepare<
       [],
-      { account: string; state: KnownState['accounts'][number]['state']; provider_user_id: string; reseller: string | null }
-    >('SELECT account, state, provider_user_id, reseller FROM accounts'),
+      {
+        account: string;
+        state: KnownState['accounts'][number]['state'];
+        provider_user_id: string;
+        reseller: string | null;
+        protection_included: number | null;
+      }
+    >('SELECT account, state, provider_user_id, reseller, protection_included FROM accounts'),
     upsertReseller: db.prepare(
       `INSERT INTO resellers (name, email, created_at, updated_at) VALUES (@name, @email, @at, @at)
        ON CONFLICT (name) DO UPDATE SET email = COALESCE(excluded.email, resellers.email), updated_at = excluded.updated_at`,
@@ -87,6 +93,7 @@ export function createImportRepo(db: Db) {
         state: row.state,
         providerUserId: row.provider_user_id,
         reseller: row.reseller,
+        protectionIncluded: row.protection_included === null ? null : row.protection_included === 1,
       })),
       websites: s.websites.all().map((row) => ({
         domain: row.domain,

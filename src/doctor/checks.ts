@@ -23,6 +23,12 @@ import { currentInstallSource } from '../install/source.js';
 import { createToolRunner, type ToolRunner } from '../install/tools.js';
 import { verifyInstallations } from '../install/verify.js';
 import { checkResellers } from './resellers.js';
+import { checkPackages } from './packages-check.js';
+import { createPluginSettings } from '../core/plugin-settings.js';
+import { createSettingsRepo } from '../db/settings.repo.js';
+
+/** The admin's grace period as the plugin reads it (its override, else the default). */
+const graceDaysIn = (db: Database.Database) => createPluginSettings(createSettingsRepo(db), { autoProtect: true }).packageGraceDays();
 
 export interface DoctorDeps {
   env: Env;
@@ -281,6 +287,7 @@ export function standardChecks(deps: DoctorDeps): DoctorCheck[] {
     { name: 'disk', run: () => checkDisk(config.need()) },
     { name: 'panel', run: () => checkInstallation(createToolRunner(deps.root ?? '/')) },
     { name: 'resellers', run: async () => checkResellers(config.need()) },
+    { name: 'packages', run: async () => checkPackages(config.need(), now, graceDaysIn) },
   ];
 }
 

@@ -37,7 +37,13 @@ export const CPANEL = {
   whmCgiDir: '/usr/local/cpanel/whostmgr/docroot/cgi/wpp',
 } as const;
 
-/** The cPanel feature (Feature Manager) install_plugin creates from the menu entry's id. */
+/**
+ * The cPanel feature (Feature Manager) install_plugin creates from the menu entry's id
+ * (install.json `featuremanager: true`: listed in WHM > Feature Manager). It is how a host sets
+ * protection per package: a package whose feature list gives it shows the Jupiter item and may
+ * sign in; one whose list turns it off has no item, and wpp provisions nothing for its accounts
+ * (panel/listings/cpanel-features.ts reads it for the hooks and `wpp import`).
+ */
 export const CPANEL_FEATURE = 'wpp_web_protection';
 /** The AppConfig application name of the WHM entry. */
 export const WHM_APP = 'wpp';

@@ -74,6 +74,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
         if (url !== null) await sendSpikeNotice({ url, secret: deps.notifySecret }, notice);
       },
       'website.protect': ({ domain, admin }) => services.bulkProtect.protectQueued(domain, admin),
+      'package.release': ({ account }) => services.provisioning.releasePackage(account),
       'panel.owner': async (lookup) => {
         if (deps.resolveOwner) return deps.resolveOwner(lookup);
         // The panel's tools answer root only: the hourly root timer (`wpp import <panel> --if-due`) asks instead.

@@ -122,6 +122,8 @@ export const panelEventSchema = z
      * panel did not say (what is stored stays); null, the host's own account (root or admin made it).
      */
     reseller: accountNameSchema.nullable().optional(),
+    /** account.created and plan.changed: whether the account's hosting package includes web protection; absent: the panel does not say. */
+    protection: z.boolean().optional(),
   })
   .superRefine((event, ctx) => {
     if (event.previousAccount !== undefined && event.type !== 'account.renamed') {
@@ -135,6 +137,13 @@ export const panelEventSchema = z
         code: 'custom',
         path: ['reseller'],
         message: `reseller belongs to ${RESELLER_EVENTS.join(' or ')}, not ${event.type}`,
+      });
+    }
+    if (event.protection !== undefined && event.type !== 'account.created' && event.type !== 'plan.changed') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['protection'],
+        message: `protection belongs to account.created and plan.changed, not ${event.type}`,
       });
     }
     for (const field of REQUIRED_FIELDS[event.type]) {
@@ -170,6 +179,7 @@ export function deriveEventId(source: string, draft: PanelEventDraft, occurredAt
     ...(draft.previousAccount ? [draft.previousAccount] : []),
     // Likewise the reseller, when the panel named one: null (the host's own) is marked apart from a name.
     ...(draft.reseller === undefined ? [] : [`reseller:${draft.reseller ?? ''}`]),
+    ...(draft.protection !== undefined ? [`protection=${draft.protection}`] : []),
     String(minute),
   ];
   return `${source}:${createHash('sha256').update(parts.join('\u0000').toLowerCase()).digest('hex').slice(0, 32)}`;

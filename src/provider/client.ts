@@ -33,6 +33,7 @@ import {
   userStatisticsSchema,
   websiteCreateFormSchema,
   websiteCreateSchema,
+  websiteDeletedSchema,
   websiteSchema,
   websiteStatisticsSchema,
   websiteStatusUpdateSchema,
@@ -99,7 +100,7 @@ export interface StatisticsRange {
   to?: StatisticsQuery['to'];
 }
 
-type Method = 'GET' | 'POST' | 'PUT';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 interface Call {
   method: Method;
@@ -527,6 +528,15 @@ function createCalls(options: ProviderClientOptions) {
     updateWebsite,
 
     /** PUT /v1.0/website/{domain} form-encoded `status=...`: pause or resume protection. */
+    /**
+     * DELETE /v1.0/website/{domain} (the sandbox's and wpp's addition, docs/provider-api.md): the
+     * website is gone at the provider. A website already gone is PROVIDER_NOT_FOUND.
+     */
+    async deleteWebsite(domain: string): Promise<void> {
+      const name = validDomain(domain, 'DELETE', `/${API_VERSION}/website/{domain}`);
+      await request({ method: 'DELETE', path: websitePath(name) }, websiteDeletedSchema);
+    },
+
     async setWebsiteStatus(domain: string, status: RequestableStatus): Promise<ProviderWebsite> {
       const template = `/${API_VERSION}/website/{domain}`;
       const name = validDomain(domain, 'PUT', template);

@@ -434,3 +434,6 @@ export const userStatisticsSchema = z
     };
   });
 export type UserStatistics = z.output<typeof userStatisticsSchema>;
+
+/** The answer to DELETE /v1.0/website/{domain}: not specified; anything that parses as JSON (or nothing) is taken as done. */
+export const websiteDeletedSchema = z.unknown();

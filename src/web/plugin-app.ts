@@ -15,6 +15,7 @@ import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { AdminViewsRepo } from '../db/admin-views.repo.js';
 import type { ImportRepo } from '../db/import.repo.js';
 import type { SettingsSnapshotsRepo } from '../db/settings-snapshots.repo.js';
+import type { PackagesRepo } from '../db/packages.repo.js';
 import type { ReadScheduleRepo } from '../db/read-schedule.repo.js';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
@@ -55,6 +56,8 @@ export interface PluginAppDeps {
     imports: Pick<ImportRepo, 'recentComparisons'>;
     /** The last settings read of each website (the customer's domain page). */
     settingsSnapshots: SettingsSnapshotsRepo;
+    /** Protection per hosting package (migration 020): the customer's pages and the Settings page read it. */
+    packages: PackagesRepo;
   };
   /** Protect, pause, resume and bulk protect by hand; a sync and an enforcement pass now (the demo panel). */
   services: Pick<Services, 'protection' | 'bulkProtect' | 'monitoring' | 'syncStatistics' | 'enforceLimits'>;
@@ -113,6 +116,7 @@ function adminPagesDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): A
       settings: deps.settings,
       environment: { autoProtect: config.autoProtect, notifyUrl: config.notifyUrl },
       notifySecret: secrets.notify,
+      packages: deps.repos.packages,
       now: deps.now,
     },
     demo: demoDeps(deps, ingest),
@@ -173,6 +177,7 @@ export function createPluginApp(deps: PluginAppDeps) {
         upgradeUrl: config.pages.upgradeUrl,
         now: deps.now,
         monitoringUntil: deps.services.monitoring.untilOf,
+        protectionIncluded: (account) => deps.repos.packages.protectionOf(account).included !== false,
       },
       admin: adminPages,
       // The admin pages' read models and actions, scoped to the reseller's customers by the reseller routes.

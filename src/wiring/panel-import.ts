@@ -7,6 +7,7 @@ import { runKeptEvents } from '../core/kept-events.js';
 import type { PluginSettings } from '../core/plugin-settings.js';
 import { createImportRepo } from '../db/import.repo.js';
 import { createMonitoringRepo } from '../db/monitoring.repo.js';
+import { createPackagesRepo } from '../db/packages.repo.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
 import type { Db } from '../db/open.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
@@ -40,6 +41,10 @@ export function wirePanelImport(
     ingestEvents: (events) => queue.ingestEvents(events),
     recordResellers: imports.saveResellers,
     chooseMonitoring: createMonitoringRepo(parts.db, parts.now).save,
+    recordPackages: (packages, at) => {
+      const repo = createPackagesRepo(parts.db);
+      for (const { name, protection } of packages) repo.savePackage(name, protection, at);
+    },
     logger: parts.logger.child({ component: 'import' }),
     now: parts.now,
     notifyDrift: async (notice) => {

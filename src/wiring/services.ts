@@ -14,6 +14,7 @@ import type { createSettingsRepo } from '../db/settings.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import { createMonitoringRepo } from '../db/monitoring.repo.js';
 import { createUnprotectedRepo } from '../db/unprotected.repo.js';
+import { createPackagesRepo } from '../db/packages.repo.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { createMetrics } from '../metrics.js';
 import type { ProviderClient } from '../provider/index.js';
@@ -61,5 +62,6 @@ export function wireServices(
     audit,
     observer: metrics.services,
     endCustomerSessions: (account) => void parts.sessions.deleteSessionsOf('customer', account),
+    packages: { repo: createPackagesRepo(parts.db), graceDays: settings.packageGraceDays },
   });
 }

@@ -89,12 +89,21 @@ function writeTool(root: string, path: string, script: string): void {
   chmodSync(at, 0o755);
 }
 
+/** The feature lists of the recorded packages (listings/cpanel/listpkgs.json). */
+const FEATURE_LISTS = ['default', 'business_features', 'starter_features'];
+
 /** A fake whmapi1 printing the given outputs; every call is appended to $root/calls.log. */
-export function installFakeWhmapi(root: string, output: { listaccts: string; domainInfo: string }): void {
+export function installFakeWhmapi(
+  root: string,
+  output: { listaccts: string; domainInfo: string; packages?: Record<string, string> },
+): void {
   const out = join(root, 'recorded');
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'listaccts.json'), output.listaccts);
   writeFileSync(join(out, 'get_domain_info.json'), output.domainInfo);
+  // The packages and their feature lists (protection per package) as recorded, unless the test gives its own.
+  for (const name of ['listpkgs', ...FEATURE_LISTS.map((list) => `get_featurelist_data-${list}`)])
+    writeFileSync(join(out, `${name}.json`), output.packages?.[name] ?? readListingFixture(`cpanel/${name}.json`));
   writeTool(
     root,
     '/usr/local/cpanel/bin/whmapi1',
@@ -103,6 +112,8 @@ export function installFakeWhmapi(root: string, output: { listaccts: string; dom
 case "$2" in
   listaccts) cat '${out}/listaccts.json' ;;
   get_domain_info) cat '${out}/get_domain_info.json' ;;
+  listpkgs) cat '${out}/listpkgs.json' ;;
+  get_featurelist_data) cat "${out}/get_featurelist_data-\${3#featurelist=}.json" ;;
   *) echo "unknown function $2" >&2; exit 1 ;;
 esac
 `,

@@ -87,6 +87,11 @@ const HOST_PAUSES = {
     await plugin.syncStatistics();
     await plugin.enforceLimits();
   },
+  // The account's hosting package no longer includes web protection (paused for the grace period).
+  async package(plugin: Plugin) {
+    await plugin.postEvents([{ type: 'plan.changed', account: 'alice', plan: 'basic', protection: false }]);
+    await plugin.idle();
+  },
 } satisfies Record<string, (plugin: Plugin, sb: TestSandbox) => Promise<void>>;
 
 const KINDS = Object.keys(HOST_PAUSES) as (keyof typeof HOST_PAUSES)[];

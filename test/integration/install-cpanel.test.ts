@@ -91,6 +91,8 @@ describe('wpp install cpanel / wpp uninstall cpanel', () => {
           group_id: 'security',
           uri: 'wpp/index.live.php',
           icon: 'wpp.svg',
+          // Listed in WHM's Feature Manager: a package whose feature list lacks it hides the item (protection per package).
+          featuremanager: true,
         }),
       ]);
       const appConfig = read(root, '/usr/local/lib/wpp/cpanel/wpp.conf');

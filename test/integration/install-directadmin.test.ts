@@ -25,6 +25,8 @@ beforeEach(() => {
   root = createTempDir('wpp-install-da-');
   fakeSystemctl(root);
   fakeTool(root, '/usr/local/directadmin/directadmin');
+  // DirectAdmin's admin data folder, where its custom package items are kept (none yet).
+  mkdirSync(join(root, '/usr/local/directadmin/data/admin'), { recursive: true });
   mkdirSync(join(root, `${CUSTOM}/domain_create_post`), { recursive: true, mode: 0o700 });
   chmodSync(join(root, `${CUSTOM}/domain_create_post`), 0o700);
   writeFileSync(join(root, VENDOR_SCRIPT), VENDOR_TEXT, { mode: 0o700 });
@@ -38,6 +40,8 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8');
 const modeOf = (path: string) => statSync(join(root, path)).mode & 0o777;
 const FAKE_TOOLS = { '/usr/bin/systemctl': 0o755, '/usr/local/directadmin/directadmin': 0o755 };
 const VENDOR_FILES = { [VENDOR_SCRIPT]: 0o700, [VENDOR_FOLDER_SCRIPT]: 0o700 };
+/** The custom package item wpp registers (protection per package); kept on uninstall, as the host's file. */
+const PACKAGE_ITEMS = { '/usr/local/directadmin/data/admin/custom_package_items.conf': 0o644 };
 
 const PLUGIN_FILES: Record<string, number> = {
   'plugin.conf': 0o644,
@@ -77,6 +81,7 @@ describe('wpp install directadmin', () => {
       '/etc/systemd/system/wpp-panel-check.service': 0o644,
       '/etc/systemd/system/wpp-panel-check.timer': 0o644,
       '/etc/wpp/install/directadmin.json': 0o600,
+      ...PACKAGE_ITEMS,
       ...Object.fromEntries(Object.entries(PLUGIN_FILES).map(([path, mode]) => [`${PLUGIN}/${path}`, mode])),
       ...Object.fromEntries(DIRECTADMIN_HOOKS.map((hook) => [`${CUSTOM}/${hook}/wpp.sh`, 0o755])),
     };
@@ -86,6 +91,9 @@ describe('wpp install directadmin', () => {
       expect(read(path), path).not.toContain('{{');
     }
 
+    expect(read('/usr/local/directadmin/data/admin/custom_package_items.conf')).toBe(
+      'wpp_web_protection=type=checkbox&string=Web Protection&desc=Websites of this package are protected by wpp&checked=yes\n',
+    );
     const conf = read(`${PLUGIN}/plugin.conf`).split('\n');
     expect(conf).toEqual(
       expect.arrayContaining([
@@ -176,7 +184,7 @@ describe('wpp uninstall directadmin', () => {
       ['/usr/bin/systemctl', 'disable', '--now', 'wpp-panel-check.timer'],
       ['/usr/bin/systemctl', 'daemon-reload'],
     ]);
-    expect(Object.fromEntries(filesBelow(root))).toEqual({ ...FAKE_TOOLS, ...VENDOR_FILES, '/etc/wpp/env': 0o640 });
+    expect(Object.fromEntries(filesBelow(root))).toEqual({ ...FAKE_TOOLS, ...VENDOR_FILES, ...PACKAGE_ITEMS, '/etc/wpp/env': 0o640 });
     expect(existsSync(join(root, PLUGIN))).toBe(false);
     expect(existsSync(join(root, `${CUSTOM}/user_destroy_post`))).toBe(false);
     // The vendor's folder stays (with its script), and so does DirectAdmin's own.
@@ -322,5 +330,22 @@ describe('the installed pages and scripts, run with a fake launcher', () => {
       'uninstall|directadmin|stdin=|username=',
       'install|directadmin|stdin=|username=',
     ]);
+  });
+});
+
+describe('wpp install directadmin: the package item', () => {
+  it("adds its line after the host's own items, once however often installed, and leaves a host's own line of that name alone", async () => {
+    const file = '/usr/local/directadmin/data/admin/custom_package_items.conf';
+    writeFileSync(join(root, file), 'backup_plan=type=listbox&string=Backups&item1val=none&item1txt=None');
+    expect((await wpp(['install', 'directadmin'])).code).toBe(0);
+    expect((await wpp(['install', 'directadmin'])).code).toBe(0);
+    expect(read(file).split('\n')).toEqual([
+      'backup_plan=type=listbox&string=Backups&item1val=none&item1txt=None',
+      'wpp_web_protection=type=checkbox&string=Web Protection&desc=Websites of this package are protected by wpp&checked=yes',
+      '',
+    ]);
+    writeFileSync(join(root, file), 'wpp_web_protection=type=checkbox&string=Protection (ours)\n');
+    expect((await wpp(['install', 'directadmin'])).code).toBe(0);
+    expect(read(file)).toBe('wpp_web_protection=type=checkbox&string=Protection (ours)\n');
   });
 });

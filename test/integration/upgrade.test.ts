@@ -35,6 +35,20 @@ function previousReleaseSchema(dir: string): string[] {
   return schema;
 }
 
+/** A table's CREATE statement as the migrations up to `version` leave it (a rebuilt table's undo makes it again exactly). */
+function tableSqlAt(dir: string, table: string, version: number): string {
+  const folder = join(dir, `migrations-${version}`);
+  mkdirSync(folder);
+  for (const name of readdirSync(paths.migrations).filter((n) => /^\d{3}_.*\.sql$/.test(n))) {
+    if (Number(name.slice(0, 3)) <= version) copyFileSync(join(paths.migrations, name), join(folder, name));
+  }
+  const db = new Database(join(dir, `schema-${version}.sqlite`));
+  migrate(db, folder);
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as string;
+  db.close();
+  return sql;
+}
+
 const counts = (db: Database.Database) =>
   Object.fromEntries(
     ['accounts', 'websites', 'jobs', 'stats_samples', 'website_status_changes', 'enforcement_actions'].map((table) => [
@@ -76,6 +90,17 @@ describe('an upgrade from the previous release', () => {
       }[]) {
         db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ?').run(keys.open(row.k, row.account), row.account);
       }
+      // 020 added protection per package and rebuilt websites (paused_by 'package'): the table as 019 left it, rows, indexes and triggers kept.
+      const websiteObjects = db
+        .prepare("SELECT sql FROM sqlite_master WHERE tbl_name = 'websites' AND type IN ('index', 'trigger') AND sql IS NOT NULL")
+        .pluck()
+        .all() as string[];
+      db.exec(
+        `${tableSqlAt(scratch, 'websites', 19).replace('CREATE TABLE "websites"', 'CREATE TABLE websites_019')};
+         INSERT INTO websites_019 SELECT * FROM websites; DROP TABLE websites; ALTER TABLE websites_019 RENAME TO websites;
+         ${websiteObjects.join(';\n')};
+         DROP TABLE packages; ALTER TABLE accounts DROP COLUMN protection_removed_at; ALTER TABLE accounts DROP COLUMN protection_included;`,
+      );
       db.exec('DROP TABLE panel_comparisons');
       // 016: monitoring first (a plan's days, each website's end of monitoring).
       db.exec('DROP TABLE website_monitoring; ALTER TABLE plans DROP COLUMN monitor_days;');

@@ -70,6 +70,11 @@ export interface CpanelDomain {
 export interface CpanelPanel {
   /** The user's domains now (whmapi1 get_domain_info, as root). */
   domainsOf(user: string): Promise<CpanelDomain[]>;
+  /**
+   * Whether the package includes web protection (the Feature Manager feature wpp_web_protection,
+   * panel/listings/cpanel-features.ts); undefined: cPanel does not know the package. Absent: not asked.
+   */
+  packageProtection?(plan: string): Promise<boolean | undefined>;
 }
 
 /** The plugin's own record, read by the hook process (it runs as root). */
@@ -429,9 +434,30 @@ export async function readCpanelHook(input: unknown, panel: CpanelPanel, local: 
   const found = hookOf(input);
   if ('ok' in found) return found;
   const { hook, data, label } = found;
-  if (!hook.readPanel) return translateCpanelHook(input, now, local);
+  if (!hook.readPanel) {
+    if (!hook.translate) return translateCpanelHook(input, now, local);
+    return finish(label, await withPackageProtection(hook.translate(data, local), panel), now);
+  }
   const { drafts, note } = await hook.readPanel(data, panel, local);
   return finish(label, drafts, now, note);
+}
+
+/**
+ * An account created on, or moved to, a package carries whether the package includes web
+ * protection (core/package-protection.ts). A package cPanel cannot be asked about says nothing:
+ * the hook must not fail for it (the next `wpp import` reads the packages again).
+ */
+async function withPackageProtection(drafts: SourcedDraft[], panel: CpanelPanel): Promise<SourcedDraft[]> {
+  const ask = panel.packageProtection;
+  if (!ask) return drafts;
+  return Promise.all(
+    drafts.map(async (sourced) => {
+      const { draft } = sourced;
+      if ((draft.type !== 'account.created' && draft.type !== 'plan.changed') || draft.plan === undefined) return sourced;
+      const protection = await ask(draft.plan).catch(() => undefined);
+      return protection === undefined ? sourced : { draft: { ...draft, protection }, from: sourced.from };
+    }),
+  );
 }
 
 /**

@@ -10,6 +10,7 @@
  * and a restore replays no domain hook; domain_change_post names the old and the new domain,
  * not the subdomains DirectAdmin moved along.
  */
+import { DIRECTADMIN_PACKAGE_ITEM, packageItemProtection } from '../listings/directadmin.js';
 import { failure, finishDrafts, nothingToDo, relativeLabel, resellerOf, text, type AdapterResult, type SourcedDraft } from './result.js';
 
 /**
@@ -138,9 +139,10 @@ const TRANSLATIONS: Record<Exclude<DirectAdminHook, 'domain_change_post' | 'user
     const ip = value(env, 'ip');
     const creator = value(env, 'creator');
     const reseller = resellerOf(creator.value, DIRECTADMIN_HOST_OWNERS);
+    const protection = packageItemProtection(env[DIRECTADMIN_PACKAGE_ITEM]);
     const drafts: SourcedDraft[] = [
       {
-        draft: { type: 'account.created', account: account.value as string, email: email.value, plan: plan.value, reseller },
+        draft: { type: 'account.created', account: account.value as string, email: email.value, plan: plan.value, reseller, protection },
         from: { account: account.from, email: email.from, plan: plan.from, reseller: creator.from },
       },
     ];
@@ -163,7 +165,13 @@ const TRANSLATIONS: Record<Exclude<DirectAdminHook, 'domain_change_post' | 'user
     // A user changed without a package named (an e-mail, a limit of its own): no plan to apply.
     if (plan.value !== undefined) {
       drafts.push({
-        draft: { type: 'plan.changed', account: account.value as string, plan: plan.value },
+        // The package's items come with it in user.conf: the custom item says whether it includes web protection.
+        draft: {
+          type: 'plan.changed',
+          account: account.value as string,
+          plan: plan.value,
+          protection: packageItemProtection(env[DIRECTADMIN_PACKAGE_ITEM]),
+        },
         from: { account: account.from, plan: plan.from },
       });
     }

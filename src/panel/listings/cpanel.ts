@@ -11,6 +11,7 @@ import type { ToolRunner } from '../../install/tools.js';
 import type { PanelListingInput } from '../../core/panel-listing.js';
 import type { CpanelDomain } from '../adapters/cpanel.js';
 import { resellerOf } from '../adapters/result.js';
+import { readCpanelPackages } from './cpanel-features.js';
 
 export const WHMAPI1 = '/usr/local/cpanel/bin/whmapi1';
 
@@ -77,7 +78,11 @@ function parseWhmapi<S extends z.ZodType>(schema: S, stdout: string, call: strin
 const email = (value: string | undefined) => (value && value.includes('@') ? value : undefined);
 
 /** The output of the two calls as a listing (pure: the unit tests feed it recorded output). */
-export function cpanelListing(listacctsJson: string, domainInfoJson: string): PanelListingInput {
+export function cpanelListing(
+  listacctsJson: string,
+  domainInfoJson: string,
+  packages?: { name: string; protection: boolean }[],
+): PanelListingInput {
   const accounts = parseWhmapi(listacctsSchema, listacctsJson, 'listaccts').data?.acct ?? [];
   const domains = parseWhmapi(domainInfoSchema, domainInfoJson, 'get_domain_info').data?.domains ?? [];
   const websitesOf = new Map<string, { domain: string; subdomains: string[]; ip?: string }[]>();
@@ -101,6 +106,8 @@ export function cpanelListing(listacctsJson: string, domainInfoJson: string): Pa
       .sort((a, b) => b.domain.length - a.domain.length)[0];
     if (base) base.subdomains.push(name.slice(0, -(base.domain.length + 1)));
   }
+  // Each account's package and whether it includes web protection (cpanel-features.ts), when the packages were read.
+  const protectionOf = new Map((packages ?? []).map((p) => [p.name, p.protection]));
   return {
     panel: 'cpanel',
     accounts: accounts.map((a) => ({
@@ -109,9 +116,11 @@ export function cpanelListing(listacctsJson: string, domainInfoJson: string): Pa
       plan: a.plan,
       suspended: Number(a.suspended ?? 0) === 1,
       reseller: resellerOf(a.owner, ['root']),
+      ...(a.plan !== undefined && protectionOf.has(a.plan) ? { protection: protectionOf.get(a.plan) } : {}),
       domains: websitesOf.get(a.user.toLowerCase()) ?? [],
     })),
     resellers: cpanelResellers(accounts),
+    ...(packages ? { packages } : {}),
   };
 }
 
@@ -136,5 +145,5 @@ export async function cpanelDomainsOf(tools: ToolRunner, user: string): Promise<
 export async function readCpanelListing(tools: ToolRunner): Promise<PanelListingInput> {
   const accounts = await tools.check(WHMAPI1, ['--output=json', 'listaccts']);
   const domains = await tools.check(WHMAPI1, ['--output=json', 'get_domain_info']);
-  return cpanelListing(accounts.stdout, domains.stdout);
+  return cpanelListing(accounts.stdout, domains.stdout, await readCpanelPackages(tools));
 }

@@ -31,6 +31,15 @@ export function parseUserConf(text: string): Map<string, string> {
   return fields;
 }
 
+/**
+ * The custom package item `wpp install directadmin` registers (custom_package_items.conf, a
+ * checkbox): DirectAdmin copies a package's items into each user's user.conf, ON or OFF.
+ * Absent: the item was never saved for the user's package, so it says nothing.
+ */
+export const DIRECTADMIN_PACKAGE_ITEM = 'wpp_web_protection';
+export const packageItemProtection = (value: string | undefined): boolean | undefined =>
+  value?.toUpperCase() === 'ON' ? true : value?.toUpperCase() === 'OFF' ? false : undefined;
+
 const readIfThere = (path: string) =>
   readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
@@ -51,6 +60,9 @@ async function readUser(dir: string, user: string): Promise<ListedUser | null> {
     suspended: fields.get('suspended') === 'yes',
     reseller: resellerOf(fields.get('creator'), ['admin']),
     usertype: fields.get('usertype'),
+    ...(packageItemProtection(fields.get(DIRECTADMIN_PACKAGE_ITEM)) !== undefined
+      ? { protection: packageItemProtection(fields.get(DIRECTADMIN_PACKAGE_ITEM)) }
+      : {}),
     domains: await Promise.all(
       domains.map(async (domain) => ({
         domain,

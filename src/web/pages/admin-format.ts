@@ -45,7 +45,8 @@ export function createAdminFormat(format: Format, t: Translate) {
       badge: LEVEL_BADGES[level] ?? 'neutral',
     }),
     /** Who paused a website ("admin", "domain removed"). */
-    pauser: (value: string) => word('pausers', value),
+    // A package without web protection is worded by its part of the catalog (packages.*).
+    pauser: (value: string) => (value === 'package' ? t('packages.pauser') : word('pausers', value)),
     /** A status the provider reports or the plugin asks for ("online", "pending dns"). */
     status: (value: string) => word('statuses', value),
   };

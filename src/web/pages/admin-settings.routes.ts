@@ -25,6 +25,8 @@ import { AppError } from '../../errors.js';
 import { describeSettings, settingPathLabel } from '../../provider/setting-words.js';
 import { settingWordsIn } from '../../core/setting-words-i18n.js';
 import { errorSummary, type SummaryProblem } from './error-summary.js';
+import { GRACE_FIELD_ID, packageGraceRoute, packagesSection } from './admin-packages.js';
+import type { PackagesRepo } from '../../db/packages.repo.js';
 import { sessionAdmin } from './session.middleware.js';
 
 export interface SettingsPagesDeps {
@@ -42,6 +44,8 @@ export interface SettingsPagesDeps {
   notifySecret: NotifySecret;
   /** The clock of the reseller pools' usage shown; Date.now when absent. */
   now?: () => number;
+  /** Protection per hosting package (admin-packages.ts); absent: the page has no packages section. */
+  packages?: PackagesRepo;
 }
 
 /** A form as shown: the values typed, and the problems by field ('' for the form as a whole). */
@@ -108,8 +112,12 @@ const SAVED_MESSAGES = {
   'auto-protect': 'autoProtect',
   'notify-url': 'notifyUrl',
   'reseller-pool': 'resellerPool',
+  'package-grace': 'packageGrace',
 } as const;
 type Saved = keyof typeof SAVED_MESSAGES;
+/** The grace period's words are its part's (packages.*); the rest adminSettings.saved.*. */
+const savedKey = (saved: Saved) =>
+  saved === 'package-grace' ? 'packages.settings.graceSaved' : `adminSettings.saved.${SAVED_MESSAGES[saved]}`;
 
 /** Text fields: trimmed, empty means not given. A field given twice cannot be read (no browser sends that). */
 const text = z
@@ -190,7 +198,7 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
   };
   return {
     title: t('adminSettings.title'),
-    ...(saved ? { flash: { kind: 'ok', message: t(`adminSettings.saved.${SAVED_MESSAGES[saved]}`) } } : {}),
+    ...(saved ? { flash: { kind: 'ok', message: t(savedKey(saved)) } } : {}),
     // A reseller's row has its own form (the pool), with the resellers to choose from.
     scopes: LIMIT_SCOPES.filter((scope) => scope !== 'reseller'),
     ...resellerPools(deps),
@@ -211,6 +219,7 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
     // A plan's provider settings in the page's language: the same words as the customer's settings form.
     describeSettings: (settings: Parameters<typeof describeSettings>[0]) => describeSettings(settings, describeWords),
     ...(Object.keys(forms).length > 0 ? { errorSummary: settingsErrorSummary(forms, t) } : {}),
+    ...(deps.packages ? packagesSection({ ...deps, packages: deps.packages }, res) : {}),
   };
 }
 
@@ -303,6 +312,25 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
   });
 
   router.post('/settings/notify-url', (req, res) => changeNotifyUrl(deps, req, res));
+  if (deps.packages) {
+    const packageDeps = { ...deps, packages: deps.packages };
+    router.use(
+      packageGraceRoute(packageDeps, (res, problem, typedDays) => {
+        const t = res.locals.t as Translate;
+        res
+          .status(400)
+          .set('Cache-Control', 'no-store')
+          .render('admin/settings', {
+            ...settingsPage(deps, {}, undefined, res),
+            ...packagesSection(packageDeps, res, problem, typedDays),
+            errorSummary: errorSummary(
+              [{ id: GRACE_FIELD_ID, label: t('packages.settings.graceLabel'), message: problem }],
+              t('adminSettings.nothingSaved'),
+            ),
+          });
+      }),
+    );
+  }
   return router;
 }
 

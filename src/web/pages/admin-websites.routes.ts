@@ -18,7 +18,16 @@ import { hrefWith, optional, pageField, pagerLinks, parseQuery } from './admin-q
 import { ADMIN_SCOPE, mayAccess, type PageScope } from './page-scope.js';
 
 export const WEBSITE_STATES = [...REPORTED_STATUSES, 'missing', 'removed'] as const;
-export const PAUSERS = ['customer', 'admin', 'enforcement', 'suspension', 'domain_removed', 'account_deleted', 'external'] as const;
+export const PAUSERS = [
+  'customer',
+  'admin',
+  'enforcement',
+  'suspension',
+  'domain_removed',
+  'account_deleted',
+  'external',
+  'package',
+] as const;
 const SORTS = ['domain', 'account', 'usage', 'status', 'updated'] as const;
 /** Shorter search text matches a good share of 100,000 websites: no use to anyone, and slow to count. */
 export const MIN_QUERY_LENGTH = 2;

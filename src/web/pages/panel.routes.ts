@@ -46,6 +46,8 @@ export interface PanelPagesDeps {
   now: () => number;
   /** When the website's monitoring ends (core/monitoring.ts), or null. */
   monitoringUntil?: (domain: string) => number | null;
+  /** Whether the account's hosting package includes web protection (core/package-protection.ts); absent: every package does. */
+  protectionIncluded?: (account: string) => boolean;
 }
 
 /** The settings form, the one form of the pages that uploads files (a certificate and its key, as multipart). */
@@ -112,10 +114,25 @@ function closedAccountPage(accounts: Pick<AccountsRepo, 'accountState'>) {
   };
 }
 
+/**
+ * An account whose hosting package does not include web protection: the panel shows it no menu
+ * entry, but a bookmarked or hand-made launch still lands here, and it says why (every page and form).
+ */
+function notInPackagePage(protectionIncluded: (account: string) => boolean) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (protectionIncluded(sessionAccount(req))) return next();
+    res
+      .status(403)
+      .set('Cache-Control', 'no-store')
+      .render('panel/not-in-package', { title: translateOf(res)('packages.notIncluded.title') });
+  };
+}
+
 export function createPanelRouter(deps: PanelPagesDeps): express.Router {
   const router = express.Router();
   const settings = createSettingsReader({ provider: deps.provider, snapshots: deps.settingsSnapshots, now: deps.now });
   router.use(closedAccountPage(deps.accounts));
+  if (deps.protectionIncluded) router.use(notInPackagePage(deps.protectionIncluded));
   router.get('/', (req: Request, res: Response) => {
     const account = sessionAccount(req);
     res.set('Cache-Control', 'no-store').render('panel/domains', {

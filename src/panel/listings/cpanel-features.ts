@@ -1,0 +1,86 @@
+/**
+ * Whether a cPanel package includes web protection: the Feature Manager feature
+ * `wpp_web_protection` (src/install/cpanel.ts CPANEL_FEATURE; install_plugin creates it from the
+ * install.json item's `featuremanager`). An account's features come from its package's feature
+ * list (`FEATURELIST=` in /var/cpanel/packages/<package>, the list's `<feature>=0|1` lines in
+ * /var/cpanel/features/<list>); a feature the list does not name is on, unless the list turns it
+ * off. Read through WHM API 1, as the listing already reads accounts and domains:
+ * - `whmapi1 --output=json listpkgs`: `data.pkg[]`, each with `name` and `FEATURELIST`
+ *   ("Hosting Plans > listpkgs", the same fields as the package file);
+ * - `whmapi1 --output=json get_featurelist_data featurelist=<list>`: `data.features[]`, each
+ *   `{id, value: 0|1, is_disabled: 0|1}` (api.docs.cpanel.net, "Return feature list
+ *   configuration"; the issue's `get_feature_list_data` is spelled `get_featurelist_data` there).
+ *   `is_disabled` 1: turned off for every package by the "disabled" list.
+ */
+import { z } from 'zod';
+import { AppError } from '../../errors.js';
+import type { ToolRunner } from '../../install/tools.js';
+
+export const CPANEL_PROTECTION_FEATURE = 'wpp_web_protection';
+const WHMAPI1 = '/usr/local/cpanel/bin/whmapi1';
+
+const metadataSchema = z.looseObject({ result: z.union([z.number(), z.string()]), reason: z.string().optional() });
+const flag = z.union([z.number(), z.string()]).transform((value) => Number(value) === 1);
+
+const listpkgsSchema = z.looseObject({
+  metadata: metadataSchema,
+  data: z.looseObject({ pkg: z.array(z.looseObject({ name: z.string().min(1), FEATURELIST: z.string().optional() })) }).optional(),
+});
+
+const featurelistSchema = z.looseObject({
+  metadata: metadataSchema,
+  data: z
+    .looseObject({
+      features: z.array(z.looseObject({ id: z.string().min(1), value: flag.optional(), is_disabled: flag.optional() })),
+    })
+    .optional(),
+});
+
+function parse<S extends z.ZodType<{ data?: unknown }>>(schema: S, stdout: string, call: string): NonNullable<z.output<S>['data']> {
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    throw new AppError('VALIDATION_FAILED', `whmapi1 ${call} did not print JSON`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AppError('VALIDATION_FAILED', `whmapi1 ${call} printed an unexpected shape: ${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  const { metadata, data } = parsed.data as { metadata: z.output<typeof metadataSchema>; data?: unknown };
+  if (Number(metadata.result) !== 1 || data === undefined) {
+    throw new AppError('VALIDATION_FAILED', `whmapi1 ${call} failed: ${metadata.reason ?? 'no reason given'}`);
+  }
+  return data as NonNullable<z.output<S>['data']>;
+}
+
+/** Each package's feature list (`default` when the package names none, as cPanel reads it). */
+export function packageFeatureLists(listpkgsJson: string): Map<string, string> {
+  const { pkg } = parse(listpkgsSchema, listpkgsJson, 'listpkgs');
+  return new Map(pkg.map((p) => [p.name, p.FEATURELIST?.trim() || 'default']));
+}
+
+/** Whether a feature list gives the feature: on unless the list sets it to 0 or the "disabled" list turns it off. */
+export function listIncludesProtection(featurelistJson: string, list: string): boolean {
+  const { features } = parse(featurelistSchema, featurelistJson, `get_featurelist_data featurelist=${list}`);
+  const feature = features.find((f) => f.id === CPANEL_PROTECTION_FEATURE);
+  if (!feature) return true;
+  return feature.is_disabled !== true && feature.value !== false;
+}
+
+/** Every package and whether it includes web protection, each feature list read once. */
+export async function readCpanelPackages(tools: ToolRunner): Promise<{ name: string; protection: boolean }[]> {
+  const lists = packageFeatureLists((await tools.check(WHMAPI1, ['--output=json', 'listpkgs'])).stdout);
+  const byList = new Map<string, boolean>();
+  for (const list of new Set(lists.values())) {
+    const { stdout } = await tools.check(WHMAPI1, ['--output=json', 'get_featurelist_data', `featurelist=${list}`]);
+    byList.set(list, listIncludesProtection(stdout, list));
+  }
+  return [...lists].map(([name, list]) => ({ name, protection: byList.get(list) ?? true }));
+}
+
+/** One package's protection, for a hook (Accounts::Create, change_package); undefined: cPanel does not know the package. */
+export async function cpanelPackageProtection(tools: ToolRunner, plan: string): Promise<boolean | undefined> {
+  return (await readCpanelPackages(tools)).find((p) => p.name === plan)?.protection;
+}
