@@ -95,6 +95,7 @@ export function eventFor(difference: Difference, options: { prune: boolean }): P
         account,
         email: difference.email,
         plan: difference.plan,
+        protection: difference.protection,
         ...(difference.reseller === undefined ? {} : { reseller: difference.reseller }),
       };
     case 'account.provider-missing':

@@ -121,7 +121,7 @@ describe('wpp doctor', () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(new RegExp(`^FAIL +provider +${sandbox.url.replaceAll('.', '\\.')} is down or unreachable: .*503`, 'm'));
       expect(run.stdout).toMatch(/^ok +service /m);
-      expect(run.stdout.trimEnd().split('\n')).toHaveLength(9);
+      expect(run.stdout.trimEnd().split('\n')).toHaveLength(10);
 
       // Stopped altogether: refused connections.
       await sandbox.close();
