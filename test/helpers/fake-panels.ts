@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 /**
  * Every install target's panel, faked below a test root the way its own installer test does:
  * for tests that run `wpp install <panel>` for each target in INSTALL_TARGETS. Typed by
@@ -24,6 +26,8 @@ export const FAKE_PANELS = {
     fakeSystemctl(root);
     // The installer requires DirectAdmin's binary where DirectAdmin keeps it.
     fakeTool(root, '/usr/local/directadmin/directadmin');
+    // Every DirectAdmin has its admin data folder (the installer adds its package item to custom_package_items.conf there).
+    mkdirSync(join(root, '/usr/local/directadmin/data/admin'), { recursive: true });
   },
   virtualmin: (root: string) => {
     fakeSystemctl(root);
