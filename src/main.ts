@@ -24,6 +24,7 @@ import { startPluginServer } from './web/plugin-server.js';
 import { wirePanelImport } from './wiring/panel-import.js';
 import { connectProvider, httpUrl } from './wiring/provider.js';
 import { holdServeLock, openRepositories } from './wiring/repositories.js';
+import { wireMail } from './wiring/mail.js';
 import { wireServices } from './wiring/services.js';
 import { ROLES, type PluginOptions, type RunningPlugin } from './wiring/types.js';
 
@@ -97,8 +98,9 @@ async function wire(
 
   // One bag of the parts built so far; each area's assembly takes what it needs from it.
   const parts = { ...foundations, config, db, logger, queue, life };
+  const mail = wireMail(parts);
   const services = wireServices(
-    { ...parts, callbackKey: secrets.callback },
+    { ...parts, callbackKey: secrets.callback, mailer: mail.mailer },
     { accountDomain, server, publicUrl: config.publicUrl ?? url, sync: config.sync },
   );
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
@@ -107,7 +109,16 @@ async function wire(
     notifySecret: secrets.notify.value,
   });
   const worker = startBackground(
-    { ...parts, reconcile, services, notifySecret: secrets.notify.value, notifyUrl: settings.notifyUrl, panelCheck, resolveOwner },
+    {
+      ...parts,
+      reconcile,
+      services,
+      mailer: mail.mailer,
+      notifySecret: secrets.notify.value,
+      notifyUrl: settings.notifyUrl,
+      panelCheck,
+      resolveOwner,
+    },
     // Registration belongs to the long-running server; other roles need not queue it.
     {
       runWorker: options.worker ?? role.runsWorker,
@@ -133,6 +144,7 @@ async function wire(
       secrets,
       repos,
       services,
+      mail,
       pagesUrl: config.publicUrl ?? url,
       ...(options.directadmin ? { directadmin: options.directadmin } : {}),
     }),
@@ -149,6 +161,7 @@ async function wire(
     enforceLimits: services.enforceLimits,
     adminResume: services.adminResume,
     switchMonitoring: services.switchMonitoring,
+    sendMailDigests: async () => mail.mailer.sendDigests(),
     importPanel: panelImport.run,
     ...panelCommands,
     jobCounts: () => jobs.counts(),

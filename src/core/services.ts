@@ -69,6 +69,8 @@ export interface ServicesDeps {
   monitoring: MonitoringRepo;
   /** Told of syncs and enforcement actions (the metrics). Default: nobody. */
   observer?: ServicesObserver;
+  /** Told of each website the scheduled switch made protecting (the customer's mail). */
+  onMonitoringSwitched?: ((website: { domain: string; account: string }) => void) | undefined;
   /** Ends the page sessions of a customer whose account was suspended or deleted. */
   endCustomerSessions?: (account: string) => void;
 }
@@ -82,6 +84,7 @@ const monitoringOf = (deps: ServicesDeps) =>
     logger: deps.logger.child({ component: 'monitoring' }),
     now: deps.now,
     defaultPlan: DEFAULT_PLAN,
+    onSwitched: deps.onMonitoringSwitched,
   });
 
 export function createServices(deps: ServicesDeps) {
