@@ -23,9 +23,10 @@ const OUTCOMES = ['saved', 'badCooldown', 'badEmail'] as const;
 const mailForm = z.object({
   cooldownHours: z.string().trim().optional().default(''),
   adminEmail: z.string().trim().optional().default(''),
-  // Checked boxes: one value per switch left on; none checked sends none.
-  on: z.union([z.string(), z.array(z.string())]).optional(),
 });
+
+/** A switch's checkbox: `send-customer-approaching` for customer.approaching; a box left unchecked is not sent. */
+export const switchField = (name: string): string => `send-${name.replace('.', '-')}`;
 
 export function createAdminMailRouter(deps: MailPagesDeps): express.Router {
   const router = express.Router();
@@ -52,9 +53,9 @@ export function createAdminMailRouter(deps: MailPagesDeps): express.Router {
     if (!Number.isInteger(cooldown) || cooldown < 1 || cooldown > 720) return res.redirect(303, '/admin/settings?mail=badCooldown#mail');
     const email = form.adminEmail === '' ? null : z.email().safeParse(form.adminEmail);
     if (email !== null && !email.success) return res.redirect(303, '/admin/settings?mail=badEmail#mail');
-    const on = new Set([form.on ?? []].flat());
+    const body = (req.body ?? {}) as Record<string, unknown>;
     deps.settings.change(
-      { off: MAIL_SWITCHES.filter((name) => !on.has(name)), cooldownHours: cooldown, adminEmail: email?.data ?? null },
+      { off: MAIL_SWITCHES.filter((name) => body[switchField(name)] !== 'on'), cooldownHours: cooldown, adminEmail: email?.data ?? null },
       `admin:${sessionAdmin(req)}`,
     );
     res.redirect(303, '/admin/settings?mail=saved#mail');
