@@ -97,10 +97,10 @@ async function wire(
   const url = httpServer?.url ?? httpUrl(config.host, config.port);
 
   // One bag of the parts built so far; each area's assembly takes what it needs from it.
-  const parts = { ...foundations, config, db, logger, queue, life };
-  const mail = wireMail(parts);
+  const mail = wireMail({ ...foundations, config, db, queue });
+  const parts = { ...foundations, config, db, logger, queue, life, mailer: mail.mailer };
   const services = wireServices(
-    { ...parts, callbackKey: secrets.callback, mailer: mail.mailer },
+    { ...parts, callbackKey: secrets.callback },
     { accountDomain, server, publicUrl: config.publicUrl ?? url, sync: config.sync },
   );
   const reconcile = (at: number = now()) => reconcileWebsites(accounts, queue.refreshWebsites, { now: at });
@@ -109,16 +109,7 @@ async function wire(
     notifySecret: secrets.notify.value,
   });
   const worker = startBackground(
-    {
-      ...parts,
-      reconcile,
-      services,
-      mailer: mail.mailer,
-      notifySecret: secrets.notify.value,
-      notifyUrl: settings.notifyUrl,
-      panelCheck,
-      resolveOwner,
-    },
+    { ...parts, reconcile, services, notifySecret: secrets.notify.value, notifyUrl: settings.notifyUrl, panelCheck, resolveOwner },
     // Registration belongs to the long-running server; other roles need not queue it.
     {
       runWorker: options.worker ?? role.runsWorker,

@@ -76,6 +76,11 @@ describe('an upgrade from the previous release', () => {
       }[]) {
         db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ?').run(keys.open(row.k, row.account), row.account);
       }
+      // 021 added the mails' log, the resellers' digest events and the readers' languages.
+      db.exec(
+        `DROP TRIGGER sessions_customer_locale; DROP TRIGGER sessions_admin_locale; DROP TABLE mail_log; DROP TABLE mail_digest_events;
+         ALTER TABLE accounts DROP COLUMN locale;`,
+      );
       db.exec('DROP TABLE panel_comparisons');
       // 016: monitoring first (a plan's days, each website's end of monitoring).
       db.exec('DROP TABLE website_monitoring; ALTER TABLE plans DROP COLUMN monitor_days;');
