@@ -220,7 +220,7 @@ const escapeHtml = (text: string): string =>
 function blockHtml(block: Block): string {
   if ('p' in block) return `<p>${escapeHtml(block.p).replaceAll('\n', '<br>')}</p>`;
   if ('link' in block) return `<p>${escapeHtml(block.label)}<br><a href="${escapeHtml(block.link)}">${escapeHtml(block.link)}</a></p>`;
-  const heading = block.heading ? `<h2>${escapeHtml(block.heading)}</h2>` : '';
+  const heading = block.heading ? `<h2 style="font-size:16px;margin:20px 0 6px">${escapeHtml(block.heading)}</h2>` : '';
   const list =
     block.items.length > 0
       ? `<ul>${block.items.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul>`

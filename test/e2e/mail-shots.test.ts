@@ -45,14 +45,18 @@ describe('the e-mails', () => {
             303,
           );
 
-          plugin.stats.setLimits('global', '', { websiteHits: 1000, warningPercent: 80 });
-          await sb.control('POST', '/_sandbox/websites/alice-shop.example/traffic', { hits: 850, blocked: 120 });
-          await sb.control('POST', '/_sandbox/websites/carla-reisen.example/traffic', { hits: 1250, blocked: 300 });
-          await plugin.syncStatistics();
-          await plugin.enforceLimits();
           // Bob's day of monitoring is over.
           now += DAY_MS + 60_000;
           expect(await plugin.switchMonitoring()).toMatchObject({ protected: 1 });
+          // Two reads of the adaptive sync an hour apart: alice's rate gives the warning its forecast.
+          plugin.stats.setLimits('global', '', { websiteHits: 1000, warningPercent: 80 });
+          await sb.control('POST', '/_sandbox/websites/alice-shop.example/traffic', { hits: 400, blocked: 60 });
+          await plugin.readDueStatistics();
+          now += 3_600_000;
+          await sb.control('POST', '/_sandbox/websites/alice-shop.example/traffic', { hits: 450, blocked: 60 });
+          await sb.control('POST', '/_sandbox/websites/carla-reisen.example/traffic', { hits: 1250, blocked: 300 });
+          await plugin.syncStatistics();
+          await plugin.enforceLimits();
           // Carla's limit raised: protected again.
           plugin.stats.setLimits('website', 'carla-reisen.example', { websiteHits: 5000 });
           await plugin.enforceLimits();
@@ -72,6 +76,8 @@ describe('the e-mails', () => {
             ['mail-admin-digest', bySubject('Example Hosting: daily web protection digest')],
           ];
           for (const [name, mail] of shots) expect(mail, name).toBeDefined();
+          expect(shots[0]?.[1].text).toContain('At the current rate the limit will be reached on 21 Nov, 10:21 UTC.');
+          expect(shots[5]?.[1].text).toContain('carla-reisen.example (carla), 21 Nov 2026, 10:01 UTC');
           expect(shots.map(([, mail]) => mail.to[0])).toEqual([
             'alice@mail.example',
             'carla@mail.example',
