@@ -27,6 +27,16 @@ import {
 import type { MailSettings } from './mail-settings.js';
 import type { EnforcementNotice } from './notifications.js';
 
+/** How long an SMTP server may take to connect, greet and answer before the send fails (and its job is retried). */
+export const SMTP_TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 };
+
+/** An SMTP URL as the admin pages and `wpp doctor` show it: the password never, the user and server so the admin knows which. */
+export function describeSmtpUrl(smtpUrl: string): string {
+  const url = new URL(smtpUrl);
+  const user = url.username ? `${decodeURIComponent(url.username)}${url.password ? ':[redacted]' : ''}@` : '';
+  return `${url.protocol}//${user}${url.host}`;
+}
+
 /** What SMTP is handed: the rendered mail and its recipient. */
 export interface OutgoingMail extends RenderedMail {
   to: string;

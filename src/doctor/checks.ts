@@ -22,6 +22,7 @@ import { LAYOUT } from '../install/layout.js';
 import { currentInstallSource } from '../install/source.js';
 import { createToolRunner, type ToolRunner } from '../install/tools.js';
 import { verifyInstallations } from '../install/verify.js';
+import { checkMail } from './mail-check.js';
 
 export interface DoctorDeps {
   env: Env;
@@ -278,6 +279,7 @@ export function standardChecks(deps: DoctorDeps): DoctorCheck[] {
     { name: 'service', run: (signal) => checkService(config.need(), signal, now) },
     { name: 'clock', run: (signal) => checkClock(config.need(), signal, now) },
     { name: 'disk', run: () => checkDisk(config.need()) },
+    { name: 'mail', run: () => checkMail(config.need()) },
     { name: 'panel', run: () => checkInstallation(createToolRunner(deps.root ?? '/')) },
   ];
 }

@@ -8,7 +8,7 @@ import { createFormat } from '../core/format.js';
 import { createTranslations, loadCatalogs } from '../core/i18n.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { SUPPORTED_LOCALES } from '../core/locale.js';
-import { createMailer, type OutgoingMail } from '../core/mail.js';
+import { createMailer, describeSmtpUrl, SMTP_TIMEOUTS, type OutgoingMail } from '../core/mail.js';
 import { createMailSettings } from '../core/mail-settings.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import { createMailRepo } from '../db/mail.repo.js';
@@ -16,27 +16,16 @@ import type { Db } from '../db/open.js';
 import type { SettingsRepo } from '../db/settings.repo.js';
 import { paths } from '../paths.js';
 
-/** How long one SMTP conversation may take before the job fails (and is retried). */
-const SMTP_TIMEOUT_MS = 30_000;
-
 /**
  * Sends through the SMTP URL: smtps:// is TLS from the start, smtp:// upgrades with STARTTLS
  * when the server offers it. The URL (with its password) stays inside the transport; an error
  * becomes the job's last_error through describeError, which names no credential.
  */
 export function smtpSender(smtpUrl: string, from: string): (mail: OutgoingMail) => Promise<void> {
-  const transport = nodemailer.createTransport(smtpUrl, { from });
-  transport.set('connectionTimeout', SMTP_TIMEOUT_MS);
+  const transport = nodemailer.createTransport({ url: smtpUrl, ...SMTP_TIMEOUTS }, { from });
   return async (mail) => {
     await transport.sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
   };
-}
-
-/** An SMTP URL as the admin pages show it: the password never, the user and server so the admin knows which. */
-export function describeSmtpUrl(smtpUrl: string): string {
-  const url = new URL(smtpUrl);
-  const user = url.username ? `${decodeURIComponent(url.username)}${url.password ? ':[redacted]' : ''}@` : '';
-  return `${url.protocol}//${user}${url.host}`;
 }
 
 export function wireMail(parts: {
