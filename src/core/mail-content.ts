@@ -107,18 +107,20 @@ function composeMail(message: MailMessage, language: MailLanguage, host: string)
       subject: t('mail.resellerDigest.subject', { host }),
       blocks: [{ p: t('mail.resellerDigest.intro', { count: items.length }) }, { heading: '', items }],
       greeting: t('mail.greetingReseller', { reseller: message.reseller }),
-      footer: t('mail.footer', { host }),
+      footer: t('mail.footerReseller', { host }),
     };
   }
   return {
     subject: t('mail.adminDigest.subject', { host }),
     blocks: adminDigestBlocks(message.digest, language),
     greeting: t('mail.greeting'),
-    footer: t('mail.footerAdmin', { host }),
+    footer: t('mail.footerAdmin'),
   };
 }
 
-function websiteMail(event: WebsiteEvent, { t, format }: MailLanguage, host: string): { subject: string; blocks: Block[] } {
+function websiteMail(event: WebsiteEvent, { t, format, hostName }: MailLanguage, host: string): { subject: string; blocks: Block[] } {
+  // Without WPP_HOST_NAME the host is "your hosting provider", whose case a language may change within a sentence.
+  const hostNamed = hostName !== undefined;
   const domain = event.domain ?? event.account;
   const usage: Block[] =
     event.usage != null && event.limit != null && event.periodEnd != null
@@ -153,7 +155,7 @@ function websiteMail(event: WebsiteEvent, { t, format }: MailLanguage, host: str
       const until: Block[] = event.periodEnd != null ? [{ p: t('mail.paused.until', { until: format.date(event.periodEnd) }) }] : [];
       const next: Block = event.upgradeUrl
         ? { link: event.upgradeUrl, label: t('mail.paused.upgrade') }
-        : { p: t('mail.paused.contact', { host }) };
+        : { p: hostNamed ? t('mail.paused.contact', { host }) : t('mail.paused.contactNoName') };
       return {
         subject: t('mail.paused.subject', { domain }),
         blocks: [{ p: t('mail.paused.body', { domain }) }, ...usage, ...until, next],

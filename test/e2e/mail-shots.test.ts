@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withBrowser } from '../helpers/browser.js';
-import { customer, launchUrl, SCREENSHOT_DIR, screenshots } from '../helpers/pages.js';
+import { admin, customer, launchUrl, SCREENSHOT_DIR, screenshots } from '../helpers/pages.js';
 import { createPageClient } from '../helpers/page-client.js';
 import { withPlugin } from '../helpers/plugin.js';
 import { startTestSmtp, type ReceivedMail } from '../helpers/smtp.js';
@@ -96,6 +96,16 @@ describe('the e-mails', () => {
               await page.setContent(mail.html, { waitUntil: 'load' });
               await screenshots(page, name);
             }
+            // Where the admin sets who gets what: the Settings page's E-mail section. The clock is
+            // today's again, since the browser drops a session cookie whose expiry lies in the past.
+            now = Date.now();
+            await page.goto(launchUrl(plugin, admin(), { now, next: '/admin/settings' }));
+            await expect.poll(() => page.locator('#mail h2').textContent()).toBe('E-mail');
+            expect(await page.locator('#mail').textContent()).toContain(
+              `E-mail goes through smtp://wpp-mailer:[redacted]@127.0.0.1:${smtp.port}`,
+            );
+            await screenshots(page, 'mail-admin-settings');
+            await page.locator('#mail').screenshot({ path: join(SCREENSHOT_DIR, 'mail-admin-settings-section.png') });
           });
         },
         {
@@ -112,5 +122,5 @@ describe('the e-mails', () => {
     } finally {
       await smtp.close();
     }
-  });
+  }, 90_000);
 });
