@@ -97,7 +97,7 @@ async function wire(
   const url = httpServer?.url ?? httpUrl(config.host, config.port);
 
   // One bag of the parts built so far; each area's assembly takes what it needs from it.
-  const mail = wireMail({ ...foundations, config, db, queue });
+  const mail = wireMail({ ...foundations, config, db, queue, logger });
   const parts = { ...foundations, config, db, logger, queue, life, mailer: mail.mailer };
   const services = wireServices(
     { ...parts, callbackKey: secrets.callback },

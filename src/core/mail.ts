@@ -56,6 +56,8 @@ export interface MailDeps {
   /** The host's upgrade page for an account and website (WPP_UPGRADE_URL), or undefined. */
   upgradeUrl: (account: string, domain: string) => string | undefined;
   now: () => number;
+  /** Told when a mail could not be queued: enforcement and the monitoring switch go on regardless. */
+  onError?: (error: unknown, what: string) => void;
 }
 
 /** Which enforcement actions a customer is told of, and as what. */
@@ -93,9 +95,17 @@ export function createMailer(deps: MailDeps) {
     return job !== null;
   }
 
-  /** A website event: the customer's mail now, the reseller's digest later. */
+  /** A website event: the customer's mail now, the reseller's digest later; a failure here never stops the caller's pass. */
   function tell(event: WebsiteEvent): void {
     if (!enabled()) return;
+    try {
+      tellNow(event);
+    } catch (error) {
+      deps.onError?.(error, `${event.kind} ${event.domain ?? event.account}`);
+    }
+  }
+
+  function tellNow(event: WebsiteEvent): void {
     const account = deps.accounts.getAccount(event.account);
     if (!account) return;
     const subjectKey = event.domain ?? `account:${event.account}`;

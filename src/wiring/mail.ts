@@ -3,6 +3,8 @@
  * set, the admin's switches, the readers' languages, and the job queue's `mail.send`.
  */
 import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
+import { describeError } from '../errors.js';
 import { upgradeUrl, type Config } from '../config.js';
 import { createFormat } from '../core/format.js';
 import { createTranslations, loadCatalogs } from '../core/i18n.js';
@@ -34,6 +36,7 @@ export function wireMail(parts: {
   accounts: AccountsRepo;
   audit: SettingsRepo;
   queue: Pick<JobQueue, 'sendMail'>;
+  logger: Logger;
   now: () => number;
 }) {
   const { config } = parts;
@@ -57,6 +60,7 @@ export function wireMail(parts: {
     hostName: config.mail.hostName,
     upgradeUrl: (account, domain) => (template ? upgradeUrl(template, { account, domain }) : undefined),
     now: parts.now,
+    onError: (error, what) => parts.logger.warn({ error: describeError(error), mail: what }, 'a mail could not be queued'),
   });
   /** What the admin pages say about e-mail: off, or through which server from which sender. */
   const status = smtpUrl && from ? { on: true as const, server: describeSmtpUrl(smtpUrl), from } : { on: false as const };

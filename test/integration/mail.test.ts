@@ -167,6 +167,30 @@ describe('mail to customers', () => {
     );
   });
 
+  it('tells a customer when monitoring first is over and the website is protected, in Spanish for a Spanish customer', async () => {
+    const clock = manualClock('2026-11-22T12:00:00Z');
+    await withPlugin(
+      async (plugin) => {
+        plugin.accounts.savePlan({ name: 'trial', settings: {}, subdomains: ['www'], monitorDays: 1 });
+        await plugin.postEvents([
+          { type: 'account.created', account: 'lena', email: 'lena@example.es', plan: 'trial' },
+          { type: 'domain.added', account: 'lena', domain: 'tienda.example' },
+        ]);
+        await plugin.idle();
+        await launchIn(plugin, 'lena', 'es-ES', clock.now());
+        clock.set('2026-11-23T12:05:00Z');
+        expect(await plugin.switchMonitoring()).toMatchObject({ protected: 1 });
+        await plugin.idle();
+        const [mail] = await smtp.waitForMails(1);
+        expect(mail?.to).toEqual(['lena@example.es']);
+        expect(mail?.subject).toBe('tienda.example ya está protegido');
+        expect(mail?.language).toBe('es');
+        expect(mail?.text).toContain('ahora bloquea los ataques en lugar de solo registrarlos');
+      },
+      { env: mailEnv(smtp), now: clock.now },
+    );
+  });
+
   it('sends nothing of a kind the admin switched off on the Settings page', async () => {
     await withPlugin(
       async (plugin, sb) => {
