@@ -1,5 +1,5 @@
 -- E-mail to the right people (issue 22): customers, their resellers (a digest) and the admin
--- (a daily digest), sent by `mail.send` jobs through WPP_SMTP_URL.
+-- (a daily digest), sent by `email.send` jobs through WPP_SMTP_URL.
 
 -- The language a customer's mails are written in: the language of the customer's last launch
 -- of the pages (the panel's tag as the launch token gave it, resolved when a mail is written).

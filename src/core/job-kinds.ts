@@ -44,7 +44,7 @@ export const JOB_KINDS = {
   /** A panel event kept until the panel names the domain's owner (a Plesk domain_create whose owner lookup failed). */
   'panel.owner': ownerLookupSchema,
   /** Send one e-mail through WPP_SMTP_URL (core/mail.ts): rendered when sent, from data that holds no secret. */
-  'mail.send': mailJobSchema,
+  'email.send': mailJobSchema,
 } as const;
 
 /** What the jobs page says each kind is doing, for an admin who does not know the kinds. */
@@ -56,7 +56,7 @@ export const JOB_KIND_LABELS: Record<keyof typeof JOB_KINDS, string> = {
   'spike.notify': 'send an attack spike notice',
   'website.protect': 'protect a website (bulk protect)',
   'panel.owner': "waiting for the panel to name the domain's owner",
-  'mail.send': 'send an e-mail',
+  'email.send': 'send an e-mail',
 };
 
 export type JobKind = keyof typeof JOB_KINDS;
@@ -126,6 +126,6 @@ export function jobHandlers(handlers: JobHandlers): Record<JobKind, (job: Job) =
     'spike.notify': bind('spike.notify'),
     'website.protect': bind('website.protect'),
     'panel.owner': bind('panel.owner'),
-    'mail.send': bind('mail.send'),
+    'email.send': bind('email.send'),
   };
 }

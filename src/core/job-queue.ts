@@ -77,7 +77,7 @@ export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
 
     /** Queues one e-mail (core/mail.ts decided it is due): retried with the jobs' backoff, dead after the attempts. */
     sendMail(mail: MailJob): void {
-      queueJob(jobs, { kind: 'mail.send', account: null, payload: mail, maxAttempts });
+      queueJob(jobs, { kind: 'email.send', account: null, payload: mail, maxAttempts });
       onQueued();
     },
 

@@ -1,5 +1,5 @@
 /**
- * What each mail says (issue 22): the payload a `mail.send` job stores (data only: names,
+ * What each mail says (issue 22): the payload an `email.send` job stores (data only: names,
  * dates, counts; never a secret) and its rendering, at send time, in the reader's language,
  * as plain text and HTML from the same lines. Written in code rather than templates: every
  * mail is a title, paragraphs, lists and a link, so one small renderer keeps the text and the
@@ -55,7 +55,7 @@ export const mailMessageSchema = z.discriminatedUnion('kind', [
 ]);
 export type MailMessage = z.output<typeof mailMessageSchema>;
 
-/** A `mail.send` job's payload: whom, in which language, what (rendered when sent), and its mail_log row. */
+/** An `email.send` job's payload: whom, in which language, what (rendered when sent), and its mail_log row. */
 export const mailJobSchema = z.object({
   logId: z.number().int(),
   to: z.email(),

@@ -1,7 +1,7 @@
 /**
  * E-mail to the right people (issue 22): who is told of what, in which language, and when not
  * again. Enforcement actions and the monitoring switch become website events; a customer's
- * mail is queued at once (a `mail.send` job), a reseller's event waits for the reseller's
+ * mail is queued at once (an `email.send` job), a reseller's event waits for the reseller's
  * daily digest, and the admin gets a daily digest of what needs a look. Every mail passes the
  * admin's switches (core/mail-settings.ts) and the cooldown (mail_log) before it is queued,
  * and is rendered when sent (core/mail-content.ts) from data that holds no secret. Nothing is
@@ -48,7 +48,7 @@ export interface MailDeps {
   settings: MailSettings;
   /** Sends one mail through SMTP (throws to be retried); null while WPP_SMTP_URL is unset. */
   send: ((mail: OutgoingMail) => Promise<void>) | null;
-  /** Queues a `mail.send` job (core/job-queue.ts). */
+  /** Queues an `email.send` job (core/job-queue.ts). */
   queue: (job: MailJob) => void;
   /** The translate function and formatter of each language. */
   languages: Record<SupportedLocale, { t: Translate; format: Format }>;
@@ -179,7 +179,7 @@ export function createMailer(deps: MailDeps) {
     return { resellers, admin };
   }
 
-  /** A `mail.send` job: renders the mail in its language and hands it to SMTP (throws to be retried). */
+  /** An `email.send` job: renders the mail in its language and hands it to SMTP (throws to be retried). */
   async function deliver(job: MailJob): Promise<void> {
     // SMTP unset since the mail was queued: it finishes without sending, as notifications do when turned off.
     if (deps.send === null) return;

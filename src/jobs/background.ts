@@ -36,7 +36,7 @@ export interface BackgroundDeps {
   life: Lifecycle;
   /** The scheduled panel comparison (core/import.ts bound to the configured panel), or undefined when none is configured. */
   panelCheck?: (() => Promise<Record<string, unknown>>) | undefined;
-  /** The e-mails: `mail.send` jobs are delivered through it, and the schedule makes the daily digests. */
+  /** The e-mails: `email.send` jobs are delivered through it, and the schedule makes the daily digests. */
   mailer: Pick<Mailer, 'deliver' | 'sendDigests'>;
   /** Asks the panel again for the owner of a kept event; undefined where this process may not run the panel's tools (not root). */
   resolveOwner?: ((lookup: OwnerLookup) => Promise<void>) | undefined;
@@ -77,7 +77,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
         if (url !== null) await sendSpikeNotice({ url, secret: deps.notifySecret }, notice);
       },
       'website.protect': ({ domain, admin }) => services.bulkProtect.protectQueued(domain, admin),
-      'mail.send': (mail) => deps.mailer.deliver(mail),
+      'email.send': (mail) => deps.mailer.deliver(mail),
       'panel.owner': async (lookup) => {
         if (deps.resolveOwner) return deps.resolveOwner(lookup);
         // The panel's tools answer root only: the hourly root timer (`wpp import <panel> --if-due`) asks instead.

@@ -1,6 +1,6 @@
 /**
  * The e-mails' assembly (core/mail.ts): the SMTP transport (nodemailer) when WPP_SMTP_URL is
- * set, the admin's switches, the readers' languages, and the job queue's `mail.send`.
+ * set, the admin's switches, the readers' languages, and the job queue's `email.send`.
  */
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';

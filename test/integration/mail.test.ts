@@ -61,7 +61,7 @@ async function adminClient(plugin: Plugin) {
   return client;
 }
 
-const mailJobs = (plugin: Plugin) => plugin.jobs.list({ limit: 1000 }).filter((job) => job.kind === 'mail.send');
+const mailJobs = (plugin: Plugin) => plugin.jobs.list({ limit: 1000 }).filter((job) => job.kind === 'email.send');
 
 /** Every secret the plugin holds that a mail must never carry. */
 function secretsOf(plugin: Plugin, sb: TestSandbox, smtp: TestSmtp, accounts: string[]): string[] {

@@ -30,7 +30,7 @@ const handlers = (overrides: Partial<JobHandlers> = {}): JobHandlers => ({
   'spike.notify': noop,
   'website.protect': noop,
   'panel.owner': noop,
-  'mail.send': noop,
+  'email.send': noop,
   ...overrides,
 });
 
