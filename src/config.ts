@@ -104,6 +104,20 @@ function defaultAccountDomain(machine: MachineFacts): string {
   return normalizeDomain(`${name}.wpp.invalid`) ?? 'panel.wpp.invalid';
 }
 
+/** An SMTP server's URL: smtp:// (STARTTLS when offered) or smtps:// (TLS), with a host. */
+const smtpUrl = z
+  .string()
+  .trim()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+    // The message never repeats the value: it may hold the password.
+  }, 'must be an smtp:// or smtps:// URL with a host');
+
 const envSchema = z.object({
   /** Provider base URL (paths add /v1.0/...). Unset: `wpp serve` starts the embedded sandbox. */
   WPP_PROVIDER_URL: httpUrl.optional(),
@@ -235,6 +249,14 @@ const envSchema = z.object({
    * shell is a loopback client. `wpp install` generates one into /etc/wpp/env.
    */
   WPP_METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
+  /** The SMTP server mails are sent through (smtp:// or smtps://, user:password@ if it asks): a secret. Default: none, no mail is sent. */
+  WPP_SMTP_URL: smtpUrl.optional(),
+  /** The sender of every mail (an e-mail address); required with WPP_SMTP_URL. */
+  WPP_MAIL_FROM: z.email({ message: 'must be an e-mail address' }).optional(),
+  /** The host's name the mails sign with. Default: this machine's full host name, else "your hosting provider" in the mail's language. */
+  WPP_HOST_NAME: z.string().trim().min(1).max(100).optional(),
+  /** Who gets the admin's daily digest; an admin's setting on the Settings page wins. Default: none. */
+  WPP_ADMIN_EMAIL: z.email({ message: 'must be an e-mail address' }).optional(),
 });
 
 /** The environment as `process.env` holds it. */
@@ -344,6 +366,8 @@ export interface Config {
    * `tokenRequired` (an installed plugin: WPP_PANEL set), where nobody is answered without it.
    */
   metrics: { token: string | undefined; tokenRequired: boolean };
+  /** E-mail (core/mail.ts): the SMTP URL (a secret: it holds the password), the sender, the host's name in mails (undefined: said in the mail's language), the admin's address. */
+  mail: { smtpUrl: string | undefined; from: string | undefined; hostName: string | undefined; adminEmail: string | undefined };
 }
 
 /** The configuration of a command that never reaches the provider: every setting but `provider`. */
@@ -364,6 +388,9 @@ function parseEnv(env: Env, scope: 'plugin' | 'standalone'): { e: ParsedEnv; war
   // The receiver of notifications holds their secret: it must not also be able to sign panel events.
   if (result.success && result.data.WPP_NOTIFY_SECRET !== undefined && result.data.WPP_NOTIFY_SECRET === result.data.WPP_PANEL_SECRET) {
     problems.push({ path: 'WPP_NOTIFY_SECRET', message: 'must differ from WPP_PANEL_SECRET (each secret has one purpose)' });
+  }
+  if (result.success && result.data.WPP_SMTP_URL && !result.data.WPP_MAIL_FROM) {
+    problems.push({ path: 'WPP_MAIL_FROM', message: 'is required when WPP_SMTP_URL is set' });
   }
   if (scope === 'plugin' && result.success && result.data.WPP_PROVIDER_URL && !result.data.WPP_PROVIDER_API_KEY) {
     problems.push({ path: 'WPP_PROVIDER_API_KEY', message: 'is required when WPP_PROVIDER_URL is set' });
@@ -430,6 +457,13 @@ function standaloneSettings(e: ParsedEnv, machine: MachineFacts, warnings: strin
       checkEveryMinutes: panelName === null || e.WPP_PANEL_CHECK_HOURS === 0 ? null : e.WPP_PANEL_CHECK_HOURS * 60,
     },
     metrics: { token: e.WPP_METRICS_TOKEN, tokenRequired: e.WPP_PANEL !== 'none' },
+    mail: {
+      smtpUrl: e.WPP_SMTP_URL,
+      from: e.WPP_MAIL_FROM,
+      // A bare machine name (web1) means nothing to a customer; a full one (web1.host.example) names the host.
+      hostName: e.WPP_HOST_NAME ?? (machine.hostname.includes('.') ? machine.hostname : undefined),
+      adminEmail: e.WPP_ADMIN_EMAIL,
+    },
   };
 }
 

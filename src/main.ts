@@ -25,6 +25,7 @@ import { startPluginServer } from './web/plugin-server.js';
 import { wirePanelImport } from './wiring/panel-import.js';
 import { connectProvider, httpUrl } from './wiring/provider.js';
 import { holdServeLock, openRepositories } from './wiring/repositories.js';
+import { wireMail } from './wiring/mail.js';
 import { wireServices } from './wiring/services.js';
 import { ROLES, type PluginOptions, type RunningPlugin } from './wiring/types.js';
 
@@ -97,7 +98,8 @@ async function wire(
   const url = httpServer?.url ?? httpUrl(config.host, config.port);
 
   // One bag of the parts built so far; each area's assembly takes what it needs from it.
-  const parts = { ...foundations, config, db, logger, queue, life };
+  const mail = wireMail({ ...foundations, config, db, queue, logger });
+  const parts = { ...foundations, config, db, logger, queue, life, mailer: mail.mailer };
   const services = wireServices(
     { ...parts, callbackKey: secrets.callback },
     { accountDomain, server, publicUrl: config.publicUrl ?? url, sync: config.sync },
@@ -135,6 +137,7 @@ async function wire(
       secrets,
       repos,
       services,
+      mail,
       pagesUrl: config.publicUrl ?? url,
       ...(options.directadmin ? { directadmin: options.directadmin } : {}),
     }),
@@ -151,6 +154,7 @@ async function wire(
     enforceLimits: services.enforceLimits,
     adminResume: services.adminResume,
     switchMonitoring: services.switchMonitoring,
+    sendMailDigests: async () => mail.mailer.sendDigests(),
     importPanel: panelImport.run,
     ...panelCommands,
     jobCounts: () => jobs.counts(),

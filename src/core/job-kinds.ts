@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { Job, JobsRepo, NewJob } from '../db/jobs.repo.js';
 import { AppError } from '../errors.js';
 import { panelEventSchema } from '../panel/events.js';
+import { mailJobSchema } from './mail-content.js';
 import { enforcementNoticeSchema, spikeNoticeSchema } from './notifications.js';
 
 /**
@@ -44,6 +45,8 @@ export const JOB_KINDS = {
   'panel.owner': ownerLookupSchema,
   /** Remove at the provider the websites of an account whose package lost web protection, once the grace period is over. */
   'package.release': z.object({ account: z.string().min(1) }),
+  /** Send one e-mail through WPP_SMTP_URL (core/mail.ts): rendered when sent, from data that holds no secret. */
+  'email.send': mailJobSchema,
 } as const;
 
 /** What the jobs page says each kind is doing, for an admin who does not know the kinds. */
@@ -56,6 +59,7 @@ export const JOB_KIND_LABELS: Record<keyof typeof JOB_KINDS, string> = {
   'website.protect': 'protect a website (bulk protect)',
   'panel.owner': "waiting for the panel to name the domain's owner",
   'package.release': 'remove the websites of a package without web protection (after the grace period)',
+  'email.send': 'send an e-mail',
 };
 
 export type JobKind = keyof typeof JOB_KINDS;
@@ -126,5 +130,6 @@ export function jobHandlers(handlers: JobHandlers): Record<JobKind, (job: Job) =
     'website.protect': bind('website.protect'),
     'panel.owner': bind('panel.owner'),
     'package.release': bind('package.release'),
+    'email.send': bind('email.send'),
   };
 }

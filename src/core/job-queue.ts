@@ -7,6 +7,7 @@ import type { JobsRepo } from '../db/jobs.repo.js';
 import type { PanelEvent } from '../panel/events.js';
 import { ingestEvents, type IngestResult } from './ingest.js';
 import { queueJob, queueJobs } from './job-kinds.js';
+import type { MailJob } from './mail-content.js';
 import { notificationKey, spikeNotificationKey, type EnforcementNotice, type SpikeNoticePayload } from './notifications.js';
 
 /**
@@ -71,6 +72,12 @@ export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
     /** Queues one enforcement action's delivery to the notification URL: retried, never lost, sent once. */
     notify(action: EnforcementNotice): void {
       queueJob(jobs, { kind: 'notification.send', dedupeKey: notificationKey(action), account: null, payload: action, maxAttempts });
+      onQueued();
+    },
+
+    /** Queues one e-mail (core/mail.ts decided it is due): retried with the jobs' backoff, dead after the attempts. */
+    sendMail(mail: MailJob): void {
+      queueJob(jobs, { kind: 'email.send', account: null, payload: mail, maxAttempts });
       onQueued();
     },
 

@@ -49,6 +49,8 @@ export interface MonitoringDeps {
   now: () => number;
   /** The plan of accounts that name none, or an unknown one. */
   defaultPlan: string;
+  /** Told of each website the switch made protecting (the customer's mail, core/mail.ts). */
+  onSwitched?: ((website: { domain: string; account: string }) => void) | undefined;
 }
 
 /** What one scheduled switch did. */
@@ -96,6 +98,7 @@ export function createMonitoring(deps: MonitoringDeps) {
       accounts.saveWebsite({ ...current, desiredStatus: 'online', pausedBy: null, providerStatus, providerCheckedAt: at });
     repo.remove(website.domain);
     logger.info({ domain: website.domain, account: website.account }, 'monitoring over: website now protected');
+    deps.onSwitched?.({ domain: website.domain, account: website.account });
     return true;
   }
 

@@ -70,6 +70,8 @@ export interface ServicesDeps {
   monitoring: MonitoringRepo;
   /** Told of syncs and enforcement actions (the metrics). Default: nobody. */
   observer?: ServicesObserver;
+  /** Told of each website the scheduled switch made protecting (the customer's mail). */
+  onMonitoringSwitched?: ((website: { domain: string; account: string }) => void) | undefined;
   /** Ends the page sessions of a customer whose account was suspended or deleted. */
   endCustomerSessions?: (account: string) => void;
   /** Protection per hosting package: its records and the admin's grace period in days (core/package-protection.ts). */
@@ -85,6 +87,7 @@ const monitoringOf = (deps: ServicesDeps) =>
     logger: deps.logger.child({ component: 'monitoring' }),
     now: deps.now,
     defaultPlan: DEFAULT_PLAN,
+    onSwitched: deps.onMonitoringSwitched,
   });
 
 /** Provisioning's share of protection per package: the grace in ms and its durable release job. */

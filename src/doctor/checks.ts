@@ -29,6 +29,7 @@ import { createSettingsRepo } from '../db/settings.repo.js';
 
 /** The admin's grace period as the plugin reads it (its override, else the default). */
 const graceDaysIn = (db: Database.Database) => createPluginSettings(createSettingsRepo(db), { autoProtect: true }).packageGraceDays();
+import { checkMail } from './mail-check.js';
 
 export interface DoctorDeps {
   env: Env;
@@ -285,6 +286,7 @@ export function standardChecks(deps: DoctorDeps): DoctorCheck[] {
     { name: 'service', run: (signal) => checkService(config.need(), signal, now) },
     { name: 'clock', run: (signal) => checkClock(config.need(), signal, now) },
     { name: 'disk', run: () => checkDisk(config.need()) },
+    { name: 'mail', run: () => checkMail(config.need()) },
     { name: 'panel', run: () => checkInstallation(createToolRunner(deps.root ?? '/')) },
     { name: 'resellers', run: async () => checkResellers(config.need()) },
     { name: 'packages', run: async () => checkPackages(config.need(), now, graceDaysIn) },

@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { IMPORT_RUN } from '../core/import.js';
 import { jobHandlers, type OwnerLookup } from '../core/job-kinds.js';
 import type { JobQueue } from '../core/job-queue.js';
+import type { Mailer } from '../core/mail.js';
 import { sendNotification, sendSpikeNotice } from '../core/notifications.js';
 import { isPermanentProvisioningError } from '../core/provisioning.js';
 import type { Services } from '../core/services.js';
@@ -35,6 +36,8 @@ export interface BackgroundDeps {
   life: Lifecycle;
   /** The scheduled panel comparison (core/import.ts bound to the configured panel), or undefined when none is configured. */
   panelCheck?: (() => Promise<Record<string, unknown>>) | undefined;
+  /** The e-mails: `email.send` jobs are delivered through it, and the schedule makes the daily digests. */
+  mailer: Pick<Mailer, 'deliver' | 'sendDigests'>;
   /** Asks the panel again for the owner of a kept event; undefined where this process may not run the panel's tools (not root). */
   resolveOwner?: ((lookup: OwnerLookup) => Promise<void>) | undefined;
 }
@@ -75,6 +78,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
       },
       'website.protect': ({ domain, admin }) => services.bulkProtect.protectQueued(domain, admin),
       'package.release': ({ account }) => services.provisioning.releasePackage(account),
+      'email.send': (mail) => deps.mailer.deliver(mail),
       'panel.owner': async (lookup) => {
         if (deps.resolveOwner) return deps.resolveOwner(lookup);
         // The panel's tools answer root only: the hourly root timer (`wpp import <panel> --if-due`) asks instead.
@@ -109,6 +113,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
       syncStatistics: () => services.syncStatistics(),
       enforceLimits: () => services.enforceLimits(),
       switchMonitoring: async () => ({ ...(await services.switchMonitoring()) }),
+      sendMailDigests: async () => deps.mailer.sendDigests(),
       panelCheck:
         deps.panelCheck && config.panel.checkEveryMinutes !== null
           ? { everyMinutes: config.panel.checkEveryMinutes, run: deps.panelCheck, lastRun: deps.stats.lastSuccessfulRun(IMPORT_RUN) }

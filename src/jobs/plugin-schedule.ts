@@ -30,12 +30,15 @@ export interface PluginScheduleDeps {
   enforceLimits(): Promise<EnforceResult>;
   /** Switches websites whose monitoring is over to protecting (core/monitoring.ts). */
   switchMonitoring?: (() => Promise<Record<string, unknown>>) | undefined;
+  /** The daily e-mail digests of resellers and the admin (core/mail.ts), at 00:00 UTC. */
+  sendMailDigests?: (() => Promise<Record<string, unknown>>) | undefined;
   /** The panel drift check (`wpp import` without --apply), when a panel is configured. */
   panelCheck?: { everyMinutes: number; run(): Promise<Record<string, unknown>>; lastRun: number | null } | undefined;
 }
 
 export const PANEL_CHECK = 'panel-check';
 export const MONITORING_SWITCH = 'monitoring-switch';
+export const MAIL_DIGESTS = 'mail-digests';
 /** Monitoring is counted in days: a website switches within minutes of its day, and the switch costs nothing when none is due. */
 export const MONITORING_SWITCH_MINUTES = 5;
 
@@ -55,6 +58,7 @@ export function startPluginSchedule(deps: PluginScheduleDeps): Scheduler {
         ? { name: SYNC_LOCK, everyMinutes: 1, run: tickThenEnforce(deps) }
         : { name: SYNC_LOCK, everyMinutes: deps.syncEveryMinutes, run: () => syncThenEnforce(deps) },
       ...(deps.panelCheck ? [{ name: PANEL_CHECK, everyMinutes: deps.panelCheck.everyMinutes, run: deps.panelCheck.run }] : []),
+      ...(deps.sendMailDigests ? [{ name: MAIL_DIGESTS, everyMinutes: 24 * 60, run: deps.sendMailDigests }] : []),
       ...(deps.switchMonitoring ? [{ name: MONITORING_SWITCH, everyMinutes: MONITORING_SWITCH_MINUTES, run: deps.switchMonitoring }] : []),
     ],
   });

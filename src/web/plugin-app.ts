@@ -2,6 +2,7 @@
  * The plugin's express app on its parts: the hooks and callbacks API, and the pages with
  * their sessions. The web layer's share of the wiring, kept out of main.ts.
  */
+import type { MailPagesDeps } from './pages/admin-mail.routes.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DEFAULT_RULES_EDITOR_PATH, sampleRulesEditorUrl } from '../config.js';
@@ -67,6 +68,8 @@ export interface PluginAppDeps {
   metrics?: Pick<Metrics, 'render' | 'pages'>;
   /** The pages' address as the browser reaches it (WPP_PUBLIC_URL, else the address the server is bound to). */
   pagesUrl: string;
+  /** E-mail's admin settings and whether it is on (wiring/mail.ts). */
+  mail?: MailPagesDeps;
   /** Where DirectAdmin's API is and how its listener is checked; default its real one (tests give a fake DirectAdmin). */
   directadmin?: DirectAdminApiOptions;
 }
@@ -120,6 +123,7 @@ function adminPagesDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): A
       now: deps.now,
     },
     demo: demoDeps(deps, ingest),
+    mail: deps.mail,
   };
 }
 

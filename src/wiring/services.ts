@@ -2,7 +2,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { createJobQueue } from '../core/job-queue.js';
-import { notifyWhileOn } from '../core/notifications.js';
+import type { Mailer } from '../core/mail.js';
+import { notifyWhileOn, type EnforcementNotice } from '../core/notifications.js';
 import type { createPluginSettings } from '../core/plugin-settings.js';
 import { createServices } from '../core/services.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
@@ -37,6 +38,8 @@ export function wireServices(
     metrics: ReturnType<typeof createMetrics>;
     settings: ReturnType<typeof createPluginSettings>;
     callbackKey: string;
+    /** The e-mails (core/mail.ts): told of every action and switch, whatever the webhook's setting. */
+    mailer: Mailer;
   },
   where: { accountDomain: string; server: Config['server']; publicUrl: string; sync: Config['sync'] },
 ) {
@@ -51,7 +54,8 @@ export function wireServices(
     autoProtect: settings.autoProtect,
     sync: where.sync,
     schedule,
-    notify: notifyWhileOn(settings.notifyUrl, queue.notify),
+    notify: alsoMail(notifyWhileOn(settings.notifyUrl, queue.notify), parts.mailer.onEnforcementAction),
+    onMonitoringSwitched: parts.mailer.onMonitoringSwitched,
     notifySpike: notifyWhileOn(settings.notifyUrl, queue.notifySpike),
     signal: life.signal,
     track: life.track,
@@ -65,3 +69,11 @@ export function wireServices(
     packages: { repo: createPackagesRepo(parts.db), graceDays: settings.packageGraceDays },
   });
 }
+
+/** The webhook's hook and the mails' hook on one action: the signed webhook stays as it is beside the mails. */
+const alsoMail =
+  (webhook: (action: EnforcementNotice) => void, mail: (action: EnforcementNotice) => void) =>
+  (action: EnforcementNotice): void => {
+    webhook(action);
+    mail(action);
+  };

@@ -76,6 +76,8 @@ export interface RunningPlugin {
   enforceLimits(): Promise<EnforceResult>;
   /** The scheduled switch now: websites whose monitoring is over go to protecting (the schedule runs it every few minutes). */
   switchMonitoring(): Promise<MonitoringSwitch>;
+  /** The daily e-mail digests now (resellers', the admin's): the tests, as the schedule of `wpp serve` runs them at 00:00 UTC. */
+  sendMailDigests(): Promise<{ resellers: number; admin: boolean }>;
   /** An admin resumes a website for the rest of its period. */
   adminResume(domain: string, admin: string): Promise<Website>;
   /** `wpp import`: compares a panel's listing with the plugin and the provider, and queues what is missing when asked. */

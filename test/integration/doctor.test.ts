@@ -14,6 +14,7 @@ import { fakeCpanelTools } from '../helpers/fake-cpanel.js';
 import { decoyCalls, decoyPath, fakeSystemctl } from '../helpers/fake-tools.js';
 import { startTestPlugin, testEnv } from '../helpers/plugin.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { startTestSmtp } from '../helpers/smtp.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
 const MACHINE = { hostname: 'test-host', primaryIp: undefined };
@@ -83,6 +84,7 @@ describe('wpp doctor', () => {
         'ok service',
         'ok clock',
         'ok disk',
+        'skip mail',
         'skip panel',
         'ok resellers',
         'ok packages',
@@ -107,6 +109,7 @@ describe('wpp doctor', () => {
         'service',
         'clock',
         'disk',
+        'mail',
         'panel',
         'resellers',
         'packages',
@@ -121,7 +124,7 @@ describe('wpp doctor', () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(new RegExp(`^FAIL +provider +${sandbox.url.replaceAll('.', '\\.')} is down or unreachable: .*503`, 'm'));
       expect(run.stdout).toMatch(/^ok +service /m);
-      expect(run.stdout.trimEnd().split('\n')).toHaveLength(10);
+      expect(run.stdout.trimEnd().split('\n')).toHaveLength(11);
 
       // Stopped altogether: refused connections.
       await sandbox.close();
@@ -143,6 +146,30 @@ describe('wpp doctor', () => {
       expect(doctorExitCode(reports)).toBe(1);
       expect(formatReports(reports)).not.toContain(wrongKey);
     });
+  }, 60_000);
+
+  it('with WPP_SMTP_URL: ok when the SMTP server takes the login, FAIL with a wrong password, never showing it', async () => {
+    const smtp = await startTestSmtp();
+    try {
+      await withInstall(async ({ env }) => {
+        const mail = { WPP_SMTP_URL: smtp.url, WPP_MAIL_FROM: 'protection@host.example' };
+        const good = byName(await doctor({ ...env, ...mail })).mail;
+        expect(good?.status).toBe('ok');
+        expect(good?.detail).toBe(
+          `smtp://wpp-mailer:[redacted]@127.0.0.1:${smtp.port} answered and took the login; mails from protection@host.example`,
+        );
+        const wrong = 'Wrong-Pa55word-never-shown';
+        const bad = await runWpp(['doctor'], {
+          env: { ...env, ...mail, WPP_SMTP_URL: smtp.url.replace(encodeURIComponent(smtp.password), wrong) },
+        });
+        expect(bad.stdout).toMatch(/^FAIL +mail +smtp:\/\/wpp-mailer:\[redacted\]@127\.0\.0\.1:\d+: .*no mail can be sent$/m);
+        expect(bad.stdout + bad.stderr).not.toContain(wrong);
+        expect(bad.stdout + bad.stderr).not.toContain(smtp.password);
+        expect(bad.code).toBe(1);
+      });
+    } finally {
+      await smtp.close();
+    }
   }, 60_000);
 
   it('warns about a slow provider', async () => {

@@ -80,7 +80,7 @@ describe('an upgrade from the previous release', () => {
       await first.close();
 
       // ... turned into exactly what release 0.1.0 left (the oldest upgrade path: 0.1 and 0.2 to
-      // this one): plain keys, no migrations 011 to 019, no key file.
+      // this one): plain keys, no migrations 011 to 022, no key file.
       const file = join(dataDir, 'plugin.sqlite');
       const db = new Database(file);
       const { keys } = openApiKeys(db, join(dataDir, 'api-keys.key'), () => undefined);
@@ -90,6 +90,11 @@ describe('an upgrade from the previous release', () => {
       }[]) {
         db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ?').run(keys.open(row.k, row.account), row.account);
       }
+      // 021 added the mails' log, the resellers' digest events and the readers' languages.
+      db.exec(
+        `DROP TRIGGER sessions_customer_locale; DROP TRIGGER sessions_admin_locale; DROP TABLE mail_log; DROP TABLE mail_digest_events;
+         ALTER TABLE accounts DROP COLUMN locale;`,
+      );
       // 020 added protection per package and rebuilt websites (paused_by 'package'): the table as 019 left it, rows, indexes and triggers kept.
       const websiteObjects = db
         .prepare("SELECT sql FROM sqlite_master WHERE tbl_name = 'websites' AND type IN ('index', 'trigger') AND sql IS NOT NULL")

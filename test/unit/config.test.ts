@@ -124,7 +124,8 @@ describe('unknown WPP_* variables', () => {
     expect(closestSetting('WPP_SYNC_INTERVAL')).toBe('WPP_SYNC_INTERVAL_MINUTES');
     expect(closestSetting('WPP_API_KEY')).toBe('WPP_PROVIDER_API_KEY');
     expect(closestSetting('WPP_PROVIDER_KEY')).toBe('WPP_PROVIDER_API_KEY');
-    expect(closestSetting('WPP_HOSTNAME')).toBe('WPP_HOST');
+    // One letter off WPP_HOST_NAME (the host's name in mails, issue 22): that typo wins over the containment of WPP_HOST.
+    expect(closestSetting('WPP_HOSTNAME')).toBe('WPP_HOST_NAME');
     expect(closestSetting('WPP_DEBUG')).toBeUndefined();
   });
 

@@ -31,6 +31,7 @@ const handlers = (overrides: Partial<JobHandlers> = {}): JobHandlers => ({
   'website.protect': noop,
   'panel.owner': noop,
   'package.release': noop,
+  'email.send': noop,
   ...overrides,
 });
 

@@ -10,6 +10,7 @@ import type { Format } from '../../core/format.js';
 import type { Translate } from '../../core/i18n.js';
 import { createAdminFormat } from './admin-format.js';
 import { createAdminJobsRouter } from './admin-jobs.routes.js';
+import { createAdminMailRouter, type MailPagesDeps } from './admin-mail.routes.js';
 import { createAdminRunsRouter } from './admin-runs.routes.js';
 import { createAdminWebsitesRouter } from './admin-websites.routes.js';
 import { createImportRouter, type ImportPagesDeps } from './admin-import.routes.js';
@@ -37,6 +38,8 @@ export interface AdminPagesDeps {
   bulk: BulkProtectPagesDeps;
   /** The panel comparisons of `wpp import` and the scheduled drift check. */
   imports: ImportPagesDeps;
+  /** E-mail: whether it is on, and the Settings page's E-mail form. */
+  mail?: MailPagesDeps | undefined;
   /** Only when the embedded sandbox is the provider: without it, /admin/demo is not found and not linked. */
   demo?: DemoPagesDeps | undefined;
 }
@@ -67,6 +70,7 @@ export function createAdminRouter(deps: AdminPagesDeps): express.Router {
     if (deps.demo) res.locals.demo = true;
     next();
   });
+  if (deps.mail) router.use(createAdminMailRouter(deps.mail));
   router.get('/', (_req: Request, res: Response) => {
     const t = res.locals.t as Translate;
     const now = deps.now();
