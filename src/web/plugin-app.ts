@@ -9,7 +9,7 @@ import { DEFAULT_RULES_EDITOR_PATH, sampleRulesEditorUrl } from '../config.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { DEMO_LAUNCH_TOKEN_MAX_AGE_MS } from '../core/launch-tokens.js';
 import { createLimitResolver } from '../core/limits.js';
-import { resellerPoolsOf } from '../core/reseller-limits.js';
+import { resellerPoolsOf, resellerUsageNow } from '../core/reseller-limits.js';
 import { createSessionService } from '../core/sessions.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
@@ -190,6 +190,7 @@ export function createPluginApp(deps: PluginAppDeps) {
         now: deps.now,
         pages: adminPages,
         limits: { stats: deps.repos.stats, audit: deps.repos.audit, views: deps.repos.adminViews, accounts },
+        usage: (reseller, now) => resellerUsageNow({ stats: deps.repos.stats, accounts }, reseller, now),
       },
     },
   });

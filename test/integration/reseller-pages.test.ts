@@ -4,6 +4,8 @@
  * host's own customers.
  */
 import { describe, expect, it } from 'vitest';
+import { englishTranslate } from '../../src/cli/english.js';
+import { applyLimitsChange, parseLimitsChange } from '../../src/core/limits-change.js';
 import { createPageClient, textOf } from '../helpers/page-client.js';
 import { launchUrl, reseller } from '../helpers/pages.js';
 import { startTestPlugin, withPlugin } from '../helpers/plugin.js';
@@ -42,6 +44,12 @@ describe('the reseller pages', () => {
       expect(text).toContain('bob');
       expect(text).not.toContain('carol');
       expect(text).not.toContain('dave');
+      // Their customers' hits against the pool the host sets: none yet, then one of 5,000.
+      expect(text).toContain('0 hits, no pool set');
+      const pool = parseLimitsChange({ scope: 'reseller', subject: 'res1', 'pool-hits': '5000' }, () => true, englishTranslate());
+      if (!pool?.ok) throw new Error('the pool was refused');
+      applyLimitsChange({ stats: plugin.stats, audit: plugin.audit }, pool.change, 'admin:root');
+      expect(textOf((await client.get('/reseller')).body)).toContain('0 of 5,000 hits');
       // The reseller's cookie opens neither the admin pages nor a customer's.
       expect((await client.get('/admin')).status).toBe(401);
       expect((await client.get('/panel')).status).toBe(401);

@@ -9,6 +9,7 @@
  */
 import express, { type Request, type Response } from 'express';
 import type { Translate } from '../../core/i18n.js';
+import type { ResellerUsage } from '../../core/reseller-limits.js';
 import type { AccountsRepo } from '../../db/accounts.repo.js';
 import { adminViewLocals, type AdminPagesDeps } from './admin.routes.js';
 import { createAdminRunsRouter } from './admin-runs.routes.js';
@@ -24,6 +25,8 @@ export interface ResellerPagesDeps {
   /** The admin pages' read models and actions, used with the reseller's scope. */
   pages: Pick<AdminPagesDeps, 'views' | 'schedule' | 'periodOf' | 'actions' | 'now' | 'monitoringUntil' | 'bulk'>;
   limits: ResellerLimitsDeps;
+  /** The reseller's customers' hits this period against the reseller's pool (core/reseller-limits.ts). */
+  usage: (reseller: string, now: number) => ResellerUsage;
 }
 
 /** One customer of the reseller, as the overview lists it. */
@@ -32,6 +35,8 @@ interface CustomerRow {
   state: string;
   plan: string | null;
   websites: number;
+  /** Its websites' hits in the pool's period. */
+  hits: number;
 }
 
 export function createResellerRouter(deps: ResellerPagesDeps): express.Router {
@@ -40,13 +45,15 @@ export function createResellerRouter(deps: ResellerPagesDeps): express.Router {
   router.get('/', (req: Request, res: Response) => {
     const t = res.locals.t as Translate;
     const reseller = sessionReseller(req);
+    const pool = deps.usage(reseller, deps.now());
+    const hitsOf = new Map(pool.accounts.map((row) => [row.account, row.hits]));
     const customers: CustomerRow[] = deps.accounts.accountsOfReseller(reseller).flatMap((name) => {
       const account = deps.accounts.getAccount(name);
       if (!account) return [];
       const websites = deps.accounts.websitesOf(name).filter((website) => website.state === 'active').length;
-      return [{ account: name, state: account.state, plan: account.plan, websites }];
+      return [{ account: name, state: account.state, plan: account.plan, websites, hits: hitsOf.get(name) ?? 0 }];
     });
-    res.render('reseller/overview', { title: t('reseller.overview.title'), reseller, customers });
+    res.render('reseller/overview', { title: t('reseller.overview.title'), reseller, customers, pool });
   });
   router.use(createAdminWebsitesRouter(deps.pages, RESELLER_SCOPE));
   router.use(createAdminRunsRouter(deps.pages, RESELLER_SCOPE));
