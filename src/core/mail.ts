@@ -166,7 +166,8 @@ export function createMailer(deps: MailDeps) {
         at,
       );
       if (!to?.success) continue;
-      const locale = resolveLocale(repo.accountLocale(name));
+      // The reseller pages' language, else an account of the same name's (cPanel resellers are accounts too), else English.
+      const locale = resolveLocale(repo.resellerLocale(name) ?? repo.accountLocale(name));
       if (queueMail(to.data, 'reseller', 'reseller_digest', day, locale, { kind: 'reseller_digest', reseller: name, events })) resellers++;
     }
     const adminEmail = settings.adminEmail();

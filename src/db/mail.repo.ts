@@ -32,6 +32,7 @@ export function createMailRepo(db: Db) {
     ),
     digested: db.prepare('UPDATE mail_digest_events SET digested_at = ? WHERE id = ?'),
     accountLocale: db.prepare<[string], { locale: string | null }>('SELECT locale FROM accounts WHERE account = ?'),
+    resellerLocale: db.prepare<[string], { locale: string | null }>('SELECT locale FROM resellers WHERE name = ?'),
     kvGet: db.prepare<[string], { value: string }>('SELECT value FROM kv WHERE key = ?'),
     kvSet: db.prepare(
       'INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
@@ -71,6 +72,8 @@ export function createMailRepo(db: Db) {
     },
     /** The language tag of the account's last launch of the pages, or null. */
     accountLocale: (account: string): string | null => s.accountLocale.get(account)?.locale ?? null,
+    /** The language tag of the reseller's last launch of the reseller pages (migration 023), or null. */
+    resellerLocale: (reseller: string): string | null => s.resellerLocale.get(reseller)?.locale ?? null,
     adminLocale: (): string | null => kv(ADMIN_LOCALE),
     lastDigestsAt: (): number | null => {
       const value = kv(LAST_DIGESTS);

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { notifySecretOf, TEST_PANEL_SECRET, withPlugin } from '../helpers/plugin.js';
-import { admin, customer, launchUrl } from '../helpers/pages.js';
+import { admin, customer, launchUrl, reseller } from '../helpers/pages.js';
 import { createPageClient, textOf } from '../helpers/page-client.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { startTestSmtp, type ReceivedMail, type TestSmtp } from '../helpers/smtp.js';
@@ -301,6 +301,33 @@ describe('digests', () => {
         expectNoSecret(mails, secretsOf(plugin, sb, smtp, ['hana', 'ivan', 'own']));
         // Its events went out: the next digest has none to send.
         expect(await plugin.sendMailDigests()).toEqual({ resellers: 0, admin: false });
+      },
+      { env: mailEnv(smtp), now: manualClock('2026-11-22T12:00:00Z').now },
+    );
+  });
+
+  it("writes a reseller's digest in the language the reseller last opened the reseller pages in", async () => {
+    await withPlugin(
+      async (plugin, sb) => {
+        await customers(plugin, [['kai', 'kai@example.org', 'k1.example']]);
+        plugin.accounts.saveReseller({ name: 'rolf', email: 'rolf@reseller.example' });
+        plugin.accounts.setAccountReseller('kai', 'rolf');
+        const client = createPageClient(plugin.url);
+        expect(
+          (await client.get(launchUrl(plugin, { ...reseller('rolf'), locale: 'de-AT' }, { now: Date.parse('2026-11-22T12:00:00Z') })))
+            .status,
+        ).toBe(303);
+        plugin.stats.setLimits('global', '', { websiteHits: 1000 });
+        await traffic(sb, 'k1.example', 1200);
+        await syncAndEnforce(plugin);
+        await smtp.waitForMails(1);
+
+        expect(await plugin.sendMailDigests()).toEqual({ resellers: 1, admin: false });
+        await plugin.idle();
+        const mails = await smtp.waitForMails(2);
+        const digest = mails.find((mail) => mail.to.includes('rolf@reseller.example')) as ReceivedMail;
+        expect(digest.subject).toBe('Example Hosting: Neues zu den Websites Ihrer Kunden');
+        expect(digest.text).toContain('k1.example (kai) wurde durch sein Zugriffslimit bis');
       },
       { env: mailEnv(smtp), now: manualClock('2026-11-22T12:00:00Z').now },
     );

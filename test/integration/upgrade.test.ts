@@ -80,7 +80,7 @@ describe('an upgrade from the previous release', () => {
       await first.close();
 
       // ... turned into exactly what release 0.1.0 left (the oldest upgrade path: 0.1 and 0.2 to
-      // this one): plain keys, no migrations 011 to 022, no key file.
+      // this one): plain keys, no migrations 011 to 023, no key file.
       const file = join(dataDir, 'plugin.sqlite');
       const db = new Database(file);
       const { keys } = openApiKeys(db, join(dataDir, 'api-keys.key'), () => undefined);
@@ -90,6 +90,8 @@ describe('an upgrade from the previous release', () => {
       }[]) {
         db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ?').run(keys.open(row.k, row.account), row.account);
       }
+      // 023 added the resellers' language.
+      db.exec('DROP TRIGGER sessions_reseller_locale; ALTER TABLE resellers DROP COLUMN locale;');
       // 021 added the mails' log, the resellers' digest events and the readers' languages.
       db.exec(
         `DROP TRIGGER sessions_customer_locale; DROP TRIGGER sessions_admin_locale; DROP TABLE mail_log; DROP TABLE mail_digest_events;
