@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { RegistrationArtefact, ToolCall } from './artefacts.js';
 import { fingerprintOf } from './common.js';
-import { WHMAPI1 } from '../panel/listings/cpanel.js';
+import { WHMAPI1 } from '../panel/listings/whmapi.js';
 import type { ToolRunner } from './tools.js';
 
 export const MANAGE_HOOKS = '/usr/local/cpanel/bin/manage_hooks';

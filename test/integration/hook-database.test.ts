@@ -14,7 +14,7 @@ import { createAccountsRepo } from '../../src/db/accounts.repo.js';
 import { createJobsRepo } from '../../src/db/jobs.repo.js';
 import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { createToolRunner } from '../../src/install/tools.js';
-import { WHMAPI1 } from '../../src/panel/listings/cpanel.js';
+import { WHMAPI1 } from '../../src/panel/listings/whmapi.js';
 import { fakeTool } from '../helpers/fake-tools.js';
 import { LISTINGS } from '../helpers/panel-listings.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';

@@ -13,13 +13,11 @@
  *   `is_disabled` 1: turned off for every package by the "disabled" list.
  */
 import { z } from 'zod';
-import { AppError } from '../../errors.js';
 import type { ToolRunner } from '../../install/tools.js';
+import { metadataSchema, parseWhmapi, WHMAPI1 } from './whmapi.js';
 
 export const CPANEL_PROTECTION_FEATURE = 'wpp_web_protection';
-const WHMAPI1 = '/usr/local/cpanel/bin/whmapi1';
 
-const metadataSchema = z.looseObject({ result: z.union([z.number(), z.string()]), reason: z.string().optional() });
 const flag = z.union([z.number(), z.string()]).transform((value) => Number(value) === 1);
 
 const listpkgsSchema = z.looseObject({
@@ -36,24 +34,9 @@ const featurelistSchema = z.looseObject({
     .optional(),
 });
 
-function parse<S extends z.ZodType<{ data?: unknown }>>(schema: S, stdout: string, call: string): NonNullable<z.output<S>['data']> {
-  let json: unknown;
-  try {
-    json = JSON.parse(stdout);
-  } catch {
-    throw new AppError('VALIDATION_FAILED', `whmapi1 ${call} did not print JSON`);
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new AppError('VALIDATION_FAILED', `whmapi1 ${call} printed an unexpected shape: ${issue?.path.join('.')}: ${issue?.message}`);
-  }
-  const { metadata, data } = parsed.data as { metadata: z.output<typeof metadataSchema>; data?: unknown };
-  if (Number(metadata.result) !== 1 || data === undefined) {
-    throw new AppError('VALIDATION_FAILED', `whmapi1 ${call} failed: ${metadata.reason ?? 'no reason given'}`);
-  }
-  return data as NonNullable<z.output<S>['data']>;
-}
+/** A call's data: parseWhmapi refuses an answer without it. */
+const parse = <S extends z.ZodType<{ data?: unknown }>>(schema: S, stdout: string, call: string) =>
+  parseWhmapi(schema, stdout, call).data as NonNullable<z.output<S>['data']>;
 
 /** Each package's feature list (`default` when the package names none, as cPanel reads it). */
 export function packageFeatureLists(listpkgsJson: string): Map<string, string> {

@@ -6,16 +6,12 @@
  * a `sub` domain is a subdomain label of the account's domain it ends with.
  */
 import { z } from 'zod';
-import { AppError } from '../../errors.js';
 import type { ToolRunner } from '../../install/tools.js';
 import type { PanelListingInput } from '../../core/panel-listing.js';
 import type { CpanelDomain } from '../adapters/cpanel.js';
 import { resellerOf } from '../adapters/result.js';
 import { readCpanelPackages } from './cpanel-features.js';
-
-export const WHMAPI1 = '/usr/local/cpanel/bin/whmapi1';
-
-const metadataSchema = z.looseObject({ result: z.union([z.number(), z.string()]), reason: z.string().optional() });
+import { metadataSchema, parseWhmapi, WHMAPI1 } from './whmapi.js';
 
 const listacctsSchema = z.looseObject({
   metadata: metadataSchema,
@@ -54,26 +50,6 @@ const domainInfoSchema = z.looseObject({
     })
     .optional(),
 });
-
-/** whmapi1's JSON, checked: a failed call (metadata.result 0) or another shape is refused with what the tool said. */
-function parseWhmapi<S extends z.ZodType>(schema: S, stdout: string, call: string): z.output<S> {
-  let json: unknown;
-  try {
-    json = JSON.parse(stdout);
-  } catch {
-    throw new AppError('VALIDATION_FAILED', `whmapi1 ${call} did not print JSON (is --output=json supported?)`);
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new AppError('VALIDATION_FAILED', `whmapi1 ${call} printed an unexpected shape: ${issue?.path.join('.')}: ${issue?.message}`);
-  }
-  const { metadata, data } = parsed.data as { metadata: z.output<typeof metadataSchema>; data?: unknown };
-  if (Number(metadata.result) !== 1 || data === undefined) {
-    throw new AppError('VALIDATION_FAILED', `whmapi1 ${call} failed: ${metadata.reason ?? 'no reason given'}`);
-  }
-  return parsed.data;
-}
 
 const email = (value: string | undefined) => (value && value.includes('@') ? value : undefined);
 
