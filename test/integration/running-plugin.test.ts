@@ -24,6 +24,7 @@ const MEMBERS = [
   'readDueStatistics',
   'resolveKeptPleskEvents',
   'sandbox',
+  'sendMailDigests',
   'switchMonitoring',
   'syncStatistics',
   'url',
