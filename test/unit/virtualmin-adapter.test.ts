@@ -283,6 +283,9 @@ describe('Virtualmin post-change command', () => {
         events: [],
         note: expect.stringContaining('nothing to do'),
       });
+      // A server from before wpp was a feature (no wpp field in the old record) saved with the box off, as the form showed it.
+      expect(post('modify-description', { VIRTUALSERVER_WPP: '0' })).toMatchObject({ ok: true, events: [] });
+      expect(said(post('modify-description', { VIRTUALSERVER_WPP: '1' }))).toEqual([['plan.changed', 'cap-top', true]]);
       expect(said(post('create-sub-server', { VIRTUALSERVER_WPP: '0' }))).toEqual([['domain.added', 'cap-top', undefined]]);
     });
 

@@ -188,6 +188,9 @@ export function virtualminProtection(raw: string | undefined): boolean | undefin
 function protectionDraft(env: VirtualServer): SourcedDraft[] {
   const protection = virtualminProtection(env.VIRTUALSERVER_WPP);
   if (protection === undefined) return [];
+  // A server from before wpp was a feature, saved with the box left as the form showed it (off): no decision, nothing said.
+  const fieldNew = env.VIRTUALSERVER_OLDSERVER_DOM !== undefined && virtualminProtection(env.VIRTUALSERVER_OLDSERVER_WPP) === undefined;
+  if (fieldNew && !protection) return [];
   const samePlan = env.VIRTUALSERVER_OLDSERVER_PLAN !== undefined && env.VIRTUALSERVER_OLDSERVER_PLAN === env.VIRTUALSERVER_PLAN;
   if (samePlan && virtualminProtection(env.VIRTUALSERVER_OLDSERVER_WPP) === protection) return [];
   return [
