@@ -20,6 +20,7 @@
  *   permissions was found, so the CLI tools are not read for it.
  */
 import type { ToolRunner } from '../install/tools.js';
+import { finishDrafts, type AdapterResult, type SourcedDraft } from './adapters/result.js';
 import { accountNameSchema } from './events.js';
 
 /** The permission as Plesk stores it: the extension's id, then the hook's own id. */
@@ -121,4 +122,44 @@ export async function readPleskPackages(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The events that start a subscription: Plesk's domain_create (the subscription's first domain)
+ * and phys_hosting_create (its hosting). Its plan is known from then on; a further site
+ * (site_create) has its subscription's. Plesk's Event Manager lists no event for a subscription
+ * moved to another plan nor for a plan's permissions changed (the recorded list of `plesk bin
+ * event_handler --list-events`), so those reach wpp through the panel check (`wpp import`).
+ */
+const SUBSCRIPTION_STARTS: ReadonlySet<string> = new Set(['domain_create', 'phys_hosting_create']);
+
+/**
+ * A subscription's start with the customer's package first: a plan.changed saying whether
+ * their plans include web protection, before the domain.added, so core keeps a domain of a plan
+ * without it from the provider. When Plesk's database cannot say, the domain is still queued
+ * (the package then reads as before) and the note says why.
+ */
+export async function withPleskPackage(
+  event: string,
+  result: AdapterResult,
+  owner: string,
+  tools: ToolRunner,
+  now: Date,
+): Promise<AdapterResult> {
+  if (!result.ok || result.events.length === 0 || !SUBSCRIPTION_STARTS.has(event)) return result;
+  let found: { plan: string; protection: boolean } | undefined;
+  try {
+    found = await askPleskForPackage(tools, owner);
+  } catch (error) {
+    const why = `the package is not known (${error instanceof Error ? error.message : String(error)}): the panel check brings it`;
+    return { ...result, note: `${result.note}; ${why}` };
+  }
+  if (found === undefined) return result;
+  const draft: SourcedDraft = {
+    draft: { type: 'plan.changed', account: owner, plan: found.plan, protection: found.protection },
+    from: { account: 'the owner from plesk bin domain --info', plan: "the customer's service plan from plesk db" },
+  };
+  const said = finishDrafts('plesk', `Plesk ${event}`, [draft], now);
+  if (!said.ok) return result;
+  return { ok: true, events: [...said.events, ...result.events], note: `${said.note}; ${result.note}` };
 }
