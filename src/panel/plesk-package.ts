@@ -127,9 +127,10 @@ export async function readPleskPackages(
 /**
  * The events that start a subscription: Plesk's domain_create (the subscription's first domain)
  * and phys_hosting_create (its hosting). Its plan is known from then on; a further site
- * (site_create) has its subscription's. Plesk's Event Manager lists no event for a subscription
- * moved to another plan nor for a plan's permissions changed (the recorded list of `plesk bin
- * event_handler --list-events`), so those reach wpp through the panel check (`wpp import`).
+ * (site_create) has its subscription's. A plan's permission changed or a subscription moved to
+ * another plan reach wpp through the panel check (`wpp import`): Plesk's service-plan event
+ * (template_domain_update, which public scripts register handlers for) has no documented
+ * variables where we looked, and no event for a subscription switched to another plan was found.
  */
 const SUBSCRIPTION_STARTS: ReadonlySet<string> = new Set(['domain_create', 'phys_hosting_create']);
 
