@@ -193,6 +193,8 @@ export function extensionArtefacts(source: InstallSource): Artefact[] {
     file(`${plib}/meta.xml`, 'meta.xml', 0o644),
     file(`${plib}/controllers/IndexController.php`, 'plib/controllers/IndexController.php', 0o644),
     file(`${plib}/hooks/CustomButtons.php`, 'plib/hooks/CustomButtons.php', 0o644),
+    // The service-plan permission Web Protection (protection per hosting package).
+    file(`${plib}/hooks/Permissions.php`, 'plib/hooks/Permissions.php', 0o644),
     file(`${htdocs}/index.php`, 'htdocs/index.php', 0o644),
     // Run as root by Plesk for this extension only; root-owned, not writable by anyone else.
     file(`${sbin}/launch-url`, 'sbin/launch-url', 0o755),

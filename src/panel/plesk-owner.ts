@@ -19,6 +19,7 @@ import {
   type PleskWebsite,
 } from './adapters/plesk.js';
 import { accountNameSchema } from './events.js';
+import { withPleskPackage } from './plesk-package.js';
 import type { PanelEvent } from './events.js';
 import type { ToolRunner } from '../install/tools.js';
 
@@ -151,7 +152,7 @@ export async function translatePleskHook(
       pending: { panel: 'plesk', event, domain: question.domain, env: domainVariables(env), occurredAt: now.toISOString() },
     };
   }
-  return translatePleskEvent(event, env, now, owner);
+  return withPleskPackage(event, translatePleskEvent(event, env, now, owner), owner, sources.tools, now);
 }
 
 /** client_create with its reseller; when Plesk cannot say, the account is still created and the panel check brings the owner. */
@@ -180,7 +181,14 @@ export async function resolveOwnerLookup(
   deps: { tools: ToolRunner; ingest: (events: PanelEvent[]) => unknown },
 ): Promise<PanelEvent[]> {
   const owner = await askPleskForOwner(deps.tools, lookup.domain);
-  const result = translatePleskEvent(lookup.event, lookup.env, new Date(lookup.occurredAt), owner);
+  const occurredAt = new Date(lookup.occurredAt);
+  const result = await withPleskPackage(
+    lookup.event,
+    translatePleskEvent(lookup.event, lookup.env, occurredAt, owner),
+    owner,
+    deps.tools,
+    occurredAt,
+  );
   // A kept event that cannot be translated never will be: say so rather than retry.
   if (!result.ok) throw new AppError('VALIDATION_FAILED', result.error);
   if (result.events.length > 0) deps.ingest(result.events);

@@ -122,8 +122,8 @@ esac
 
 /**
  * A fake plesk printing the recorded listings (test/fixtures/panels/listings/plesk/); `plesk db`
- * prints the recorded owners (db-owners.txt) or resellers (db-resellers.txt) for the listing's
- * two queries, or fails as a Plesk without its database would (`db: false`).
+ * prints the recorded owners (db-owners.txt), resellers (db-resellers.txt), service plans
+ * (db-plans.txt) or subscriptions' plans (db-subscriptions.txt) for the listing's four queries, or fails as a Plesk without its database would (`db: false`).
  */
 export function installFakePlesk(root: string, options: { db?: boolean } = {}): void {
   const out = join(root, 'recorded');
@@ -131,7 +131,7 @@ export function installFakePlesk(root: string, options: { db?: boolean } = {}): 
   const db =
     options.db === false
       ? 'echo "Unable to connect to the database" >&2; exit 1'
-      : `case "$3" in *"type = 'reseller'"*) cat '${out}/db-resellers.txt' ;; *) cat '${out}/db-owners.txt' ;; esac; exit 0`;
+      : `case "$3" in *"type = 'reseller'"*) cat '${out}/db-resellers.txt' ;; *PlansSubscriptions*) cat '${out}/db-subscriptions.txt' ;; *"FROM Templates"*) cat '${out}/db-plans.txt' ;; *) cat '${out}/db-owners.txt' ;; esac; exit 0`;
   writeTool(
     root,
     '/usr/sbin/plesk',

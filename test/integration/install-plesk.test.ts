@@ -52,6 +52,7 @@ describe('wpp install plesk', () => {
       [`${PLIB}/meta.xml`]: 0o644,
       [`${PLIB}/controllers/IndexController.php`]: 0o644,
       [`${PLIB}/hooks/CustomButtons.php`]: 0o644,
+      [`${PLIB}/hooks/Permissions.php`]: 0o644,
       [`${HTDOCS}/index.php`]: 0o644,
       [`${SBIN}/launch-url`]: 0o755,
     });

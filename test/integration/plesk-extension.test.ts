@@ -308,3 +308,22 @@ describe('the sbin script (run as root by Plesk for the extension only)', () => 
     expect(calls()).toHaveLength(before);
   });
 });
+
+describe('the service-plan permission (plib/hooks/Permissions.php)', () => {
+  it('registers Web Protection as a main permission of every service plan, on by default, under the id Plesk stores as wpp_web_protection', async () => {
+    const page = await runPhpPage({
+      scriptPath: '/permissions.php',
+      files: {
+        '/permissions.php': `<?php\nrequire '/pm-stub.php';\nrequire '${PLIB}/hooks/Permissions.php';\n$hook = new Modules_Wpp_Permissions();\necho json_encode($hook->getPermissions());\n`,
+        '/pm-stub.php': stub,
+        [`${PLIB}/hooks/Permissions.php`]: installed(`${PLIB}/hooks/Permissions.php`),
+      },
+    });
+    expect(page.errors).toBe('');
+    const permissions = JSON.parse(page.body) as Record<string, Record<string, unknown>>;
+    // Plesk puts the extension's id in front: 'web_protection' of extension 'wpp' is wpp_web_protection in TmplData.
+    expect(Object.keys(permissions)).toEqual(['web_protection']);
+    expect(permissions.web_protection).toMatchObject({ default: true, place: 'main', name: 'Web Protection' });
+    expect(permissions.web_protection?.description).toMatch(/not protected/);
+  }, 60_000);
+});

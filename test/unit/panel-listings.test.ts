@@ -147,6 +147,25 @@ describe('Plesk listing (customer --list, domain --list, domain --info)', () => 
     });
   });
 
+  it("reads each service plan's Web Protection permission and each account's from its subscriptions' plans (plesk db)", async () => {
+    await withRoot(async (root) => {
+      installFakePlesk(root);
+      const listing = await readPanelListing({ panel: 'plesk', root });
+      // bob: one subscription of Basic (without), one of Default Domain (with): included, by the plan that includes it.
+      // carol: only Basic. admin: Legacy, a plan without a stored value: the permission's default, on.
+      expect(listing.accounts.map((a) => [a.account, a.plan, a.protection])).toEqual([
+        ['bob', 'Default Domain', true],
+        ['carol', 'Basic', false],
+        ['admin', 'Legacy', true],
+      ]);
+      expect(listing.packages).toEqual([
+        { name: 'Default Domain', protection: true },
+        { name: 'Basic', protection: false },
+        { name: 'Legacy', protection: true },
+      ]);
+    });
+  });
+
   it('still lists the accounts when plesk db cannot be read, saying nothing of owners', async () => {
     await withRoot(async (root) => {
       installFakePlesk(root, { db: false });
@@ -157,6 +176,9 @@ describe('Plesk listing (customer --list, domain --list, domain --info)', () => 
         ['admin', undefined],
       ]);
       expect(listing.resellers).toBeUndefined();
+      // Nor of packages: an account whose package is not known is not left out.
+      expect(listing.accounts.map((a) => a.protection)).toEqual([undefined, undefined, undefined]);
+      expect(listing.packages).toBeUndefined();
     });
   });
 });

@@ -11,11 +11,17 @@
  * 'admin' or 'reseller'), and another the resellers with their e-mail (`type = 'reseller'`), as
  * public tools read Plesk's resellers (lviana/reaper's collector). When the database cannot be
  * read, the listing says nothing of owners (none is compared) rather than failing the import.
+ *
+ * Packages (issue 22): each service plan's Web Protection permission and each account's plan
+ * and protection from its subscriptions' plans, two more `plesk db` queries
+ * (panel/plesk-package.ts says what of them is confirmed). Without the database, nothing is
+ * said of packages either, so no account is left out for it.
  */
 import PQueue from 'p-queue';
 import { AppError } from '../../errors.js';
 import type { ToolRunner } from '../../install/tools.js';
 import type { PanelListingInput } from '../../core/panel-listing.js';
+import { readPleskPackages, type PleskPlan } from '../plesk-package.js';
 
 export const PLESK = '/usr/sbin/plesk';
 
@@ -79,8 +85,19 @@ export function parsePleskOwners(ownersOut: string, resellersOut: string): Plesk
   return { owners, resellers };
 }
 
+/** The service plans and each account's package (see panel/plesk-package.ts). */
+export interface PleskPackages {
+  plans: PleskPlan[];
+  accounts: Map<string, { plan: string; protection: boolean }>;
+}
+
 /** The three listings as one (pure: the unit tests feed it recorded output). */
-export function pleskListing(customers: string, infos: PleskDomainInfo[], owned?: PleskOwners): PanelListingInput {
+export function pleskListing(
+  customers: string,
+  infos: PleskDomainInfo[],
+  owned?: PleskOwners,
+  packages?: PleskPackages,
+): PanelListingInput {
   const byOwner = new Map<string, { domain: string; subdomains: string[]; ip?: string }[]>();
   for (const login of lines(customers)) byOwner.set(login.toLowerCase(), []);
   const sorted = [...infos].sort((a, b) => a.domain.length - b.domain.length);
@@ -93,9 +110,15 @@ export function pleskListing(customers: string, infos: PleskDomainInfo[], owned?
   }
   const accounts = [...byOwner].map(([account, domains]) => {
     const reseller = owned?.owners.get(account);
-    return { account, ...(reseller === undefined ? {} : { reseller }), domains };
+    const found = packages?.accounts.get(account);
+    return { account, ...(reseller === undefined ? {} : { reseller }), ...(found ?? {}), domains };
   });
-  return { panel: 'plesk', accounts, ...(owned ? { resellers: owned.resellers } : {}) };
+  return {
+    panel: 'plesk',
+    accounts,
+    ...(owned ? { resellers: owned.resellers } : {}),
+    ...(packages ? { packages: packages.plans.map(({ name, protection }) => ({ name, protection })) } : {}),
+  };
 }
 
 /** Owners and resellers from Plesk's database; undefined (nothing compared) when it cannot be read. */
@@ -123,5 +146,5 @@ export async function readPleskListing(tools: ToolRunner, onProgress?: (done: nu
       }),
     ),
   );
-  return pleskListing(customers.stdout, infos, await readPleskOwners(tools));
+  return pleskListing(customers.stdout, infos, await readPleskOwners(tools), await readPleskPackages(tools));
 }
