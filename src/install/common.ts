@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readEnvFile } from './env-file.js';
 import type { Artefact, RegistrationArtefact } from './artefacts.js';
 import { VIRTUALMIN_VARIABLES } from '../panel/adapters/virtualmin.js';
+import { DIRECTADMIN_PACKAGE_ITEM } from '../panel/listings/directadmin.js';
 import { LAYOUT } from './layout.js';
 import type { ReleaseOrigin } from './release.js';
 import { serviceUserRegistration } from './service-user.js';
@@ -62,8 +63,20 @@ export const HOOK_VARIABLES = {
     'NEW_SUBDOMAIN_NAME',
     'OLD_SUBDOMAIN_NAME',
   ],
-  // `newdomain`: domain_change_post's new name (`domain` is the old one there); `creator`: the reseller who owns the user.
-  directadmin: ['username', 'email', 'package', 'domain', 'newdomain', 'subdomain', 'ip', 'user_creation', 'creator'],
+  // `newdomain`: domain_change_post's new name (`domain` is the old one there); `creator`: the reseller who owns the user;
+  // the package item: whether the user's package includes web protection (user.conf's values come with the hook).
+  directadmin: [
+    'username',
+    'email',
+    'package',
+    'domain',
+    'newdomain',
+    'subdomain',
+    'ip',
+    'user_creation',
+    'creator',
+    DIRECTADMIN_PACKAGE_ITEM,
+  ],
   virtualmin: VIRTUALMIN_VARIABLES,
 } as const;
 

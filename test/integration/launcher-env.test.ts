@@ -75,8 +75,21 @@ describe('the launcher', () => {
     expect(plesk.env.NEW_FOO).toBeUndefined();
     expect(plesk.argv).toEqual(['hook', 'plesk', 'client_create']);
 
-    const da = run(['hook', 'directadmin', 'user_create_post'], { username: 'fred', domain: 'fred.example', package: 'gold plan' });
-    expect(da.env).toMatchObject({ username: 'fred', domain: 'fred.example', package: 'gold plan' });
+    // The owner (`creator`) and the package item that says whether the package includes web protection come with user.conf.
+    const da = run(['hook', 'directadmin', 'user_create_post'], {
+      username: 'fred',
+      domain: 'fred.example',
+      package: 'gold plan',
+      creator: 'res1',
+      wpp_web_protection: 'OFF',
+    });
+    expect(da.env).toMatchObject({
+      username: 'fred',
+      domain: 'fred.example',
+      package: 'gold plan',
+      creator: 'res1',
+      wpp_web_protection: 'OFF',
+    });
     expect(da.env.WPP_PROVIDER_API_KEY).toBe('key from the env file');
 
     // A domain renamed: the new name is `newdomain` (DirectAdmin's domain_change_post).
