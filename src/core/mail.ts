@@ -37,6 +37,16 @@ export function describeSmtpUrl(smtpUrl: string): string {
   return `${url.protocol}//${user}${url.host}`;
 }
 
+/**
+ * A text about the SMTP server (an error it caused) without the URL's password: what SMTP
+ * libraries say may quote the login, and such a text reaches a job's last_error, the log and
+ * the admin's digest.
+ */
+export function withoutSmtpPassword(text: string, smtpUrl: string): string {
+  const password = decodeURIComponent(new URL(smtpUrl).password);
+  return password ? text.split(password).join('[redacted]') : text;
+}
+
 /** What SMTP is handed: the rendered mail and its recipient. */
 export interface OutgoingMail extends RenderedMail {
   to: string;

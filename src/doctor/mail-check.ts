@@ -5,7 +5,7 @@
  */
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
-import { describeSmtpUrl } from '../core/mail.js';
+import { describeSmtpUrl, withoutSmtpPassword } from '../core/mail.js';
 import { describeError } from '../errors.js';
 import { fail, ok, SkipCheck, type CheckResult } from './doctor.js';
 
@@ -26,9 +26,7 @@ export async function checkMail(config: Config): Promise<CheckResult> {
     await transport.verify();
     return ok(`${shown} answered and took the login; mails from ${from ?? '?'}`);
   } catch (error) {
-    const password = decodeURIComponent(new URL(smtpUrl).password);
-    const said = describeError(error);
-    return fail(`${shown}: ${password ? said.split(password).join('[redacted]') : said}; no mail can be sent`);
+    return fail(`${shown}: ${withoutSmtpPassword(describeError(error), smtpUrl)}; no mail can be sent`);
   } finally {
     transport.close();
   }

@@ -10,7 +10,7 @@ import { createFormat } from '../core/format.js';
 import { createTranslations, loadCatalogs } from '../core/i18n.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { SUPPORTED_LOCALES } from '../core/locale.js';
-import { createMailer, describeSmtpUrl, SMTP_TIMEOUTS, type OutgoingMail } from '../core/mail.js';
+import { createMailer, describeSmtpUrl, SMTP_TIMEOUTS, withoutSmtpPassword, type OutgoingMail } from '../core/mail.js';
 import { createMailSettings } from '../core/mail-settings.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import { createMailRepo } from '../db/mail.repo.js';
@@ -21,12 +21,16 @@ import { paths } from '../paths.js';
 /**
  * Sends through the SMTP URL: smtps:// is TLS from the start, smtp:// upgrades with STARTTLS
  * when the server offers it. The URL (with its password) stays inside the transport; an error
- * becomes the job's last_error through describeError, which names no credential.
+ * is thrown on (the job's last_error, the log, the admin digest) with the password taken out.
  */
 export function smtpSender(smtpUrl: string, from: string): (mail: OutgoingMail) => Promise<void> {
   const transport = nodemailer.createTransport({ url: smtpUrl, ...SMTP_TIMEOUTS }, { from });
   return async (mail) => {
-    await transport.sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    try {
+      await transport.sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    } catch (error) {
+      throw new Error(withoutSmtpPassword(describeError(error), smtpUrl));
+    }
   };
 }
 
