@@ -29,6 +29,8 @@ export function smtpSender(smtpUrl: string, from: string): (mail: OutgoingMail) 
     try {
       await transport.sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
     } catch (error) {
+      // No `cause`: the original error is what may quote the password.
+      // eslint-disable-next-line preserve-caught-error
       throw new Error(withoutSmtpPassword(describeError(error), smtpUrl));
     }
   };
