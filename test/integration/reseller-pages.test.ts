@@ -167,6 +167,14 @@ describe("the reseller pages run the admin pages for the reseller's own customer
           expect(textOf(refused.body)).toContain('Choose Account or Website');
         }
         expect(plugin.stats.limitLayer('global', '')).toBeNull();
+        // Nor exempt: an exempt customer would never be paused, by the host's limits or by the reseller's pool.
+        const aliceBefore = plugin.stats.limitLayer('account', 'alice');
+        const exempt = await client.post('/reseller/limits', { scope: 'account', subject: 'alice', exempt: 'true' });
+        expect(exempt.status).toBe(400);
+        expect(textOf(exempt.body)).toContain('Only the host can exempt');
+        expect(plugin.stats.limitLayer('account', 'alice')).toEqual(aliceBefore);
+        expect(aliceBefore?.exempt ?? null).toBeNull();
+        expect((await client.get('/reseller/limits')).body).not.toContain('name="exempt"');
       },
       { env: FLEET_ENV },
     );

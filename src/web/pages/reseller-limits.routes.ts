@@ -73,9 +73,12 @@ export function createResellerLimitsRouter(deps: ResellerLimitsDeps): express.Ro
     const isKnown: IsKnown = (scope, subject) => ownedBy(deps, reseller, scope, subject);
     const scoped = form.scope === undefined || (RESELLER_LIMIT_SCOPES as readonly string[]).includes(form.scope);
     const result = scoped ? parseLimitsChange({ ...form, allowUnknown: false }, isKnown, t) : null;
-    if (result === null || !result.ok) {
+    // Exempting is the host's: an exempt customer is never paused, by the host's limits or by the reseller's own pool.
+    const exemptAsked = (form.exempt ?? '') !== '';
+    if (result === null || !result.ok || exemptAsked) {
       const state: FormState = { values: typed(req.body), problems: {} };
       if (result === null) addProblem(state, 'scope', t(scoped ? 'adminSettings.chooseScope' : 'reseller.limits.scopeRefused'));
+      if (exemptAsked) addProblem(state, 'exempt', t('reseller.limits.exemptRefused'));
       for (const problem of result?.ok === false ? result.problems : []) addProblem(state, problem.field ?? '', problem.message);
       return res
         .status(400)
