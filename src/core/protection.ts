@@ -78,6 +78,27 @@ export function providerFailure(error: unknown, domain: string): AppError {
 /** Paused because of the account in the panel: only the panel undoes these, or the plugin and the panel would disagree. */
 const PANEL_PAUSES: ReadonlySet<PausedBy> = new Set(['suspension', 'account_deleted', 'domain_removed', 'package']);
 
+/**
+ * The pauses a reseller may end on their customers' websites: their own, the customer's, one made
+ * in the provider's dashboard, and monitoring (their own roll-out). Never the host's: the admin's
+ * pause, the hit limit's (the host's limits and the reseller's pool alike: resuming would record
+ * an override of the host's limits for the period), or the panel's.
+ */
+const RESELLER_RESUMABLE: ReadonlySet<PausedBy | null> = new Set<PausedBy | null>([null, 'reseller', 'customer', 'external']);
+
+/** Whether `actor` may resume a website paused by `pausedBy` (the pages offer Resume only then). */
+export const mayResume = (actor: Exclude<Actor, { kind: 'customer' }>, pausedBy: PausedBy | null): boolean =>
+  actor.kind === 'admin' ? pausedBy === null || !PANEL_PAUSES.has(pausedBy) : RESELLER_RESUMABLE.has(pausedBy);
+
+/** Why a reseller may not resume a pause that is not theirs to end (the host's), in plain words. */
+function notTheResellers(domain: string, pausedBy: PausedBy | null): AppError {
+  const why =
+    pausedBy === 'enforcement'
+      ? 'the hit limit paused it: it resumes when the limit is raised or the period ends, and only your host can resume it before'
+      : 'your host paused it: only your host can resume it';
+  return new AppError('FORBIDDEN', `${domain} cannot be resumed: ${why}. Nothing was changed.`);
+}
+
 /** No words, only the state's kind: core has no page language (the words are the pages', in theirs). */
 const KIND_ONLY = (key: string) => key;
 
@@ -162,7 +183,7 @@ export function createProtection(deps: ProtectionDeps) {
       // A website in monitoring is paused by nobody: an admin's pause makes it theirs, and the monitoring switch then leaves it alone.
       else if (website.desiredStatus === 'paused' && !isMonitoring(website))
         throw new AppError('CONFLICT', `${domain} is already paused: nothing was changed`);
-      return send(website, 'paused', actor.kind === 'customer' ? 'customer' : 'admin', actor);
+      return send(website, 'paused', actor.kind, actor);
     },
 
     async resume(domain: string, actor: Actor): Promise<Website> {
@@ -180,6 +201,7 @@ export function createProtection(deps: ProtectionDeps) {
           `${domain} is paused because of its account in the control panel: change it there. Nothing was changed.`,
         );
       }
+      if (!mayResume(actor, website.pausedBy)) throw notTheResellers(domain, website.pausedBy);
       if (website.pausedBy !== 'enforcement') return send(website, 'online', null, actor);
       try {
         return await deps.adminResume(domain, hostName(actor), actorLabel(actor));
