@@ -24,14 +24,14 @@ export type Actor = { kind: 'customer'; account: string } | { kind: 'admin'; adm
 export const actorLabel = (actor: Actor) =>
   actor.kind === 'admin' ? `admin:${actor.admin}` : actor.kind === 'reseller' ? `reseller:${actor.reseller}` : 'customer';
 
-/** The admin's name a job or enforcement records for a host-side actor (a reseller's: `reseller:<name>`). */
-const hostName = (actor: Exclude<Actor, { kind: 'customer' }>) => (actor.kind === 'admin' ? actor.admin : actorLabel(actor));
+/** Who acts from the host's side: an admin on any website, a reseller on their customers'. */
+export type HostActor = Exclude<Actor, { kind: 'customer' }>;
 
 export interface ProtectionDeps {
   accounts: Pick<AccountsRepo, 'getWebsite' | 'saveWebsite' | 'clearProvisioningFailure'>;
   provider: Pick<ProviderClient, 'setWebsiteStatus'>;
-  /** Enforcement's admin resume (core/enforcement.ts): records the override for the period, by `actor` (default `admin:<admin>`). */
-  adminResume: (domain: string, admin: string, actor?: string) => Promise<Website>;
+  /** Enforcement's admin resume (core/enforcement.ts): records the admin's override for the period. */
+  adminResume: (domain: string, admin: string) => Promise<Website>;
   /** The job queue's ingest, for a re-provision. */
   ingestEvents?: (events: PanelEvent[]) => IngestResult[];
   logger: Logger;
@@ -87,7 +87,7 @@ const PANEL_PAUSES: ReadonlySet<PausedBy> = new Set(['suspension', 'account_dele
 const RESELLER_RESUMABLE: ReadonlySet<PausedBy | null> = new Set<PausedBy | null>([null, 'reseller', 'customer', 'external']);
 
 /** Whether `actor` may resume a website paused by `pausedBy` (the pages offer Resume only then). */
-export const mayResume = (actor: Exclude<Actor, { kind: 'customer' }>, pausedBy: PausedBy | null): boolean =>
+export const mayResume = (actor: HostActor, pausedBy: PausedBy | null): boolean =>
   actor.kind === 'admin' ? pausedBy === null || !PANEL_PAUSES.has(pausedBy) : RESELLER_RESUMABLE.has(pausedBy);
 
 /** Why a reseller may not resume a pause that is not theirs to end (the host's), in plain words. */
@@ -169,8 +169,7 @@ export function createProtection(deps: ProtectionDeps) {
     },
 
     /** Starts a website in `setup` in monitoring (bulk protect with days): at the provider `paused`, by nobody. */
-    async monitor(domain: string, admin: string): Promise<Website> {
-      const actor: Actor = { kind: 'admin', admin };
+    async monitor(domain: string, actor: HostActor): Promise<Website> {
       const website = websiteFor(domain, actor);
       if (website.desiredStatus !== 'setup')
         throw new AppError('CONFLICT', `${domain} is already protected or paused: nothing was changed`);
@@ -202,9 +201,10 @@ export function createProtection(deps: ProtectionDeps) {
         );
       }
       if (!mayResume(actor, website.pausedBy)) throw notTheResellers(domain, website.pausedBy);
-      if (website.pausedBy !== 'enforcement') return send(website, 'online', null, actor);
+      // Only an admin ends the hit limit's pause (mayResume): an override of the limits for the period.
+      if (website.pausedBy !== 'enforcement' || actor.kind !== 'admin') return send(website, 'online', null, actor);
       try {
-        return await deps.adminResume(domain, hostName(actor), actorLabel(actor));
+        return await deps.adminResume(domain, actor.admin);
       } catch (error) {
         throw providerFailure(error, domain);
       }
@@ -214,7 +214,7 @@ export function createProtection(deps: ProtectionDeps) {
      * Queues the website's domain.added again (a fresh event id, so it is not a replay): provisioning
      * converges it. A refusal the website holds is set aside: it is "setting up" until the provider answers.
      */
-    reprovision(domain: string, admin: string, actor: Exclude<Actor, { kind: 'customer' }> = { kind: 'admin', admin }): IngestResult {
+    reprovision(domain: string, actor: HostActor): IngestResult {
       const website = websiteFor(domain, actor);
       const result = queueDomainAdded(website, 'reprovision');
       logger.info({ domain, by: actorLabel(actor) }, 'website re-provision queued by an admin or a reseller');

@@ -194,10 +194,7 @@ export function createAdminWebsitesRouter(deps: WebsitesDeps, scope: PageScope =
       const { domain } = websiteOf(deps, scope, req, res);
       try {
         const actor = scope.actor(req);
-        const result =
-          action === 'reprovision'
-            ? deps.actions.reprovision(domain, actor.kind === 'admin' ? actor.admin : `reseller:${actor.reseller}`, actor)
-            : await deps.actions[action](domain, actor);
+        const result = action === 'reprovision' ? deps.actions.reprovision(domain, actor) : await deps.actions[action](domain, actor);
         const job = 'jobId' in result ? result.jobId : undefined;
         res.redirect(303, hrefWith(`${scope.base}/websites/${encodeURIComponent(domain)}`, { done, job }));
       } catch (error) {
