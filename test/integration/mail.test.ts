@@ -401,7 +401,7 @@ describe('nothing is lost from a digest', () => {
     );
   });
 
-  it("drops, and does not keep, the events of a kind the admin switched off for resellers since; they would never be sent", async () => {
+  it('drops, and does not keep, the events of a kind the admin switched off for resellers since; they would never be sent', async () => {
     const clock = manualClock('2026-11-22T09:00:00Z');
     await withPlugin(
       async (plugin, sb) => {
