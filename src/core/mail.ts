@@ -79,6 +79,19 @@ const ACTION_KINDS: Partial<Record<EnforcementNotice['action'], WebsiteMailKind>
   admin_resume: 'resumed',
 };
 
+/** The enforcement reasons of the reseller's pool (core/quota.ts): their usage and limit are all the reseller's customers'. */
+const POOL_REASONS = new Set(['reseller_warning', 'reseller_limit']);
+
+/** The share of the pool used, in whole percent (rounded down: 99.6 % is not yet 100). */
+const poolPercent = (usage: number | null, limit: number | null): number =>
+  usage === null || limit === null || limit <= 0 ? 0 : Math.floor((usage * 100) / limit);
+
+/**
+ * What the customer's own mail may carry of an event: of the reseller's pool, not its hits and
+ * limit, which count every customer of the reseller (the reseller's digest has them).
+ */
+const forCustomer = (event: WebsiteEvent): WebsiteEvent => (event.pool ? { ...event, usage: null, limit: null } : event);
+
 /** A day: the subject of a digest's cooldown, so a day's digest goes once however often the schedule asks. */
 const DAY_MS = 86_400_000;
 
@@ -118,11 +131,13 @@ export function createMailer(deps: MailDeps) {
   function tellNow(event: WebsiteEvent): void {
     const account = deps.accounts.getAccount(event.account);
     if (!account) return;
-    const subjectKey = event.domain ?? `account:${event.account}`;
+    // The pool's warning is not the account's own: one does not hold back the other's mail.
+    const subjectKey = event.domain ?? `${event.pool ? 'pool' : 'account'}:${event.account}`;
     if (account.email && settings.isOn('customer', event.kind)) {
       const parsed = z.email().safeParse(account.email);
       const locale = resolveLocale(repo.accountLocale(event.account));
-      if (parsed.success) queueMail(parsed.data, 'customer', event.kind, subjectKey, locale, { kind: 'website', event });
+      if (parsed.success)
+        queueMail(parsed.data, 'customer', event.kind, subjectKey, locale, { kind: 'website', event: forCustomer(event) });
     }
     if (account.reseller && settings.isOn('reseller', event.kind))
       repo.addDigestEvent({
@@ -140,7 +155,9 @@ export function createMailer(deps: MailDeps) {
     const kind = ACTION_KINDS[action.action];
     if (!kind) return;
     const upgrade = kind === 'paused' && action.domain ? deps.upgradeUrl(action.account, action.domain) : undefined;
+    const pool = POOL_REASONS.has(action.reason) ? { pool: { percent: poolPercent(action.usage, action.limitValue) } } : {};
     tell({
+      ...pool,
       kind,
       account: action.account,
       domain: action.domain,

@@ -512,8 +512,10 @@ describe("a reseller's pool", () => {
         expect(await plugin.sendMailDigests()).toEqual({ resellers: 1, admin: false });
         await plugin.idle();
         const digest = (await smtp.waitForMails(5)).find((mail) => mail.to.includes('rita@reseller.example')) as ReceivedMail;
-        expect(digest.text).toContain('hana is close to your hit pool: 850 of 1,000 hits used this period.');
-        expect(digest.text).toContain('h1.example (hana) was paused by your hit pool (1,050 of 1,000 hits) until 1 Dec 2026.');
+        expect(digest.text).toContain(
+          'Your hit pool is close to its limit: 850 of 1,000 hits used this period (hana was told, without these figures).',
+        );
+        expect(digest.text).toContain('h1.example (hana) was paused: your hit pool is used up (1,050 of 1,000 hits).');
         expectNoSecret(mails, secretsOf(plugin, sb, smtp, ['hana', 'ivan']));
       },
       { env: mailEnv(smtp), now: clock.now },
