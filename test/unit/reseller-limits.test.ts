@@ -4,14 +4,16 @@
  * row, else global), the enforcement decisions it adds, the limits rules for its row, and its
  * usage read from a real SQLite database.
  */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { englishTranslate } from '../../src/cli/english.js';
 import { parseLimitsChange, type IsKnown } from '../../src/core/limits-change.js';
 import { createLimitResolver, resellerPoolLimits } from '../../src/core/limits.js';
 import { decide, periodAt, resolveLimits, type QuotaAccount, type QuotaWebsite } from '../../src/core/quota.js';
-import { createPoolReader, resellerUsageNow } from '../../src/core/reseller-limits.js';
+import { createPoolReader, resellerPoolsOf, resellerUsageNow, resellerUsages } from '../../src/core/reseller-limits.js';
 import { createAccountsRepo } from '../../src/db/accounts.repo.js';
+import { createKeyBox, type KeyBox } from '../../src/db/api-keys.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openDatabase } from '../../src/db/open.js';
 import { createStatisticsRepo, RESELLER_USAGE_SQL } from '../../src/db/statistics.repo.js';
@@ -231,12 +233,103 @@ describe('resellerUsageNow on a real database', () => {
     });
   });
 
+  it("reads a page's pools in set reads that never open an API key: each account its own reseller's pool, sums per period", async () => {
+    await withTempDir(async (dir) => {
+      const db = openDatabase(join(dir, 'plugin.sqlite'));
+      try {
+        migrate(db, paths.migrations);
+        const box = createKeyBox(randomBytes(32));
+        let opened = 0;
+        const keys: KeyBox = { seal: box.seal, open: (sealed, account) => (opened++, box.open(sealed, account)) };
+        const accounts = createAccountsRepo(db, () => 1, keys);
+        const stats = createStatisticsRepo(db, () => 1);
+        const owned = (account: string, reseller: string | null, plan: string | null = null) =>
+          accounts.saveAccount({
+            account,
+            email: null,
+            plan,
+            providerUserId: account,
+            providerApiKey: `key-${account}`,
+            state: 'active',
+            reseller,
+          });
+        owned('alice', 'r1');
+        owned('bob', 'r1', 'Daily');
+        owned('carol', 'r2');
+        owned('dan', 'r2');
+        owned('host', null);
+        stats.setLimits('plan', 'Daily', { period: 'daily' });
+        stats.setLimits('reseller', 'r1', { accountHits: 1000 });
+        // r2's pool counts by day: carol's and dan's monthly usage rows do not say what today holds.
+        stats.setLimits('reseller', 'r2', { accountHits: 50, period: 'daily', warningPercent: 60 });
+        const now = at('2026-11-22T12:30:00Z');
+        const month = periodAt(now, 'monthly');
+        const day = periodAt(now, 'daily');
+        const read = (domain: string, account: string, periodStart: number, total: number, takenAt: number) =>
+          stats.recordReads(
+            [{ domain, account, periodStart, counters: { total, permitted: total, blocked: 0, mitigated: 0 } }],
+            takenAt,
+            (_p, c) => c,
+          );
+        read('a.example', 'alice', month.start, 300, at('2026-11-03T10:00:00Z'));
+        read('b.example', 'bob', periodAt(at('2026-11-05T09:00:00Z'), 'daily').start, 40, at('2026-11-05T09:00:00Z'));
+        read('b.example', 'bob', day.start, 7, at('2026-11-22T11:00:00Z'));
+        read('c.example', 'carol', month.start, 900, at('2026-11-02T10:00:00Z'));
+        read('c.example', 'carol', month.start, 20, at('2026-11-22T10:00:00Z'));
+        read('d.example', 'dan', month.start, 5, at('2026-11-22T09:00:00Z'));
+        read('h.example', 'host', month.start, 10_000, at('2026-11-22T09:00:00Z'));
+
+        const pools = resellerPoolsOf({ stats, accounts }, ['alice', 'bob', 'carol', 'host', 'nobody'], now);
+        expect([...pools.keys()]).toEqual(['alice', 'bob', 'carol']);
+        const r1 = { reseller: 'r1', period: month, hits: 347, limit: 1000, warningPercent: 80 };
+        expect(pools.get('alice')).toEqual({
+          ...r1,
+          accounts: [
+            { account: 'alice', hits: 300 },
+            { account: 'bob', hits: 47 },
+          ],
+        });
+        expect(pools.get('bob')).toBe(pools.get('alice'));
+        // Dan is not on the page, and still counts in his reseller's pool.
+        expect(pools.get('carol')).toEqual({
+          reseller: 'r2',
+          period: day,
+          hits: 25,
+          limit: 50,
+          warningPercent: 60,
+          accounts: [
+            { account: 'carol', hits: 20 },
+            { account: 'dan', hits: 5 },
+          ],
+        });
+        expect(resellerUsages({ stats, accounts }, ['r2', 'r1'], now)).toEqual(
+          new Map([
+            ['r2', pools.get('carol')],
+            ['r1', pools.get('alice')],
+          ]),
+        );
+
+        // Enforcement's reader, given the pass's accounts, reads the same pools.
+        const reader = createPoolReader({ stats, accounts }, createLimitResolver(stats, accounts), now, ['alice', 'carol', 'host']);
+        expect(reader.poolOf('dan')).toEqual({ reseller: 'r2', periodStart: day.start, usage: 25, limit: 50, warningPercent: 60 });
+        expect(reader.poolOf('host')).toBeNull();
+        expect(opened).toBe(0);
+        expect(accounts.getAccount('alice')?.providerApiKey).toBe('key-alice');
+        expect(opened).toBe(1);
+      } finally {
+        db.close();
+      }
+    });
+  });
+
   it('reads a reseller pool with the reseller and usage indexes, not a scan of every account or usage row', async () => {
     await withTempDir(async (dir) => {
       const db = openDatabase(join(dir, 'plugin.sqlite'));
       try {
         migrate(db, paths.migrations);
-        const plan = db.prepare(`EXPLAIN QUERY PLAN ${RESELLER_USAGE_SQL}`).all(0, 'r1') as { detail: string }[];
+        const plan = db.prepare(`EXPLAIN QUERY PLAN ${RESELLER_USAGE_SQL}`).all(JSON.stringify([{ reseller: 'r1', periodStart: 0 }])) as {
+          detail: string;
+        }[];
         const details = plan.map((row) => row.detail).join('\n');
         expect(details).toMatch(/accounts_reseller/);
         expect(details).toMatch(/usage_account/);
