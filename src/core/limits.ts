@@ -10,8 +10,12 @@ import { DEFAULT_PLAN } from './provisioning.js';
 import { periodAt, resolveLimits, type EffectiveLimits, type LimitLayer, type Period } from './quota.js';
 import type { Website } from './types.js';
 
-export function createLimitResolver(stats: StatisticsRepo, accounts: AccountsRepo) {
-  const layers = stats.limitLayers();
+/** `layers`: the limits table when the caller has read it already (a page that shows it too). */
+export function createLimitResolver(
+  stats: StatisticsRepo,
+  accounts: AccountsRepo,
+  layers: ReadonlyMap<string, LimitLayer> = stats.limitLayers(),
+) {
   const owners = new Map<string, { plan: string; reseller: string | null }>();
   const accountLimits = new Map<string, EffectiveLimits>();
 

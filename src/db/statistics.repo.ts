@@ -176,6 +176,14 @@ function prepareLimitStatements(db: Db) {
   return {
     limits: db.prepare<[], LimitRow>('SELECT * FROM limits'),
     limit: db.prepare<[string, string], LimitRow>('SELECT * FROM limits WHERE scope = ? AND subject = ?'),
+    // The limits table is small (its rows are set by hand): read in key order, each row's owner looked up by primary key.
+    resellerLimits: db.prepare<[{ reseller: string }], LimitRow>(
+      `SELECT l.* FROM limits l WHERE
+         (l.scope = 'account' AND EXISTS (SELECT 1 FROM accounts a WHERE a.account = l.subject AND a.reseller = @reseller))
+         OR (l.scope = 'website' AND EXISTS (SELECT 1 FROM websites w JOIN accounts a ON a.account = w.account
+           WHERE w.domain = l.subject AND a.reseller = @reseller))
+       ORDER BY l.scope, l.subject`,
+    ),
     setLimits: db.prepare(
       `INSERT INTO limits (scope, subject, period, anchor_day, website_hits, account_hits, domain_limit, warning_percent, exempt, updated_at)
        VALUES (@scope, @subject, @period, @anchorDay, @websiteHits, @accountHits, @domainLimit, @warningPercent, @exempt, @at)
@@ -395,6 +403,9 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     limitLayers(): Map<string, LimitLayer> {
       return new Map(s.limits.all().map((row) => [`${row.scope}:${row.subject}`, toLayer(row)]));
     },
+    /** The account and website limits rows of a reseller's customers (a website of any state), in one query. */
+    resellerLimitRows: (reseller: string): { scope: LimitScope; subject: string; layer: LimitLayer }[] =>
+      s.resellerLimits.all({ reseller }).map((row) => ({ scope: row.scope, subject: row.subject, layer: toLayer(row) })),
     /** One limits row, or null. */
     limitLayer(scope: LimitScope, subject: string): LimitLayer | null {
       const row = s.limit.get(scope, scope === 'global' ? '' : subject);

@@ -340,3 +340,71 @@ describe('resellerUsageNow on a real database', () => {
     });
   });
 });
+
+describe("a reseller's limits rows (the reseller's limits page)", () => {
+  it("reads the account and website rows of the reseller's customers only, in one query", async () => {
+    await withTempDir(async (dir) => {
+      const db = openDatabase(join(dir, 'plugin.sqlite'));
+      try {
+        migrate(db, paths.migrations);
+        const accounts = createAccountsRepo(db, () => 1);
+        const stats = createStatisticsRepo(db, () => 1);
+        for (const [account, reseller] of [
+          ['alice', 'r1'],
+          ['bob', 'r1'],
+          ['carol', 'r2'],
+          ['dave', null],
+        ] as const) {
+          accounts.saveAccount({
+            account,
+            email: null,
+            plan: null,
+            providerUserId: account,
+            providerApiKey: null,
+            state: 'active',
+            reseller,
+          });
+        }
+        const website = (domain: string, account: string, state: 'active' | 'removed' = 'active') =>
+          accounts.saveWebsite({
+            domain,
+            account,
+            subdomains: [],
+            originIps: [],
+            state,
+            desiredStatus: 'online',
+            pausedBy: null,
+            providerStatus: null,
+            providerCheckedAt: null,
+            callbackTokenHash: `hash-${domain}`,
+            provisionedAt: 1,
+            provisioningFailure: null,
+          });
+        website('alice.example', 'alice');
+        website('gone.example', 'bob', 'removed');
+        website('carol.example', 'carol');
+        website('dave.example', 'dave');
+        stats.setLimits('global', '', { websiteHits: 1 });
+        stats.setLimits('plan', 'default', { websiteHits: 2 });
+        stats.setLimits('reseller', 'r1', { accountHits: 3 });
+        stats.setLimits('account', 'alice', { websiteHits: 4 });
+        stats.setLimits('account', 'carol', { websiteHits: 5 });
+        stats.setLimits('account', 'dave', { websiteHits: 6 });
+        stats.setLimits('website', 'alice.example', { websiteHits: 7 });
+        stats.setLimits('website', 'gone.example', { websiteHits: 8 });
+        stats.setLimits('website', 'carol.example', { websiteHits: 9 });
+        stats.setLimits('website', 'dave.example', { websiteHits: 10 });
+        stats.setLimits('website', 'nobody.example', { websiteHits: 11 });
+        expect(stats.resellerLimitRows('r1').map((row) => [row.scope, row.subject, row.layer.websiteHits])).toEqual([
+          ['account', 'alice', 4],
+          ['website', 'alice.example', 7],
+          ['website', 'gone.example', 8],
+        ]);
+        expect(stats.resellerLimitRows('r2').map((row) => row.subject)).toEqual(['carol', 'carol.example']);
+        expect(stats.resellerLimitRows('nobody')).toEqual([]);
+      } finally {
+        db.close();
+      }
+    });
+  });
+});
