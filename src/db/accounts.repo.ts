@@ -349,6 +349,11 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
     listResellers: (): Reseller[] => s.resellers.all(),
     /** Records a reseller the panel named; a null e-mail keeps the stored one. */
     saveReseller: (reseller: Reseller): void => void s.upsertReseller.run({ ...reseller, at: now() }),
+    /** Records the resellers a panel listing names, in one transaction; an absent or null e-mail keeps the stored one. */
+    saveResellers: db.transaction((resellers: readonly { name: string; email?: string | null | undefined }[]): void => {
+      const at = now();
+      for (const reseller of resellers) s.upsertReseller.run({ name: reseller.name, email: reseller.email ?? null, at });
+    }),
 
     getWebsite: (domain: string) => {
       const row = s.website.get(domain);

@@ -1,6 +1,6 @@
 /**
  * Whether a cPanel package includes web protection: the Feature Manager feature
- * `wpp_web_protection` (src/install/cpanel.ts CPANEL_FEATURE; install_plugin creates it from the
+ * `wpp_web_protection` (PROTECTION_FEATURE, src/panel/protection-feature.ts; install_plugin creates it from the
  * install.json item's `featuremanager`). An account's features come from its package's feature
  * list (`FEATURELIST=` in /var/cpanel/packages/<package>, the list's `<feature>=0|1` lines in
  * /var/cpanel/features/<list>); a feature the list does not name is on, unless the list turns it
@@ -14,9 +14,8 @@
  */
 import { z } from 'zod';
 import type { ToolRunner } from '../../install/tools.js';
+import { PROTECTION_FEATURE } from '../protection-feature.js';
 import { metadataSchema, parseWhmapi, WHMAPI1 } from './whmapi.js';
-
-export const CPANEL_PROTECTION_FEATURE = 'wpp_web_protection';
 
 const flag = z.union([z.number(), z.string()]).transform((value) => Number(value) === 1);
 
@@ -47,7 +46,7 @@ export function packageFeatureLists(listpkgsJson: string): Map<string, string> {
 /** Whether a feature list gives the feature: on unless the list sets it to 0 or the "disabled" list turns it off. */
 export function listIncludesProtection(featurelistJson: string, list: string): boolean {
   const { features } = parse(featurelistSchema, featurelistJson, `get_featurelist_data featurelist=${list}`);
-  const feature = features.find((f) => f.id === CPANEL_PROTECTION_FEATURE);
+  const feature = features.find((f) => f.id === PROTECTION_FEATURE);
   if (!feature) return true;
   return feature.is_disabled !== true && feature.value !== false;
 }
