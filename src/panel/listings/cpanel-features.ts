@@ -51,18 +51,30 @@ export function listIncludesProtection(featurelistJson: string, list: string): b
   return feature.is_disabled !== true && feature.value !== false;
 }
 
+/** Whether one feature list gives the feature, from its own whmapi1 answer. */
+async function readListProtection(tools: ToolRunner, list: string): Promise<boolean> {
+  const { stdout } = await tools.check(WHMAPI1, ['--output=json', 'get_featurelist_data', `featurelist=${list}`]);
+  return listIncludesProtection(stdout, list);
+}
+
+const readFeatureLists = async (tools: ToolRunner) =>
+  packageFeatureLists((await tools.check(WHMAPI1, ['--output=json', 'listpkgs'])).stdout);
+
 /** Every package and whether it includes web protection, each feature list read once. */
 export async function readCpanelPackages(tools: ToolRunner): Promise<{ name: string; protection: boolean }[]> {
-  const lists = packageFeatureLists((await tools.check(WHMAPI1, ['--output=json', 'listpkgs'])).stdout);
+  const lists = await readFeatureLists(tools);
   const byList = new Map<string, boolean>();
-  for (const list of new Set(lists.values())) {
-    const { stdout } = await tools.check(WHMAPI1, ['--output=json', 'get_featurelist_data', `featurelist=${list}`]);
-    byList.set(list, listIncludesProtection(stdout, list));
-  }
+  for (const list of new Set(lists.values())) byList.set(list, await readListProtection(tools, list));
   return [...lists].map(([name, list]) => ({ name, protection: byList.get(list) ?? true }));
 }
 
-/** One package's protection, for a hook (Accounts::Create, change_package); undefined: cPanel does not know the package. */
+/**
+ * One package's protection, for a hook (Accounts::Create, change_package): the package's feature
+ * list from listpkgs, then that one list (not every package's). undefined: cPanel does not know
+ * the package. listpkgs rather than `getpkginfo pkg=<name>`: its answer, and how it says a
+ * package does not exist, are known from the recorded listing, getpkginfo's from no capture.
+ */
 export async function cpanelPackageProtection(tools: ToolRunner, plan: string): Promise<boolean | undefined> {
-  return (await readCpanelPackages(tools)).find((p) => p.name === plan)?.protection;
+  const list = (await readFeatureLists(tools)).get(plan);
+  return list === undefined ? undefined : readListProtection(tools, list);
 }
