@@ -24,8 +24,6 @@ import { finishDrafts, type AdapterResult, type SourcedDraft } from './adapters/
 import { accountNameSchema } from './events.js';
 import { PROTECTION_FEATURE } from './protection-feature.js';
 
-/** The permission as Plesk stores it: the extension's id, then the hook's own id. */
-
 const PLESK = '/usr/sbin/plesk';
 
 /** A stored value: 'true'/'false' as Plesk stores plan permissions; no row (NULL) is the permission's default, on. */
