@@ -11,7 +11,6 @@ import { createPluginSettings } from './core/plugin-settings.js';
 import { createProviderContactRecorder } from './core/provider-contact.js';
 import { reconcileWebsites } from './core/reconcile.js';
 import { createAdminViewsRepo } from './db/admin-views.repo.js';
-import { createPackagesRepo } from './db/packages.repo.js';
 import { createSettingsSnapshotsRepo } from './db/settings-snapshots.repo.js';
 import type { Db } from './db/open.js';
 import { openPluginDatabase, SERVER_BUSY_TIMEOUT_MS } from './db/plugin-database.js';
@@ -129,7 +128,7 @@ async function wire(
     adminViews: createAdminViewsRepo(db),
     imports,
     settingsSnapshots: createSettingsSnapshotsRepo(db),
-    packages: createPackagesRepo(db),
+    packages: foundations.packages,
   };
   httpServer?.serve(
     createPluginApp({

@@ -345,9 +345,10 @@ export function createEnforcement(deps: EnforcementDeps) {
     }
   }
 
-  const passReads = (): PassReads => {
+  /** The limits table, the accounts' plans and resellers (one query) and their pools (one more), read once for the accounts of a pass. */
+  const passReads = (list: readonly string[]): PassReads => {
     const limits = createLimitResolver(stats, accounts);
-    return { limits, pools: createPoolReader({ stats, accounts }, limits, now()) };
+    return { limits, pools: createPoolReader({ stats, accounts }, limits, now(), list) };
   };
 
   /**
@@ -355,21 +356,23 @@ export function createEnforcement(deps: EnforcementDeps) {
    * the whole pool pauses together, as an account's aggregate pauses all its websites. Below
    * the pool nothing is added; the full pass resumes and warns everyone.
    */
-  function withPoolMates(list: string[], { pools }: PassReads): string[] {
-    const all = new Set(list);
+  function withPoolMates(list: string[], { limits, pools }: PassReads): string[] {
+    const usedUp = new Set<string>();
     for (const account of list) {
       const pool = pools.poolOf(account);
-      if (pool?.limit == null || pool.usage < pool.limit) continue;
-      for (const mate of accounts.accountsOfReseller(pool.reseller)) all.add(mate);
+      if (pool?.limit != null && pool.usage >= pool.limit) usedUp.add(pool.reseller);
     }
-    return [...all];
+    const mates = accounts.accountsOfResellers([...usedUp]);
+    limits.prime(mates);
+    return [...new Set([...list, ...mates])];
   }
 
   async function enforcePass(): Promise<EnforceResult> {
     const runId = stats.startRun(ENFORCE_LOCK, now());
     const result: EnforceResult = { paused: 0, resumed: 0, warnings: 0, leftAlone: 0, failed: 0, runId };
     try {
-      await enforceEach(accounts.accountsWithWebsites(), passReads(), result);
+      const list = accounts.accountsWithWebsites();
+      await enforceEach(list, passReads(list), result);
       stats.finishRun(runId, now(), { status: 'ok', details: result });
       return result;
     } catch (error) {
@@ -395,7 +398,7 @@ export function createEnforcement(deps: EnforcementDeps) {
       const lock = acquireJobLock(stats, ENFORCE_LOCK, logger);
       if (!lock.taken) return { ...result, skipped: true };
       try {
-        const reads = passReads();
+        const reads = passReads(list);
         await enforceEach(withPoolMates(list, reads), reads, result);
         return result;
       } finally {

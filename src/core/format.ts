@@ -7,6 +7,7 @@
  * Periods are stored half-open (start inclusive, end exclusive, as the provider counts them);
  * people read a period's last day, so `lastDay` turns an exclusive end into the inclusive date.
  */
+import { DAY_MS } from '../time.js';
 
 export interface FormatOptions {
   /** A BCP 47 tag such as `en`, `de-DE`; one Intl does not know falls back to `en`. */
@@ -123,7 +124,6 @@ export function createFormat(options: FormatOptions = {}): Format {
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
 
 /** Whole minutes, hours or days between `at` and `now` ("just now" under a minute: `now` in Intl's words). */
 function agoIn(relative: Intl.RelativeTimeFormat, at: number, now: number): string {

@@ -14,7 +14,7 @@ import { compareListing, describeCounts, eventsToApply, hasDrift, type Compariso
 import type { IngestResult } from './ingest.js';
 import type { PanelListing } from './panel-listing.js';
 import { postSigned } from './notifications.js';
-import { DAY_MS } from './monitoring.js';
+import { DAY_MS } from '../time.js';
 import type { MonitoringChoice } from '../db/monitoring.repo.js';
 
 export const IMPORT_RUN = 'panel-import';

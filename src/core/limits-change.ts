@@ -38,7 +38,7 @@ export type LimitsField = 'scope' | 'subject' | 'allow-unknown' | LimitValueFiel
 export const ACCOUNT_WIDE_FIELDS = ['period', 'anchor-day', 'account-hits', 'domain-limit'] as const satisfies readonly LimitValueField[];
 
 /** A reseller row sets its pool, the pool's period and its warning threshold: nothing of an account's or a website's own. */
-export const RESELLER_POOL_FIELDS = ['period', 'anchor-day', 'pool-hits', 'warning-percent'] as const satisfies readonly LimitValueField[];
+const RESELLER_POOL_FIELDS = ['period', 'anchor-day', 'pool-hits', 'warning-percent'] as const satisfies readonly LimitValueField[];
 
 /** What was typed or submitted; undefined: not given (a value field not given keeps its value). */
 export interface LimitsInput extends Partial<Record<LimitValueField, string>> {

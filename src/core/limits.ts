@@ -4,27 +4,28 @@
  * A reseller's pool is apart from that order: reseller -> global for its period, anchor day and
  * warning threshold, and the pool itself from the reseller row only (core/reseller-limits.ts).
  */
-import type { AccountsRepo } from '../db/accounts.repo.js';
+import type { AccountOwner, AccountsRepo } from '../db/accounts.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import { DEFAULT_PLAN } from './provisioning.js';
 import { periodAt, resolveLimits, type EffectiveLimits, type LimitLayer, type Period } from './quota.js';
 import type { Website } from './types.js';
 
-export function createLimitResolver(stats: StatisticsRepo, accounts: AccountsRepo) {
-  const layers = stats.limitLayers();
+/** `layers`: the limits table when the caller has read it already (a page that shows it too). */
+export function createLimitResolver(
+  stats: StatisticsRepo,
+  accounts: AccountsRepo,
+  layers: ReadonlyMap<string, LimitLayer> = stats.limitLayers(),
+) {
   const owners = new Map<string, { plan: string; reseller: string | null }>();
   const accountLimits = new Map<string, EffectiveLimits>();
 
-  // One account read gives both its plan and its reseller, once per pass.
-  const owner = (account: string) => {
-    let found = owners.get(account);
-    if (!found) {
-      const stored = accounts.getAccount(account);
-      found = { plan: stored?.plan ?? DEFAULT_PLAN, reseller: stored?.reseller ?? null };
-      owners.set(account, found);
-    }
+  // An account's plan and reseller, read once per pass (never its API key, which would be opened for nothing).
+  const remember = (row: AccountOwner) => {
+    const found = { plan: row.plan ?? DEFAULT_PLAN, reseller: row.reseller };
+    owners.set(row.account, found);
     return found;
   };
+  const owner = (account: string) => owners.get(account) ?? remember(accounts.ownerOf(account) ?? { account, plan: null, reseller: null });
   const plan = (account: string) => owner(account).plan;
   const common = (account: string) => [layers.get(`account:${account}`), layers.get(`plan:${plan(account)}`), layers.get('global:')];
 
@@ -38,6 +39,15 @@ export function createLimitResolver(stats: StatisticsRepo, accounts: AccountsRep
   };
 
   return {
+    /** Reads the plan and reseller of the accounts not known yet in one query, for a pass or a page about all of them. */
+    prime(list: readonly string[]): void {
+      const unknown = list.filter((account) => !owners.has(account));
+      for (const row of accounts.ownersOf(unknown)) remember(row);
+      // An account the plugin does not know is on the default plan, of no reseller: not asked again.
+      for (const account of unknown) if (!owners.has(account)) remember({ account, plan: null, reseller: null });
+    },
+    /** Takes the plan and reseller of accounts another query has read already. */
+    remember: (rows: readonly AccountOwner[]): void => rows.forEach(remember),
     forAccount,
     /** A website's own limits; the period stays the account's (an aggregate needs one period). */
     forWebsite(domain: string, account: string): EffectiveLimits {
@@ -128,4 +138,4 @@ export function accountLimitsOf(stats: StatisticsRepo, accounts: AccountsRepo, a
 }
 
 /** An account the panel names no plan for is on the default plan, for limits as for provisioning. */
-const planOfAccount = (accounts: AccountsRepo, account: string) => accounts.getAccount(account)?.plan ?? DEFAULT_PLAN;
+const planOfAccount = (accounts: AccountsRepo, account: string) => accounts.ownerOf(account)?.plan ?? DEFAULT_PLAN;

@@ -15,8 +15,7 @@ import { describeError } from '../errors.js';
 import type { ProviderClient } from '../provider/index.js';
 import type { Translate } from './i18n.js';
 import type { Plan, Website } from './types.js';
-
-export const DAY_MS = 24 * 60 * 60_000;
+import { DAY_MS } from '../time.js';
 
 /** A quarter of a year: long enough to watch a season's traffic, short enough not to forget a website unprotected. */
 export const MONITOR_DAYS_MAX = 90;

@@ -34,10 +34,10 @@ export const listedAccountSchema = z.strictObject({
 });
 
 /** A reseller the panel lists, with the e-mail address it has for it (cPanel: the reseller's own account's). */
-export const listedResellerSchema = z.strictObject({ name: accountNameSchema, email: optionalEmailSchema });
+const listedResellerSchema = z.strictObject({ name: accountNameSchema, email: optionalEmailSchema });
 
 /** A hosting package the panel has, and whether it includes web protection (the Settings page lists them). */
-export const listedPackageSchema = z.strictObject({ name: z.string().trim().min(1).max(100), protection: z.boolean() });
+const listedPackageSchema = z.strictObject({ name: z.string().trim().min(1).max(100), protection: z.boolean() });
 
 /** The shape of `wpp import --file FILE`, and what every panel reader produces. */
 export const panelListingSchema = z

@@ -27,18 +27,53 @@ export interface ResellerUsage {
 }
 
 /**
- * Each of the reseller's accounts with its hits in the pool's period. An account whose own
- * period is the pool's (the usual case: both monthly from the same day) is read from its usage
- * rows, one grouped query for all of them on the accounts_reseller and usage_account indexes;
- * an account on another period (a daily plan, another anchor day) from its hourly rows inside
- * the pool's period, so the pool counts the same hits whatever periods its accounts keep.
+ * Each pool's accounts with their hits in the pool's period, for any number of resellers in
+ * two queries: one grouped query over every pool's accounts and their usage rows (on the
+ * accounts_reseller and usage_account indexes), which gives each account's plan as well; and,
+ * for the accounts whose own period is not their pool's (a daily plan, another anchor day),
+ * one sum of their hourly rows inside the pool's period, so the pool counts the same hits
+ * whatever periods its accounts keep. No account's API key is read.
  */
-function poolAccountHits(deps: PoolDeps, reseller: string, period: Period, limits: LimitResolver, now: number) {
-  return deps.stats.resellerAccountHits(reseller, period.start).map((row) => {
-    const own = limits.periodOf(row.account, now);
-    if (own.start === period.start && own.end === period.end) return row;
-    return { account: row.account, hits: deps.stats.accountHitsBetween(row.account, period.start, period.end) };
+function poolsAccountHits(deps: PoolDeps, periods: Map<string, Period>, limits: LimitResolver, now: number) {
+  const rows = deps.stats.resellerAccountHits([...periods].map(([reseller, period]) => ({ reseller, periodStart: period.start })));
+  limits.remember(rows);
+  const offPeriod = rows.flatMap(({ reseller, account }) => {
+    const pool = periods.get(reseller) as Period;
+    const own = limits.periodOf(account, now);
+    return own.start === pool.start && own.end === pool.end ? [] : [{ account, from: pool.start, to: pool.end }];
   });
+  const hourly = deps.stats.accountsHitsBetween(offPeriod);
+  const byReseller = new Map<string, { account: string; hits: number }[]>([...periods.keys()].map((reseller) => [reseller, []]));
+  for (const { reseller, account, hits } of rows) byReseller.get(reseller)?.push({ account, hits: hourly.get(account) ?? hits });
+  return byReseller;
+}
+
+/**
+ * These resellers' pools now: each one's period, the hits of all its customers' websites in it,
+ * and the limit, in two queries however many resellers and accounts. Pass a resolver to share
+ * its read of the limits table and of the accounts' plans.
+ */
+export function resellerUsages(
+  deps: PoolDeps,
+  resellers: readonly string[],
+  now: number,
+  limits: LimitResolver = createLimitResolver(deps.stats, deps.accounts),
+): Map<string, ResellerUsage> {
+  const periods = new Map(
+    resellers.map((reseller) => {
+      const pool = limits.forReseller(reseller);
+      return [reseller, periodAt(now, pool.period, pool.anchorDay)];
+    }),
+  );
+  const accounts = poolsAccountHits(deps, periods, limits, now);
+  return new Map(
+    [...periods].map(([reseller, period]) => {
+      const pool = limits.forReseller(reseller);
+      const own = accounts.get(reseller) ?? [];
+      const hits = own.reduce((sum, row) => sum + row.hits, 0);
+      return [reseller, { reseller, period, hits, limit: pool.poolHits, warningPercent: pool.warningPercent, accounts: own }];
+    }),
+  );
 }
 
 /**
@@ -52,41 +87,41 @@ export function resellerUsageNow(
   now: number,
   limits: LimitResolver = createLimitResolver(deps.stats, deps.accounts),
 ): ResellerUsage {
-  const pool = limits.forReseller(reseller);
-  const period = periodAt(now, pool.period, pool.anchorDay);
-  const accounts = poolAccountHits(deps, reseller, period, limits, now);
-  return {
-    reseller,
-    period,
-    hits: accounts.reduce((sum, row) => sum + row.hits, 0),
-    limit: pool.poolHits,
-    warningPercent: pool.warningPercent,
-    accounts,
-  };
+  return resellerUsages(deps, [reseller], now, limits).get(reseller) as ResellerUsage;
 }
 
+const toQuotaPool = (usage: ResellerUsage): QuotaPool => ({
+  reseller: usage.reseller,
+  periodStart: usage.period.start,
+  usage: usage.hits,
+  limit: usage.limit,
+  warningPercent: usage.warningPercent,
+});
+
 /**
- * The pools of one enforcement pass: each reseller's read once, when the first of its accounts
- * is enforced, and only for a reseller that has a pool (the rest cost no query). Enforcement
- * adds no hits, so one read serves every account of the pass.
+ * The pools of one enforcement pass: each reseller's read once, and only for a reseller that
+ * has a pool (the rest cost no query). Given the pass's accounts, it reads their plans and
+ * resellers in one query and all their pools together; an account asked about later reads its
+ * own pool when first asked. Enforcement adds no hits, so one read serves every account of the pass.
  */
-export function createPoolReader(deps: PoolDeps, limits: LimitResolver, now: number) {
-  const pools = new Map<string, QuotaPool | null>();
+export function createPoolReader(deps: PoolDeps, limits: LimitResolver, now: number, passAccounts: readonly string[] = []) {
+  const pools = new Map<string, QuotaPool>();
+  const pooled = (account: string) => {
+    const reseller = limits.resellerOf(account);
+    return reseller !== null && limits.forReseller(reseller).poolHits !== null ? reseller : null;
+  };
+  const read = (resellers: Iterable<string>) => {
+    const unread = [...new Set(resellers)].filter((reseller) => !pools.has(reseller));
+    for (const [reseller, usage] of resellerUsages(deps, unread, now, limits)) pools.set(reseller, toQuotaPool(usage));
+  };
+  limits.prime(passAccounts);
+  read(passAccounts.flatMap((account) => pooled(account) ?? []));
   return {
     /** The pool the account's websites count against; null: it belongs to no reseller, or one without a pool. */
     poolOf(account: string): QuotaPool | null {
-      const reseller = limits.resellerOf(account);
-      if (reseller === null || limits.forReseller(reseller).poolHits === null) return null;
-      if (!pools.has(reseller)) {
-        const usage = resellerUsageNow(deps, reseller, now, limits);
-        pools.set(reseller, {
-          reseller,
-          periodStart: usage.period.start,
-          usage: usage.hits,
-          limit: usage.limit,
-          warningPercent: usage.warningPercent,
-        });
-      }
+      const reseller = pooled(account);
+      if (reseller === null) return null;
+      read([reseller]);
       return pools.get(reseller) ?? null;
     },
   };
@@ -96,22 +131,16 @@ export type PoolReader = ReturnType<typeof createPoolReader>;
 
 /**
  * The pools the given accounts count against, for the admin's account and website pages: by
- * account, only those that belong to a reseller; each reseller's pool read once however many
- * of its accounts the page lists.
+ * account, only those that belong to a reseller. One query for the accounts' resellers, then
+ * each reseller's pool read once, all together, however many of its accounts the page lists.
  */
-export function resellerPoolsOf(deps: PoolDeps, accounts: string[], now: number): Map<string, ResellerUsage> {
+export function resellerPoolsOf(deps: PoolDeps, accounts: readonly string[], now: number): Map<string, ResellerUsage> {
   const limits = createLimitResolver(deps.stats, deps.accounts);
-  const byReseller = new Map<string, ResellerUsage>();
-  const pools = new Map<string, ResellerUsage>();
-  for (const account of accounts) {
+  limits.prime(accounts);
+  const owned = accounts.flatMap((account) => {
     const reseller = limits.resellerOf(account);
-    if (reseller === null) continue;
-    let usage = byReseller.get(reseller);
-    if (!usage) {
-      usage = resellerUsageNow(deps, reseller, now, limits);
-      byReseller.set(reseller, usage);
-    }
-    pools.set(account, usage);
-  }
-  return pools;
+    return reseller === null ? [] : [{ account, reseller }];
+  });
+  const usages = resellerUsages(deps, [...new Set(owned.map((row) => row.reseller))], now, limits);
+  return new Map(owned.map(({ account, reseller }) => [account, usages.get(reseller) as ResellerUsage]));
 }

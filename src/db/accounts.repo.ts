@@ -19,6 +19,13 @@ interface AccountRow {
   updated_at: number;
 }
 
+/** What limits need of an account: its plan and its reseller, read without its API key. */
+export interface AccountOwner {
+  account: string;
+  plan: string | null;
+  reseller: string | null;
+}
+
 interface WebsiteRow {
   domain: string;
   account: string;
@@ -104,6 +111,10 @@ function prepareAccountStatements(db: Db) {
   return {
     account: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account = ?'),
     accountState: db.prepare<[string], { state: AccountState }>('SELECT state FROM accounts WHERE account = ?'),
+    owner: db.prepare<[string], AccountOwner>('SELECT account, plan, reseller FROM accounts WHERE account = ?'),
+    ownersOf: db.prepare<[string], AccountOwner>(
+      'SELECT account, plan, reseller FROM accounts WHERE account IN (SELECT value FROM json_each(?))',
+    ),
     accountOfProviderUser: db.prepare<[string], { account: string }>('SELECT account FROM accounts WHERE provider_user_id = ?'),
     recentAccounts: db.prepare<[number], AccountRow>('SELECT * FROM accounts ORDER BY created_at DESC, account LIMIT ?'),
     upsertAccount: db.prepare(
@@ -128,6 +139,9 @@ function prepareResellerStatements(db: Db) {
   return {
     setAccountReseller: db.prepare<[string | null, number, string]>('UPDATE accounts SET reseller = ?, updated_at = ? WHERE account = ?'),
     accountsOfReseller: db.prepare<[string], { account: string }>('SELECT account FROM accounts WHERE reseller = ? ORDER BY account'),
+    accountsOfResellers: db.prepare<[string], { account: string }>(
+      'SELECT account FROM accounts WHERE reseller IN (SELECT value FROM json_each(?)) ORDER BY account',
+    ),
     reseller: db.prepare<[string], { name: string; email: string | null }>('SELECT name, email FROM resellers WHERE name = ?'),
     resellers: db.prepare<[], { name: string; email: string | null }>('SELECT name, email FROM resellers ORDER BY name'),
     upsertReseller: db.prepare(
@@ -278,6 +292,10 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
     },
     /** The account that has this provider user, or null. */
     accountOfProviderUser: (providerUserId: string): string | null => s.accountOfProviderUser.get(providerUserId)?.account ?? null,
+    /** The account's plan and reseller (no key is opened), or null for an account the plugin does not know. */
+    ownerOf: (account: string): AccountOwner | null => s.owner.get(account) ?? null,
+    /** The plan and reseller of each of these accounts the plugin knows, in one query (no key is opened). */
+    ownersOf: (accounts: readonly string[]): AccountOwner[] => (accounts.length === 0 ? [] : s.ownersOf.all(JSON.stringify(accounts))),
     /** The account's state alone (no key is opened), or null for an account the plugin does not know. */
     accountState: (account: string): AccountState | null => s.accountState.get(account)?.state ?? null,
     /** The newest accounts first (the demo panel's list). */
@@ -324,10 +342,18 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
       s.setAccountReseller.run(reseller, now(), account).changes === 1,
     /** The accounts a reseller owns, by name (every state: the pages say which are suspended or closed). */
     accountsOfReseller: (reseller: string): string[] => s.accountsOfReseller.all(reseller).map((row) => row.account),
+    /** The accounts these resellers own, by name, in one query. */
+    accountsOfResellers: (resellers: readonly string[]): string[] =>
+      resellers.length === 0 ? [] : s.accountsOfResellers.all(JSON.stringify(resellers)).map((row) => row.account),
     getReseller: (name: string): Reseller | null => s.reseller.get(name) ?? null,
     listResellers: (): Reseller[] => s.resellers.all(),
     /** Records a reseller the panel named; a null e-mail keeps the stored one. */
     saveReseller: (reseller: Reseller): void => void s.upsertReseller.run({ ...reseller, at: now() }),
+    /** Records the resellers a panel listing names, in one transaction; an absent or null e-mail keeps the stored one. */
+    saveResellers: db.transaction((resellers: readonly { name: string; email?: string | null | undefined }[]): void => {
+      const at = now();
+      for (const reseller of resellers) s.upsertReseller.run({ name: reseller.name, email: reseller.email ?? null, at });
+    }),
 
     getWebsite: (domain: string) => {
       const row = s.website.get(domain);

@@ -11,6 +11,7 @@ import { PROVIDER_ANSWERED_AT } from './accounts.repo.js';
 import type { JobState } from './jobs.repo.js';
 import type { Db } from './open.js';
 import { toAction, type JobRun } from './statistics.repo.js';
+import { DAY_MS } from '../time.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -182,8 +183,6 @@ export interface EnforcementLogFilter {
 
 /** A reseller's accounts, as a term: its accounts come from the accounts_reseller index, the rows then from each table's account index. */
 const OF_RESELLER = 'account IN (SELECT account FROM accounts WHERE reseller = @reseller)';
-
-const DAY_MS = 86_400_000;
 
 /** The page and size asked for, made safe: whole numbers, 1-based, size within 1..200. */
 function pageWindow(request: PageRequest): { page: number; pageSize: number; offset: number } {

@@ -64,10 +64,6 @@ export function createImportRepo(db: Db) {
         protection_included: number | null;
       }
     >('SELECT account, state, provider_user_id, reseller, protection_included FROM accounts'),
-    upsertReseller: db.prepare(
-      `INSERT INTO resellers (name, email, created_at, updated_at) VALUES (@name, @email, @at, @at)
-       ON CONFLICT (name) DO UPDATE SET email = COALESCE(excluded.email, resellers.email), updated_at = excluded.updated_at`,
-    ),
     websites: db.prepare<
       [],
       { domain: string; account: string; state: 'active' | 'removed'; subdomains: string; provider_status: string | null }
@@ -109,11 +105,6 @@ export function createImportRepo(db: Db) {
         subdomain: row.subdomain ?? undefined,
       })),
     })),
-
-    /** Records the resellers a panel listing names, with their e-mail (an absent e-mail keeps the stored one). */
-    saveResellers: db.transaction((resellers: { name: string; email?: string | undefined }[], at: number): void => {
-      for (const reseller of resellers) s.upsertReseller.run({ name: reseller.name, email: reseller.email ?? null, at });
-    }),
 
     saveComparison(input: {
       at: number;

@@ -63,7 +63,6 @@ export function createPackagesRepo(db: Db) {
        WHERE a.protection_included = 0 AND a.state <> 'deleted'
        GROUP BY a.account ORDER BY a.account`,
     ),
-    excludedCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM accounts WHERE protection_included = 0 AND state <> 'deleted'"),
   };
   return {
     protectionOf(account: string): AccountProtection {
@@ -80,7 +79,6 @@ export function createPackagesRepo(db: Db) {
     /** Accounts whose package lacks protection but whose websites the provider still has. */
     unreleasedAccounts: (): UnreleasedAccount[] =>
       s.unreleased.all().map((row) => ({ account: row.account, plan: row.plan, websites: row.websites, removedAt: row.removed_at })),
-    excludedAccountCount: () => s.excludedCount.get()?.n ?? 0,
   };
 }
 

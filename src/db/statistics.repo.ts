@@ -113,14 +113,35 @@ interface LimitRow {
 
 const HOUR_MS = 3_600_000;
 
+/** One account of a reseller's pool with its plan and its hits in the pool's period. */
+export interface ResellerAccountHits {
+  reseller: string;
+  account: string;
+  plan: string | null;
+  hits: number;
+}
+
 /**
- * A reseller's pool: its accounts (the partial accounts_reseller index), each one's usage rows
- * of the period (usage_account). One row per account, 0 for one without hits yet. Parameters:
- * the period's start, the reseller. Exported for the test that checks its query plan.
+ * Reseller pools, any number in one query: each pool's accounts (the partial accounts_reseller
+ * index), with their plan and each one's usage rows of the pool's period (usage_account). One
+ * row per account, 0 for one without hits yet. Parameter: a JSON array of
+ * `{ "reseller": ..., "periodStart": ... }`. Exported for the test that checks its query plan.
  */
-export const RESELLER_USAGE_SQL = `SELECT a.account AS account, COALESCE(SUM(u.hits), 0) AS hits FROM accounts a
-  LEFT JOIN usage u ON u.account = a.account AND u.period_start = ?
-  WHERE a.reseller = ? GROUP BY a.account ORDER BY a.account`;
+export const RESELLER_USAGE_SQL = `SELECT p.reseller AS reseller, a.account AS account, a.plan AS plan,
+    (SELECT COALESCE(SUM(u.hits), 0) FROM usage u WHERE u.account = a.account AND u.period_start = p.period_start) AS hits
+  FROM (SELECT value ->> '$.reseller' AS reseller, value ->> '$.periodStart' AS period_start FROM json_each(?)) p
+  JOIN accounts a ON a.reseller = p.reseller
+  ORDER BY p.reseller, a.account`;
+
+/**
+ * Accounts' hits over spans of their hourly rows (hits_hourly_account), any number in one query:
+ * one row per span's account, 0 without hits. Parameter: a JSON array of
+ * `{ "account": ..., "fromHour": ..., "toHour": ... }` (toHour not included).
+ */
+const HITS_BETWEEN_SQL = `SELECT value ->> '$.account' AS account,
+    (SELECT COALESCE(SUM(h.total), 0) FROM hits_hourly h
+      WHERE h.account = value ->> '$.account' AND h.hour >= value ->> '$.fromHour' AND h.hour < value ->> '$.toHour') AS hits
+  FROM json_each(?)`;
 
 const toLayer = (row: LimitRow): LimitLayer => ({
   period: row.period,
@@ -155,6 +176,14 @@ function prepareLimitStatements(db: Db) {
   return {
     limits: db.prepare<[], LimitRow>('SELECT * FROM limits'),
     limit: db.prepare<[string, string], LimitRow>('SELECT * FROM limits WHERE scope = ? AND subject = ?'),
+    // The limits table is small (its rows are set by hand): read in key order, each row's owner looked up by primary key.
+    resellerLimits: db.prepare<[{ reseller: string }], LimitRow>(
+      `SELECT l.* FROM limits l WHERE
+         (l.scope = 'account' AND EXISTS (SELECT 1 FROM accounts a WHERE a.account = l.subject AND a.reseller = @reseller))
+         OR (l.scope = 'website' AND EXISTS (SELECT 1 FROM websites w JOIN accounts a ON a.account = w.account
+           WHERE w.domain = l.subject AND a.reseller = @reseller))
+       ORDER BY l.scope, l.subject`,
+    ),
     setLimits: db.prepare(
       `INSERT INTO limits (scope, subject, period, anchor_day, website_hits, account_hits, domain_limit, warning_percent, exempt, updated_at)
        VALUES (@scope, @subject, @period, @anchorDay, @websiteHits, @accountHits, @domainLimit, @warningPercent, @exempt, @at)
@@ -221,10 +250,8 @@ function prepareReadStatements(db: Db) {
     accountHits: db.prepare<[string, number], { hits: number | null }>(
       'SELECT SUM(hits) AS hits FROM usage WHERE account = ? AND period_start = ?',
     ),
-    resellerUsageRows: db.prepare<[number, string], { account: string; hits: number }>(RESELLER_USAGE_SQL),
-    accountHitsBetween: db.prepare<[string, number, number], { hits: number | null }>(
-      'SELECT SUM(total) AS hits FROM hits_hourly WHERE account = ? AND hour >= ? AND hour < ?',
-    ),
+    resellerUsageRows: db.prepare<[string], ResellerAccountHits>(RESELLER_USAGE_SQL),
+    hitsBetween: db.prepare<[string], { account: string; hits: number }>(HITS_BETWEEN_SQL),
     accountUsageRows: db.prepare<[string, number], { domain: string; hits: number; permitted: number; blocked: number; mitigated: number }>(
       'SELECT domain, hits, permitted, blocked, mitigated FROM usage WHERE account = ? AND period_start = ?',
     ),
@@ -376,6 +403,9 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     limitLayers(): Map<string, LimitLayer> {
       return new Map(s.limits.all().map((row) => [`${row.scope}:${row.subject}`, toLayer(row)]));
     },
+    /** The account and website limits rows of a reseller's customers (a website of any state), in one query. */
+    resellerLimitRows: (reseller: string): { scope: LimitScope; subject: string; layer: LimitLayer }[] =>
+      s.resellerLimits.all({ reseller }).map((row) => ({ scope: row.scope, subject: row.subject, layer: toLayer(row) })),
     /** One limits row, or null. */
     limitLayer(scope: LimitScope, subject: string): LimitLayer | null {
       const row = s.limit.get(scope, scope === 'global' ? '' : subject);
@@ -436,11 +466,25 @@ export function createStatisticsRepo(db: Db, now: () => number = Date.now) {
     },
     websiteUsage: (domain: string, periodStart: number) => s.websiteUsage.get(domain, periodStart)?.hits ?? 0,
     accountUsage: (account: string, periodStart: number) => s.accountUsageRows.all(account, periodStart),
-    /** Each account of the reseller with its hits in the period starting `periodStart` (its usage rows), one query. */
-    resellerAccountHits: (reseller: string, periodStart: number) => s.resellerUsageRows.all(periodStart, reseller),
-    /** An account's hits in [from, to) from its hourly rows (both ends on the hour): for a period other than its own. */
-    accountHitsBetween: (account: string, from: number, to: number) =>
-      s.accountHitsBetween.get(account, Math.floor(from / HOUR_MS), Math.ceil(to / HOUR_MS))?.hits ?? 0,
+    /**
+     * Each account of each of these resellers, with its plan and its hits in the period starting
+     * at its reseller's `periodStart` (its usage rows): one query for all the pools.
+     */
+    resellerAccountHits: (pools: readonly { reseller: string; periodStart: number }[]): ResellerAccountHits[] =>
+      pools.length === 0 ? [] : s.resellerUsageRows.all(JSON.stringify(pools)),
+    /**
+     * Each account's hits in its [from, to) from its hourly rows (both ends on the hour), for a
+     * period other than its own: one query for all of them, by account.
+     */
+    accountsHitsBetween(spans: readonly { account: string; from: number; to: number }[]): Map<string, number> {
+      if (spans.length === 0) return new Map();
+      const hours = spans.map(({ account, from, to }) => ({
+        account,
+        fromHour: Math.floor(from / HOUR_MS),
+        toHour: Math.ceil(to / HOUR_MS),
+      }));
+      return new Map(s.hitsBetween.all(JSON.stringify(hours)).map((row) => [row.account, row.hits]));
+    },
     hourlyHits: (subject: { domain: string } | { account: string }, fromHour: number, toHour: number) =>
       'domain' in subject
         ? s.hourlyOfWebsite.all(subject.domain, fromHour, toHour)

@@ -8,9 +8,8 @@
 import Database from 'better-sqlite3';
 import type { Config } from '../config.js';
 import { createPackagesRepo } from '../db/packages.repo.js';
+import { DAY_MS } from '../time.js';
 import { ok, SkipCheck, warn, type CheckResult } from './doctor.js';
-
-const DAY_MS = 24 * 60 * 60_000;
 
 export function checkPackages(config: Config, now: () => number, graceDays: (db: Database.Database) => number): CheckResult {
   let db: Database.Database;

@@ -16,6 +16,7 @@ import type { Artefact, FileArtefact, InstallPlan, RegistrationArtefact } from '
 import { commonArtefacts, commonNextSteps, fingerprintOf, type InstallSettings, type InstallSource } from './common.js';
 import { scriptHooks } from './cpanel-hooks.js';
 import { LAYOUT } from './layout.js';
+import { PROTECTION_FEATURE } from '../panel/protection-feature.js';
 
 /** Where cPanel & WHM keep things, as their documentation names them. */
 export const CPANEL = {
@@ -31,7 +32,7 @@ export const CPANEL = {
   theme: 'jupiter',
   pageDir: '/usr/local/cpanel/base/frontend/jupiter/wpp',
   /** What install_plugin writes for our menu entry: present while it is registered. */
-  dynamicUiFile: '/usr/local/cpanel/base/frontend/jupiter/dynamicui/dynamicui_wpp_web_protection.conf',
+  dynamicUiFile: `/usr/local/cpanel/base/frontend/jupiter/dynamicui/dynamicui_${PROTECTION_FEATURE}.conf`,
   uapiModule: '/usr/local/cpanel/Cpanel/API/WebProtection.pm',
   adminModuleDir: '/var/cpanel/perl/Cpanel/Admin/Modules/WebProtection',
   whmCgiDir: '/usr/local/cpanel/whostmgr/docroot/cgi/wpp',
@@ -44,7 +45,6 @@ export const CPANEL = {
  * sign in; one whose list turns it off has no item, and wpp provisions nothing for its accounts
  * (panel/listings/cpanel-features.ts reads it for the hooks and `wpp import`).
  */
-export const CPANEL_FEATURE = 'wpp_web_protection';
 /** The AppConfig application name of the WHM entry. */
 export const WHM_APP = 'wpp';
 
@@ -61,7 +61,7 @@ const OURS = {
 const PLACEHOLDERS: Record<string, string> = {
   LAUNCHER: LAYOUT.launcher,
   UPCP_HOOK: CPANEL.upcpScript,
-  FEATURE: CPANEL_FEATURE,
+  FEATURE: PROTECTION_FEATURE,
   PAGE_URI: 'wpp/index.live.php',
   APP_NAME: WHM_APP,
   WHM_URL: '/cgi/wpp/index.cgi',
@@ -164,7 +164,7 @@ export function cpanelPlan(source: InstallSource, settings: InstallSettings): In
     nextSteps: [
       ...commonNextSteps,
       'Customers open Web Protection in cPanel under Security; administrators (root, or a reseller with all privileges) and resellers (their own customers) in WHM under Plugins.',
-      `Packages without the "${CPANEL_FEATURE}" feature (WHM > Feature Manager) get no menu entry and no sign-in.`,
+      `Packages without the "${PROTECTION_FEATURE}" feature (WHM > Feature Manager) get no menu entry and no sign-in.`,
     ],
   };
 }

@@ -9,7 +9,7 @@
  */
 import { DIRECTADMIN_HOOKS } from '../panel/adapters/directadmin.js';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
-import { DIRECTADMIN_PACKAGE_ITEM } from '../panel/listings/directadmin.js';
+import { PROTECTION_FEATURE } from '../panel/protection-feature.js';
 import type { Artefact, InstallPlan, RegistrationArtefact } from './artefacts.js';
 import { commonArtefacts, commonNextSteps, fingerprintOf, shellQuote, type InstallSettings, type InstallSource } from './common.js';
 import type { ToolRunner } from './tools.js';
@@ -53,14 +53,14 @@ export const directadminHookScript = (hook: string) => `${DIRECTADMIN.customScri
 export const DIRECTADMIN_PACKAGE_ITEMS = '/usr/local/directadmin/data/admin/custom_package_items.conf';
 
 /** The checkbox a host ticks per package: whether it includes web protection (user.conf gets ON or OFF). */
-export const DIRECTADMIN_PACKAGE_ITEM_LINE = `${DIRECTADMIN_PACKAGE_ITEM}=type=checkbox&string=Web Protection&desc=Websites of this package are protected by wpp&checked=yes`;
+export const DIRECTADMIN_PACKAGE_ITEM_LINE = `${PROTECTION_FEATURE}=type=checkbox&string=Web Protection&desc=Websites of this package are protected by wpp&checked=yes`;
 
 const readItems = (tools: ToolRunner) =>
   readFile(tools.at(DIRECTADMIN_PACKAGE_ITEMS), 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;
   });
-const hasItem = (text: string | null) => text !== null && text.split('\n').some((line) => line.startsWith(`${DIRECTADMIN_PACKAGE_ITEM}=`));
+const hasItem = (text: string | null) => text !== null && text.split('\n').some((line) => line.startsWith(`${PROTECTION_FEATURE}=`));
 
 /**
  * Protection per package: the custom package item, added as a line of DirectAdmin's file
@@ -72,7 +72,7 @@ function packageItemRegistration(): RegistrationArtefact {
   return {
     kind: 'registration',
     key: 'directadmin package item',
-    describe: `DirectAdmin custom package item ${DIRECTADMIN_PACKAGE_ITEM} (${DIRECTADMIN_PACKAGE_ITEMS})`,
+    describe: `DirectAdmin custom package item ${PROTECTION_FEATURE} (${DIRECTADMIN_PACKAGE_ITEMS})`,
     fingerprint: fingerprintOf(DIRECTADMIN_PACKAGE_ITEM_LINE),
     async register(tools) {
       const text = await readItems(tools);
@@ -124,7 +124,7 @@ export function directadminPlan(source: InstallSource, settings: InstallSettings
     artefacts,
     nextSteps: [
       ...commonNextSteps,
-      `Packages have a "Web Protection" item (${DIRECTADMIN_PACKAGE_ITEM}): untick it for packages without web protection; their users get no protected websites.`,
+      `Packages have a "Web Protection" item (${PROTECTION_FEATURE}): untick it for packages without web protection; their users get no protected websites.`,
       'DirectAdmin shows "Web protection" in the user, reseller and admin menus (Evolution and the legacy skins). The pages run as the signed-in user and sign in through the wpp service, which asks DirectAdmin (127.0.0.1:2222) whose session it is: the service must be running.',
     ],
   };

@@ -22,9 +22,7 @@
 import type { ToolRunner } from '../install/tools.js';
 import { finishDrafts, type AdapterResult, type SourcedDraft } from './adapters/result.js';
 import { accountNameSchema } from './events.js';
-
-/** The permission as Plesk stores it: the extension's id, then the hook's own id. */
-export const PLESK_PERMISSION = 'wpp_web_protection';
+import { PROTECTION_FEATURE } from './protection-feature.js';
 
 const PLESK = '/usr/sbin/plesk';
 
@@ -35,7 +33,7 @@ export function permissionValue(raw: string | undefined): boolean {
 
 /** Every service plan and its permission: `name<TAB>value` lines (plesk db -Ne; NULL without a row). */
 export const PLESK_PLANS_QUERY =
-  `SELECT t.name, td.value FROM Templates t LEFT JOIN TmplData td ON td.tmpl_id = t.id AND td.element = '${PLESK_PERMISSION}' ` +
+  `SELECT t.name, td.value FROM Templates t LEFT JOIN TmplData td ON td.tmpl_id = t.id AND td.element = '${PROTECTION_FEATURE}' ` +
   "WHERE t.type = 'domain'";
 
 /** Each subscription's customer, first domain, plan and permission: `login<TAB>domain<TAB>plan<TAB>value` lines. */
@@ -43,7 +41,7 @@ export const PLESK_SUBSCRIPTIONS_QUERY =
   'SELECT c.login, d.name, t.name, td.value FROM domains d JOIN clients c ON c.id = d.cl_id ' +
   'JOIN Subscriptions s ON s.object_id = d.id JOIN PlansSubscriptions ps ON ps.subscription_id = s.id ' +
   "JOIN Templates t ON t.id = ps.plan_id AND t.type = 'domain' " +
-  `LEFT JOIN TmplData td ON td.tmpl_id = t.id AND td.element = '${PLESK_PERMISSION}'`;
+  `LEFT JOIN TmplData td ON td.tmpl_id = t.id AND td.element = '${PROTECTION_FEATURE}'`;
 
 export interface PleskPlan {
   name: string;

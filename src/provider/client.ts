@@ -527,7 +527,6 @@ function createCalls(options: ProviderClientOptions) {
     /** PUT /v1.0/website/{domain} with a partial JSON body; `domain` is repeated in the body. */
     updateWebsite,
 
-    /** PUT /v1.0/website/{domain} form-encoded `status=...`: pause or resume protection. */
     /**
      * DELETE /v1.0/website/{domain} (the sandbox's and wpp's addition, docs/provider-api.md): the
      * website is gone at the provider. A website already gone is PROVIDER_NOT_FOUND.
@@ -537,6 +536,7 @@ function createCalls(options: ProviderClientOptions) {
       await request({ method: 'DELETE', path: websitePath(name) }, websiteDeletedSchema);
     },
 
+    /** PUT /v1.0/website/{domain} form-encoded `status=...`: pause or resume protection. */
     async setWebsiteStatus(domain: string, status: RequestableStatus): Promise<ProviderWebsite> {
       const template = `/${API_VERSION}/website/{domain}`;
       const name = validDomain(domain, 'PUT', template);

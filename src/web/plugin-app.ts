@@ -186,7 +186,6 @@ export function createPluginApp(deps: PluginAppDeps) {
       admin: adminPages,
       // The admin pages' read models and actions, scoped to the reseller's customers by the reseller routes.
       reseller: {
-        accounts,
         now: deps.now,
         pages: adminPages,
         limits: { stats: deps.repos.stats, audit: deps.repos.audit, views: deps.repos.adminViews, accounts },

@@ -5,9 +5,10 @@ import type { OwnerLookup } from '../core/job-kinds.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { runKeptEvents } from '../core/kept-events.js';
 import type { PluginSettings } from '../core/plugin-settings.js';
+import type { AccountsRepo } from '../db/accounts.repo.js';
 import { createImportRepo } from '../db/import.repo.js';
 import { createMonitoringRepo } from '../db/monitoring.repo.js';
-import { createPackagesRepo } from '../db/packages.repo.js';
+import type { PackagesRepo } from '../db/packages.repo.js';
 import type { JobsRepo } from '../db/jobs.repo.js';
 import type { Db } from '../db/open.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
@@ -23,7 +24,9 @@ export function wirePanelImport(
   parts: {
     db: Db;
     jobs: JobsRepo;
+    accounts: Pick<AccountsRepo, 'saveResellers'>;
     stats: StatisticsRepo;
+    packages: PackagesRepo;
     provider: ProviderClient;
     queue: JobQueue;
     settings: PluginSettings;
@@ -39,11 +42,10 @@ export function wirePanelImport(
     stats: parts.stats,
     provider: parts.provider,
     ingestEvents: (events) => queue.ingestEvents(events),
-    recordResellers: imports.saveResellers,
+    recordResellers: (resellers) => parts.accounts.saveResellers(resellers),
     chooseMonitoring: createMonitoringRepo(parts.db, parts.now).save,
     recordPackages: (packages, at) => {
-      const repo = createPackagesRepo(parts.db);
-      for (const { name, protection } of packages) repo.savePackage(name, protection, at);
+      for (const { name, protection } of packages) parts.packages.savePackage(name, protection, at);
     },
     logger: parts.logger.child({ component: 'import' }),
     now: parts.now,

@@ -5,6 +5,7 @@ import { acquireJobLock } from '../core/job-lock.js';
 import { createAccountsRepo } from '../db/accounts.repo.js';
 import { openApiKeys } from '../db/api-keys.js';
 import { createJobsRepo } from '../db/jobs.repo.js';
+import { createPackagesRepo } from '../db/packages.repo.js';
 import type { Db } from '../db/open.js';
 import { createReadScheduleRepo } from '../db/read-schedule.repo.js';
 import { createSessionsRepo } from '../db/sessions.repo.js';
@@ -25,6 +26,7 @@ export function openRepositories(db: Db, config: Config, logger: Logger, now: ()
     schedule: createReadScheduleRepo(db),
     audit: createSettingsRepo(db, now),
     sessions: createSessionsRepo(db),
+    packages: createPackagesRepo(db),
   };
 }
 

@@ -15,7 +15,7 @@ import type { createSettingsRepo } from '../db/settings.repo.js';
 import type { StatisticsRepo } from '../db/statistics.repo.js';
 import { createMonitoringRepo } from '../db/monitoring.repo.js';
 import { createUnprotectedRepo } from '../db/unprotected.repo.js';
-import { createPackagesRepo } from '../db/packages.repo.js';
+import type { PackagesRepo } from '../db/packages.repo.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { createMetrics } from '../metrics.js';
 import type { ProviderClient } from '../provider/index.js';
@@ -30,6 +30,7 @@ export function wireServices(
     jobs: ReturnType<typeof createJobsRepo>;
     audit: ReturnType<typeof createSettingsRepo>;
     sessions: SessionsRepo;
+    packages: PackagesRepo;
     provider: ProviderClient;
     logger: Logger;
     now: () => number;
@@ -66,7 +67,7 @@ export function wireServices(
     audit,
     observer: metrics.services,
     endCustomerSessions: (account) => void parts.sessions.deleteSessionsOf('customer', account),
-    packages: { repo: createPackagesRepo(parts.db), graceDays: settings.packageGraceDays },
+    packages: { repo: parts.packages, graceDays: settings.packageGraceDays },
   });
 }
 

@@ -5,7 +5,7 @@
  * and on the page; Protect now protects another domain at once.
  */
 import { describe, expect, it } from 'vitest';
-import { DAY_MS } from '../../src/core/monitoring.js';
+import { DAY_MS } from '../../src/time.js';
 import { withBrowser } from '../helpers/browser.js';
 import { admin, customer, launchUrl, screenshots } from '../helpers/pages.js';
 import { withPlugin } from '../helpers/plugin.js';

@@ -5,7 +5,7 @@
  * paused; the customer's Protect now ends monitoring at once, for their own domains only.
  */
 import { describe, expect, it } from 'vitest';
-import { DAY_MS } from '../../src/core/monitoring.js';
+import { DAY_MS } from '../../src/time.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMonitoringRepo } from '../../src/db/monitoring.repo.js';

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { englishTranslate } from '../../src/cli/english.js';
 import { applyLimitsChange, parseLimitsChange } from '../../src/core/limits-change.js';
+import { periodAt } from '../../src/core/quota.js';
 import { createPageClient, textOf } from '../helpers/page-client.js';
 import { admin, launchUrl, reseller } from '../helpers/pages.js';
 import { startTestPlugin, withPlugin } from '../helpers/plugin.js';
@@ -63,6 +64,47 @@ describe('the reseller pages', () => {
       removeTempDir(plugin.dataDir);
       removeTempDir(sandbox.dataDir);
     }
+  });
+});
+
+describe("the reseller's overview", () => {
+  it('lists their customers a page at a time, one query for the page, with each one’s hits and the whole pool’s', async () => {
+    await withPlugin(async (plugin) => {
+      const names = Array.from({ length: 53 }, (_, i) => `c${String(i).padStart(2, '0')}`);
+      for (const name of names) plugin.accounts.saveAccount(account(name, 'res1'));
+      plugin.accounts.saveAccount(account('c99other', 'res2'));
+      plugin.accounts.saveAccount(account('c50host', null));
+      const now = Date.now();
+      const month = periodAt(now, 'monthly').start;
+      const read = (domain: string, name: string, total: number) =>
+        plugin.stats.recordReads(
+          [{ domain, account: name, periodStart: month, counters: { total, permitted: total, blocked: 0, mitigated: 0 } }],
+          now,
+          (_p, c) => c,
+        );
+      read('c01.example', 'c01', 1000);
+      read('c51.example', 'c51', 234);
+      read('other.example', 'c99other', 7000);
+      const client = createPageClient(plugin.url);
+      await client.get(launchUrl({ url: plugin.url, dataDir: plugin.dataDir }, reseller('res1')));
+
+      const first = await client.get('/reseller');
+      expect(first.status).toBe(200);
+      const firstText = textOf(first.body);
+      // The pool counts every customer, the page lists the first 50 by name.
+      expect(firstText).toContain('1,234 hits, no pool set');
+      expect(firstText).toContain('53 in all · page 1 of 2');
+      for (const name of names.slice(0, 50)) expect(firstText).toContain(name);
+      for (const name of [...names.slice(50), 'c99other', 'c50host']) expect(firstText).not.toContain(name);
+      expect(first.body).toContain('href="/reseller?page=2"');
+
+      const second = textOf((await client.get('/reseller?page=2')).body);
+      expect(second).toContain('c50');
+      expect(second).toContain('c51 active default 0 234');
+      expect(second).toContain('c52');
+      for (const name of [...names.slice(0, 50), 'c99other', 'c50host']) expect(second).not.toContain(name);
+      expect((await client.get('/reseller?page=zero')).status).toBe(400);
+    });
   });
 });
 

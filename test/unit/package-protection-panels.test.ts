@@ -15,7 +15,12 @@ import { translateDirectAdminHook } from '../../src/panel/adapters/directadmin.j
 import { readDirectAdminListing } from '../../src/panel/listings/directadmin.js';
 import { deriveEventId, finishEvent } from '../../src/panel/events.js';
 import { cpanelListing } from '../../src/panel/listings/cpanel.js';
-import { listIncludesProtection, packageFeatureLists, readCpanelPackages } from '../../src/panel/listings/cpanel-features.js';
+import {
+  cpanelPackageProtection,
+  listIncludesProtection,
+  packageFeatureLists,
+  readCpanelPackages,
+} from '../../src/panel/listings/cpanel-features.js';
 import { installDirectAdminFiles, installFakeWhmapi, readListingFixture } from '../helpers/panel-listings.js';
 import { withTempDir } from '../helpers/temp.js';
 
@@ -68,6 +73,27 @@ describe('cPanel: the Feature Manager feature wpp_web_protection of each package
       // Each feature list is read once, however many packages share it.
       const calls = readFileSync(`${root}/calls.log`, 'utf8').trim().split('\n');
       expect(calls.filter((line) => line.includes('get_featurelist_data'))).toHaveLength(3);
+    });
+  });
+
+  it("answers a hook for one package from that package's feature list alone", async () => {
+    await withTempDir(async (root) => {
+      installFakeWhmapi(root, {
+        listaccts: readListingFixture('cpanel/listaccts.json'),
+        domainInfo: readListingFixture('cpanel/get_domain_info.json'),
+      });
+      const tools = createToolRunner(root);
+      expect(await cpanelPackageProtection(tools, 'Starter')).toBe(false);
+      expect(await cpanelPackageProtection(tools, 'Business')).toBe(true);
+      expect(await cpanelPackageProtection(tools, 'Unknown')).toBeUndefined();
+      const lists = readFileSync(`${root}/calls.log`, 'utf8')
+        .trim()
+        .split('\n')
+        .filter((line) => line.includes('get_featurelist_data'));
+      expect(lists).toEqual([
+        expect.stringContaining('featurelist=starter_features'),
+        expect.stringContaining('featurelist=business_features'),
+      ]);
     });
   });
 

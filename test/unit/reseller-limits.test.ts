@@ -4,17 +4,19 @@
  * row, else global), the enforcement decisions it adds, the limits rules for its row, and its
  * usage read from a real SQLite database.
  */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { englishTranslate } from '../../src/cli/english.js';
 import { parseLimitsChange, type IsKnown } from '../../src/core/limits-change.js';
 import { createLimitResolver, resellerPoolLimits } from '../../src/core/limits.js';
 import { decide, periodAt, resolveLimits, type QuotaAccount, type QuotaWebsite } from '../../src/core/quota.js';
-import { createPoolReader, resellerUsageNow } from '../../src/core/reseller-limits.js';
-import { createAccountsRepo } from '../../src/db/accounts.repo.js';
+import { createPoolReader, resellerPoolsOf, resellerUsageNow, resellerUsages } from '../../src/core/reseller-limits.js';
+import { createAccountsRepo, type AccountsRepo } from '../../src/db/accounts.repo.js';
+import { createKeyBox, type KeyBox } from '../../src/db/api-keys.js';
 import { migrate } from '../../src/db/migrate.js';
-import { openDatabase } from '../../src/db/open.js';
-import { createStatisticsRepo, RESELLER_USAGE_SQL } from '../../src/db/statistics.repo.js';
+import { openDatabase, type Db } from '../../src/db/open.js';
+import { createStatisticsRepo, RESELLER_USAGE_SQL, type StatisticsRepo } from '../../src/db/statistics.repo.js';
 import { paths } from '../../src/paths.js';
 import { withTempDir } from '../helpers/temp.js';
 
@@ -169,81 +171,214 @@ describe('parseLimitsChange: the reseller row', () => {
   });
 });
 
+/** A migrated plugin database in a temporary folder, with its accounts (opening keys with `keys`) and statistics repositories. */
+async function withRepos(fn: (repos: { db: Db; accounts: AccountsRepo; stats: StatisticsRepo }) => void, keys?: KeyBox): Promise<void> {
+  await withTempDir((dir) => {
+    const db = openDatabase(join(dir, 'plugin.sqlite'));
+    try {
+      migrate(db, paths.migrations);
+      fn({ db, accounts: createAccountsRepo(db, () => 1, keys), stats: createStatisticsRepo(db, () => 1) });
+    } finally {
+      db.close();
+    }
+  });
+}
+
+/** Saves an account owned by `reseller` (null: the host's own), with a provider API key when asked. */
+const ownerIn =
+  (accounts: AccountsRepo, { withKey = false } = {}) =>
+  (account: string, reseller: string | null, plan: string | null = null) =>
+    accounts.saveAccount({
+      account,
+      email: null,
+      plan,
+      providerUserId: account,
+      providerApiKey: withKey ? `key-${account}` : null,
+      state: 'active',
+      reseller,
+    });
+
+/** Stores one read of `total` hits in the period starting `periodStart`, taken at `takenAt`. */
+const readerOf = (stats: StatisticsRepo) => (domain: string, account: string, periodStart: number, total: number, takenAt: number) =>
+  stats.recordReads(
+    [{ domain, account, periodStart, counters: { total, permitted: total, blocked: 0, mitigated: 0 } }],
+    takenAt,
+    (_p, c) => c,
+  );
+
 describe('resellerUsageNow on a real database', () => {
   it("sums the hits of all the reseller's accounts in the pool's period, counting an account on another period by its hours", async () => {
-    await withTempDir(async (dir) => {
-      const db = openDatabase(join(dir, 'plugin.sqlite'));
-      try {
-        migrate(db, paths.migrations);
-        const accounts = createAccountsRepo(db, () => 1);
-        const stats = createStatisticsRepo(db, () => 1);
-        const owned = (account: string, reseller: string | null, plan: string | null = null) =>
-          accounts.saveAccount({ account, email: null, plan, providerUserId: account, providerApiKey: null, state: 'active', reseller });
-        owned('alice', 'r1');
-        owned('bob', 'r1');
-        owned('dora', 'r1', 'Daily');
-        owned('carol', 'r2');
-        owned('erin', 'r1');
-        stats.setLimits('plan', 'Daily', { period: 'daily' });
-        stats.setLimits('reseller', 'r1', { accountHits: 1000, warningPercent: 90 });
-        const now = at('2026-11-22T12:30:00Z');
-        const month = periodAt(now, 'monthly');
-        const day = periodAt(now, 'daily');
-        const read = (domain: string, account: string, periodStart: number, total: number, takenAt: number) =>
-          stats.recordReads(
-            [{ domain, account, periodStart, counters: { total, permitted: total, blocked: 0, mitigated: 0 } }],
-            takenAt,
-            (_p, c) => c,
-          );
-        read('a.example', 'alice', month.start, 300, at('2026-11-03T10:00:00Z'));
-        read('b.example', 'bob', month.start, 200, at('2026-11-21T10:00:00Z'));
-        // Dora's plan counts by day: her usage rows are daily; the pool counts her month from her hours.
-        read('d.example', 'dora', periodAt(at('2026-11-20T09:00:00Z'), 'daily').start, 40, at('2026-11-20T09:00:00Z'));
-        read('d2.example', 'dora', day.start, 60, at('2026-11-22T11:00:00Z'));
-        // Before the period, and another reseller's: not in the pool.
-        read('a.example', 'alice', periodAt(at('2026-10-30T00:00:00Z'), 'monthly').start, 999, at('2026-10-30T00:00:00Z'));
-        read('c.example', 'carol', month.start, 5000, at('2026-11-10T00:00:00Z'));
+    await withRepos(({ accounts, stats }) => {
+      const owned = ownerIn(accounts);
+      owned('alice', 'r1');
+      owned('bob', 'r1');
+      owned('dora', 'r1', 'Daily');
+      owned('carol', 'r2');
+      owned('erin', 'r1');
+      stats.setLimits('plan', 'Daily', { period: 'daily' });
+      stats.setLimits('reseller', 'r1', { accountHits: 1000, warningPercent: 90 });
+      const now = at('2026-11-22T12:30:00Z');
+      const month = periodAt(now, 'monthly');
+      const day = periodAt(now, 'daily');
+      const read = readerOf(stats);
+      read('a.example', 'alice', month.start, 300, at('2026-11-03T10:00:00Z'));
+      read('b.example', 'bob', month.start, 200, at('2026-11-21T10:00:00Z'));
+      // Dora's plan counts by day: her usage rows are daily; the pool counts her month from her hours.
+      read('d.example', 'dora', periodAt(at('2026-11-20T09:00:00Z'), 'daily').start, 40, at('2026-11-20T09:00:00Z'));
+      read('d2.example', 'dora', day.start, 60, at('2026-11-22T11:00:00Z'));
+      // Before the period, and another reseller's: not in the pool.
+      read('a.example', 'alice', periodAt(at('2026-10-30T00:00:00Z'), 'monthly').start, 999, at('2026-10-30T00:00:00Z'));
+      read('c.example', 'carol', month.start, 5000, at('2026-11-10T00:00:00Z'));
 
-        const usage = resellerUsageNow({ stats, accounts }, 'r1', now);
-        expect(usage).toEqual({
-          reseller: 'r1',
-          period: month,
-          hits: 600,
-          limit: 1000,
-          warningPercent: 90,
-          accounts: [
-            { account: 'alice', hits: 300 },
-            { account: 'bob', hits: 200 },
-            { account: 'dora', hits: 100 },
-            { account: 'erin', hits: 0 },
-          ],
-        });
-        expect(resellerUsageNow({ stats, accounts }, 'r2', now)).toMatchObject({ hits: 5000, limit: null });
+      const usage = resellerUsageNow({ stats, accounts }, 'r1', now);
+      expect(usage).toEqual({
+        reseller: 'r1',
+        period: month,
+        hits: 600,
+        limit: 1000,
+        warningPercent: 90,
+        accounts: [
+          { account: 'alice', hits: 300 },
+          { account: 'bob', hits: 200 },
+          { account: 'dora', hits: 100 },
+          { account: 'erin', hits: 0 },
+        ],
+      });
+      expect(resellerUsageNow({ stats, accounts }, 'r2', now)).toMatchObject({ hits: 5000, limit: null });
 
-        // Enforcement reads each pool once per pass, and none for a reseller without one.
-        const limits = createLimitResolver(stats, accounts);
-        const pools = createPoolReader({ stats, accounts }, limits, now);
-        expect(pools.poolOf('bob')).toEqual({ reseller: 'r1', periodStart: month.start, usage: 600, limit: 1000, warningPercent: 90 });
-        expect(pools.poolOf('carol')).toBeNull();
-      } finally {
-        db.close();
-      }
+      // Enforcement reads each pool once per pass, and none for a reseller without one.
+      const limits = createLimitResolver(stats, accounts);
+      const pools = createPoolReader({ stats, accounts }, limits, now);
+      expect(pools.poolOf('bob')).toEqual({ reseller: 'r1', periodStart: month.start, usage: 600, limit: 1000, warningPercent: 90 });
+      expect(pools.poolOf('carol')).toBeNull();
     });
   });
 
+  it("reads a page's pools in set reads that never open an API key: each account its own reseller's pool, sums per period", async () => {
+    const box = createKeyBox(randomBytes(32));
+    let opened = 0;
+    const keys: KeyBox = { seal: box.seal, open: (sealed, account) => (opened++, box.open(sealed, account)) };
+    await withRepos(({ accounts, stats }) => {
+      const owned = ownerIn(accounts, { withKey: true });
+      owned('alice', 'r1');
+      owned('bob', 'r1', 'Daily');
+      owned('carol', 'r2');
+      owned('dan', 'r2');
+      owned('host', null);
+      stats.setLimits('plan', 'Daily', { period: 'daily' });
+      stats.setLimits('reseller', 'r1', { accountHits: 1000 });
+      // r2's pool counts by day: carol's and dan's monthly usage rows do not say what today holds.
+      stats.setLimits('reseller', 'r2', { accountHits: 50, period: 'daily', warningPercent: 60 });
+      const now = at('2026-11-22T12:30:00Z');
+      const month = periodAt(now, 'monthly');
+      const day = periodAt(now, 'daily');
+      const read = readerOf(stats);
+      read('a.example', 'alice', month.start, 300, at('2026-11-03T10:00:00Z'));
+      read('b.example', 'bob', periodAt(at('2026-11-05T09:00:00Z'), 'daily').start, 40, at('2026-11-05T09:00:00Z'));
+      read('b.example', 'bob', day.start, 7, at('2026-11-22T11:00:00Z'));
+      read('c.example', 'carol', month.start, 900, at('2026-11-02T10:00:00Z'));
+      read('c.example', 'carol', month.start, 20, at('2026-11-22T10:00:00Z'));
+      read('d.example', 'dan', month.start, 5, at('2026-11-22T09:00:00Z'));
+      read('h.example', 'host', month.start, 10_000, at('2026-11-22T09:00:00Z'));
+
+      const pools = resellerPoolsOf({ stats, accounts }, ['alice', 'bob', 'carol', 'host', 'nobody'], now);
+      expect([...pools.keys()]).toEqual(['alice', 'bob', 'carol']);
+      const r1 = { reseller: 'r1', period: month, hits: 347, limit: 1000, warningPercent: 80 };
+      expect(pools.get('alice')).toEqual({
+        ...r1,
+        accounts: [
+          { account: 'alice', hits: 300 },
+          { account: 'bob', hits: 47 },
+        ],
+      });
+      expect(pools.get('bob')).toBe(pools.get('alice'));
+      // Dan is not on the page, and still counts in his reseller's pool.
+      expect(pools.get('carol')).toEqual({
+        reseller: 'r2',
+        period: day,
+        hits: 25,
+        limit: 50,
+        warningPercent: 60,
+        accounts: [
+          { account: 'carol', hits: 20 },
+          { account: 'dan', hits: 5 },
+        ],
+      });
+      expect(resellerUsages({ stats, accounts }, ['r2', 'r1'], now)).toEqual(
+        new Map([
+          ['r2', pools.get('carol')],
+          ['r1', pools.get('alice')],
+        ]),
+      );
+
+      // Enforcement's reader, given the pass's accounts, reads the same pools.
+      const reader = createPoolReader({ stats, accounts }, createLimitResolver(stats, accounts), now, ['alice', 'carol', 'host']);
+      expect(reader.poolOf('dan')).toEqual({ reseller: 'r2', periodStart: day.start, usage: 25, limit: 50, warningPercent: 60 });
+      expect(reader.poolOf('host')).toBeNull();
+      expect(opened).toBe(0);
+      expect(accounts.getAccount('alice')?.providerApiKey).toBe('key-alice');
+      expect(opened).toBe(1);
+    }, keys);
+  });
+
   it('reads a reseller pool with the reseller and usage indexes, not a scan of every account or usage row', async () => {
-    await withTempDir(async (dir) => {
-      const db = openDatabase(join(dir, 'plugin.sqlite'));
-      try {
-        migrate(db, paths.migrations);
-        const plan = db.prepare(`EXPLAIN QUERY PLAN ${RESELLER_USAGE_SQL}`).all(0, 'r1') as { detail: string }[];
-        const details = plan.map((row) => row.detail).join('\n');
-        expect(details).toMatch(/accounts_reseller/);
-        expect(details).toMatch(/usage_account/);
-        expect(details).not.toMatch(/SCAN (a|u)\b(?! USING)/);
-      } finally {
-        db.close();
-      }
+    await withRepos(({ db }) => {
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${RESELLER_USAGE_SQL}`).all(JSON.stringify([{ reseller: 'r1', periodStart: 0 }])) as {
+        detail: string;
+      }[];
+      const details = plan.map((row) => row.detail).join('\n');
+      expect(details).toMatch(/accounts_reseller/);
+      expect(details).toMatch(/usage_account/);
+      expect(details).not.toMatch(/SCAN (a|u)\b(?! USING)/);
+    });
+  });
+});
+
+describe("a reseller's limits rows (the reseller's limits page)", () => {
+  it("reads the account and website rows of the reseller's customers only, in one query", async () => {
+    await withRepos(({ accounts, stats }) => {
+      const owned = ownerIn(accounts);
+      owned('alice', 'r1');
+      owned('bob', 'r1');
+      owned('carol', 'r2');
+      owned('dave', null);
+      const website = (domain: string, account: string, state: 'active' | 'removed' = 'active') =>
+        accounts.saveWebsite({
+          domain,
+          account,
+          subdomains: [],
+          originIps: [],
+          state,
+          desiredStatus: 'online',
+          pausedBy: null,
+          providerStatus: null,
+          providerCheckedAt: null,
+          callbackTokenHash: `hash-${domain}`,
+          provisionedAt: 1,
+          provisioningFailure: null,
+        });
+      website('alice.example', 'alice');
+      website('gone.example', 'bob', 'removed');
+      website('carol.example', 'carol');
+      website('dave.example', 'dave');
+      stats.setLimits('global', '', { websiteHits: 1 });
+      stats.setLimits('plan', 'default', { websiteHits: 2 });
+      stats.setLimits('reseller', 'r1', { accountHits: 3 });
+      stats.setLimits('account', 'alice', { websiteHits: 4 });
+      stats.setLimits('account', 'carol', { websiteHits: 5 });
+      stats.setLimits('account', 'dave', { websiteHits: 6 });
+      stats.setLimits('website', 'alice.example', { websiteHits: 7 });
+      stats.setLimits('website', 'gone.example', { websiteHits: 8 });
+      stats.setLimits('website', 'carol.example', { websiteHits: 9 });
+      stats.setLimits('website', 'dave.example', { websiteHits: 10 });
+      stats.setLimits('website', 'nobody.example', { websiteHits: 11 });
+      expect(stats.resellerLimitRows('r1').map((row) => [row.scope, row.subject, row.layer.websiteHits])).toEqual([
+        ['account', 'alice', 4],
+        ['website', 'alice.example', 7],
+        ['website', 'gone.example', 8],
+      ]);
+      expect(stats.resellerLimitRows('r2').map((row) => row.subject)).toEqual(['carol', 'carol.example']);
+      expect(stats.resellerLimitRows('nobody')).toEqual([]);
     });
   });
 });

@@ -30,14 +30,15 @@ import {
   firstIp,
   nothingToDo,
   relativeLabel,
+  HOST_OWNERS,
   resellerOf,
   text,
   type AdapterResult,
   type SourcedDraft,
 } from './result.js';
 
-/**
- * Who owns an account. WHM keeps it as the account's OWNER (/var/cpanel/users/<user>, and
+/*
+ * Who owns an account (the host's own: HOST_OWNERS.cpanel in ./result.ts). WHM keeps it as the account's OWNER (/var/cpanel/users/<user>, and
  * `owner` in listaccts); createacct takes it as `owner` (WHM API 1 createacct: the reseller
  * who calls it, else the one named) and the Accounts::Create hook gets createacct's options,
  * so `data.owner` is the reseller (root: the host's own account). modifyacct takes a new owner
@@ -45,7 +46,6 @@ import {
  * hook hands modifyacct's arguments on: a transfer between resellers. Public tools that read
  * resellers read the same OWNER field (/var/cpanel/users/<user>, e.g. lviana/reaper's collector).
  */
-const CPANEL_HOST_OWNERS = ['root'];
 
 export interface CpanelHookRegistration {
   category: string;
@@ -202,7 +202,7 @@ const HOOKS: readonly CpanelHook[] = [
       // createacct's `ip` is the "dedicated IP? y/n" flag; the address, when chosen, is in `customip`.
       const ip = firstIp(data.ip, data.customip);
       const owner = whm(data, 'owner');
-      const reseller = resellerOf(owner.value, CPANEL_HOST_OWNERS);
+      const reseller = resellerOf(owner.value, HOST_OWNERS.cpanel);
       const drafts: SourcedDraft[] = [
         {
           draft: { type: 'account.created', account: user.value as string, email: email.value, plan: plan.value, reseller },
@@ -301,7 +301,7 @@ const HOOKS: readonly CpanelHook[] = [
       const owner = firstOf(data, ['OWNER', 'owner']);
       if (owner.value !== undefined && user.value !== undefined) {
         drafts.push({
-          draft: { type: 'account.transferred', account, reseller: resellerOf(owner.value, CPANEL_HOST_OWNERS) },
+          draft: { type: 'account.transferred', account, reseller: resellerOf(owner.value, HOST_OWNERS.cpanel) },
           from: { account: user.from, reseller: owner.from },
         });
       }

@@ -10,11 +10,22 @@
  * and a restore replays no domain hook; domain_change_post names the old and the new domain,
  * not the subdomains DirectAdmin moved along.
  */
-import { DIRECTADMIN_PACKAGE_ITEM, packageItemProtection } from '../listings/directadmin.js';
-import { failure, finishDrafts, nothingToDo, relativeLabel, resellerOf, text, type AdapterResult, type SourcedDraft } from './result.js';
+import { packageItemProtection } from '../listings/directadmin.js';
+import { PROTECTION_FEATURE } from '../protection-feature.js';
+import {
+  failure,
+  finishDrafts,
+  HOST_OWNERS,
+  nothingToDo,
+  relativeLabel,
+  resellerOf,
+  text,
+  type AdapterResult,
+  type SourcedDraft,
+} from './result.js';
 
-/**
- * Who owns a user: user.conf's `creator` (the reseller who created it; `admin`, or another
+/*
+ * Who owns a user (the host's own: HOST_OWNERS.directadmin in ./result.ts): user.conf's `creator` (the reseller who created it; `admin`, or another
  * admin's name, for the host's own users), which DirectAdmin hands user_create_post and
  * user_modify_post with the rest of user.conf (the recorded user.conf of the fixtures has it
  * beside `usertype`). DirectAdmin documents no hook of its own for a user moved to another
@@ -22,7 +33,6 @@ import { failure, finishDrafts, nothingToDo, relativeLabel, resellerOf, text, ty
  * any change, so it is read there as the owner now (a transfer when it differs, nothing
  * otherwise), and the scheduled panel check finds a move no hook reported.
  */
-const DIRECTADMIN_HOST_OWNERS = ['admin'];
 
 type Env = Record<string, string | undefined>;
 
@@ -138,8 +148,8 @@ const TRANSLATIONS: Record<Exclude<DirectAdminHook, 'domain_change_post' | 'user
     const domain = value(env, 'domain');
     const ip = value(env, 'ip');
     const creator = value(env, 'creator');
-    const reseller = resellerOf(creator.value, DIRECTADMIN_HOST_OWNERS);
-    const protection = packageItemProtection(env[DIRECTADMIN_PACKAGE_ITEM]);
+    const reseller = resellerOf(creator.value, HOST_OWNERS.directadmin);
+    const protection = packageItemProtection(env[PROTECTION_FEATURE]);
     const drafts: SourcedDraft[] = [
       {
         draft: { type: 'account.created', account: account.value as string, email: email.value, plan: plan.value, reseller, protection },
@@ -170,7 +180,7 @@ const TRANSLATIONS: Record<Exclude<DirectAdminHook, 'domain_change_post' | 'user
           type: 'plan.changed',
           account: account.value as string,
           plan: plan.value,
-          protection: packageItemProtection(env[DIRECTADMIN_PACKAGE_ITEM]),
+          protection: packageItemProtection(env[PROTECTION_FEATURE]),
         },
         from: { account: account.from, plan: plan.from },
       });
@@ -181,7 +191,7 @@ const TRANSLATIONS: Record<Exclude<DirectAdminHook, 'domain_change_post' | 'user
         draft: {
           type: 'account.transferred',
           account: account.value as string,
-          reseller: resellerOf(creator.value, DIRECTADMIN_HOST_OWNERS),
+          reseller: resellerOf(creator.value, HOST_OWNERS.directadmin),
         },
         from: { account: account.from, reseller: creator.from },
       });

@@ -78,6 +78,9 @@ export function text(value: unknown): string | undefined {
   return trimmed === '' ? undefined : trimmed;
 }
 
+/** The owner names that mean the panel's own administrator (the host), per panel whose owner field names one. */
+export const HOST_OWNERS = { cpanel: ['root'], directadmin: ['admin'] } as const;
+
 /**
  * Who owns an account, from the panel's owner field: the panel's own administrator (cPanel's
  * `root`, DirectAdmin's and Plesk's `admin`) means the host's own account (null); absent, the

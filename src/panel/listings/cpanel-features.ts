@@ -1,6 +1,6 @@
 /**
  * Whether a cPanel package includes web protection: the Feature Manager feature
- * `wpp_web_protection` (src/install/cpanel.ts CPANEL_FEATURE; install_plugin creates it from the
+ * `wpp_web_protection` (PROTECTION_FEATURE, src/panel/protection-feature.ts; install_plugin creates it from the
  * install.json item's `featuremanager`). An account's features come from its package's feature
  * list (`FEATURELIST=` in /var/cpanel/packages/<package>, the list's `<feature>=0|1` lines in
  * /var/cpanel/features/<list>); a feature the list does not name is on, unless the list turns it
@@ -14,9 +14,8 @@
  */
 import { z } from 'zod';
 import type { ToolRunner } from '../../install/tools.js';
+import { PROTECTION_FEATURE } from '../protection-feature.js';
 import { metadataSchema, parseWhmapi, WHMAPI1 } from './whmapi.js';
-
-export const CPANEL_PROTECTION_FEATURE = 'wpp_web_protection';
 
 const flag = z.union([z.number(), z.string()]).transform((value) => Number(value) === 1);
 
@@ -47,23 +46,35 @@ export function packageFeatureLists(listpkgsJson: string): Map<string, string> {
 /** Whether a feature list gives the feature: on unless the list sets it to 0 or the "disabled" list turns it off. */
 export function listIncludesProtection(featurelistJson: string, list: string): boolean {
   const { features } = parse(featurelistSchema, featurelistJson, `get_featurelist_data featurelist=${list}`);
-  const feature = features.find((f) => f.id === CPANEL_PROTECTION_FEATURE);
+  const feature = features.find((f) => f.id === PROTECTION_FEATURE);
   if (!feature) return true;
   return feature.is_disabled !== true && feature.value !== false;
 }
 
+/** Whether one feature list gives the feature, from its own whmapi1 answer. */
+async function readListProtection(tools: ToolRunner, list: string): Promise<boolean> {
+  const { stdout } = await tools.check(WHMAPI1, ['--output=json', 'get_featurelist_data', `featurelist=${list}`]);
+  return listIncludesProtection(stdout, list);
+}
+
+const readFeatureLists = async (tools: ToolRunner) =>
+  packageFeatureLists((await tools.check(WHMAPI1, ['--output=json', 'listpkgs'])).stdout);
+
 /** Every package and whether it includes web protection, each feature list read once. */
 export async function readCpanelPackages(tools: ToolRunner): Promise<{ name: string; protection: boolean }[]> {
-  const lists = packageFeatureLists((await tools.check(WHMAPI1, ['--output=json', 'listpkgs'])).stdout);
+  const lists = await readFeatureLists(tools);
   const byList = new Map<string, boolean>();
-  for (const list of new Set(lists.values())) {
-    const { stdout } = await tools.check(WHMAPI1, ['--output=json', 'get_featurelist_data', `featurelist=${list}`]);
-    byList.set(list, listIncludesProtection(stdout, list));
-  }
+  for (const list of new Set(lists.values())) byList.set(list, await readListProtection(tools, list));
   return [...lists].map(([name, list]) => ({ name, protection: byList.get(list) ?? true }));
 }
 
-/** One package's protection, for a hook (Accounts::Create, change_package); undefined: cPanel does not know the package. */
+/**
+ * One package's protection, for a hook (Accounts::Create, change_package): the package's feature
+ * list from listpkgs, then that one list (not every package's). undefined: cPanel does not know
+ * the package. listpkgs rather than `getpkginfo pkg=<name>`: its answer, and how it says a
+ * package does not exist, are known from the recorded listing, getpkginfo's from no capture.
+ */
 export async function cpanelPackageProtection(tools: ToolRunner, plan: string): Promise<boolean | undefined> {
-  return (await readCpanelPackages(tools)).find((p) => p.name === plan)?.protection;
+  const list = (await readFeatureLists(tools)).get(plan);
+  return list === undefined ? undefined : readListProtection(tools, list);
 }

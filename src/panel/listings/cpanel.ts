@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { ToolRunner } from '../../install/tools.js';
 import type { PanelListingInput } from '../../core/panel-listing.js';
 import type { CpanelDomain } from '../adapters/cpanel.js';
-import { resellerOf } from '../adapters/result.js';
+import { HOST_OWNERS, resellerOf } from '../adapters/result.js';
 import { readCpanelPackages } from './cpanel-features.js';
 import { metadataSchema, parseWhmapi, WHMAPI1 } from './whmapi.js';
 
@@ -91,7 +91,7 @@ export function cpanelListing(
       email: email(a.email),
       plan: a.plan,
       suspended: Number(a.suspended ?? 0) === 1,
-      reseller: resellerOf(a.owner, ['root']),
+      reseller: resellerOf(a.owner, HOST_OWNERS.cpanel),
       ...(a.plan !== undefined && protectionOf.has(a.plan) ? { protection: protectionOf.get(a.plan) } : {}),
       domains: websitesOf.get(a.user.toLowerCase()) ?? [],
     })),

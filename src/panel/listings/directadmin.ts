@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { AppError } from '../../errors.js';
 import type { ToolRunner } from '../../install/tools.js';
 import type { PanelListingInput } from '../../core/panel-listing.js';
-import { resellerOf } from '../adapters/result.js';
+import { HOST_OWNERS, resellerOf } from '../adapters/result.js';
+import { PROTECTION_FEATURE } from '../protection-feature.js';
 
 type ListedUser = PanelListingInput['accounts'][number] & { usertype: string | undefined };
 
@@ -36,7 +37,6 @@ export function parseUserConf(text: string): Map<string, string> {
  * checkbox): DirectAdmin copies a package's items into each user's user.conf, ON or OFF.
  * Absent: the item was never saved for the user's package, so it says nothing.
  */
-export const DIRECTADMIN_PACKAGE_ITEM = 'wpp_web_protection';
 export const packageItemProtection = (value: string | undefined): boolean | undefined =>
   value?.toUpperCase() === 'ON' ? true : value?.toUpperCase() === 'OFF' ? false : undefined;
 
@@ -58,10 +58,10 @@ async function readUser(dir: string, user: string): Promise<ListedUser | null> {
     email: fields.get('email'),
     plan: fields.get('package'),
     suspended: fields.get('suspended') === 'yes',
-    reseller: resellerOf(fields.get('creator'), ['admin']),
+    reseller: resellerOf(fields.get('creator'), HOST_OWNERS.directadmin),
     usertype: fields.get('usertype'),
-    ...(packageItemProtection(fields.get(DIRECTADMIN_PACKAGE_ITEM)) !== undefined
-      ? { protection: packageItemProtection(fields.get(DIRECTADMIN_PACKAGE_ITEM)) }
+    ...(packageItemProtection(fields.get(PROTECTION_FEATURE)) !== undefined
+      ? { protection: packageItemProtection(fields.get(PROTECTION_FEATURE)) }
       : {}),
     domains: await Promise.all(
       domains.map(async (domain) => ({

@@ -12,25 +12,32 @@ import type { Translate } from '../../core/i18n.js';
 import type { PluginSettings } from '../../core/plugin-settings.js';
 import type { AccountsRepo } from '../../db/accounts.repo.js';
 import type { PackagesRepo } from '../../db/packages.repo.js';
-import type { StatisticsRepo } from '../../db/statistics.repo.js';
+import type { LimitLayer } from '../../core/quota.js';
 import { AppError } from '../../errors.js';
 import { sessionAdmin } from './session.middleware.js';
 
 export interface PackagePagesDeps {
   packages: PackagesRepo;
   accounts: Pick<AccountsRepo, 'getPlan'>;
-  stats: Pick<StatisticsRepo, 'limitLayers'>;
   settings: Pick<PluginSettings, 'packageGraceDays' | 'changeSetting' | 'overrides'>;
 }
 
 /** The id of the grace field, for its label and the error summary. */
 export const GRACE_FIELD_ID = 'package-grace-days';
 
-/** The page's packages section: each package with the plugin's plan and limits of the same name. */
-export function packagesSection(deps: PackagePagesDeps, res: Response, graceProblem: string | null = null, typedGrace?: string) {
+/** What the grace field shows again when the days typed were refused. */
+export interface GraceProblem {
+  problem: string;
+  typed: string;
+}
+
+/**
+ * The page's packages section: each package with the plugin's plan and limits of the same name
+ * (`layers`: the limits table the Settings page read once for all its sections).
+ */
+export function packagesSection(deps: PackagePagesDeps, res: Response, layers: ReadonlyMap<string, LimitLayer>, grace?: GraceProblem) {
   const format = res.locals.format as Pick<Format, 'dateTime'>;
   const t = res.locals.t as Translate;
-  const layers = deps.stats.limitLayers();
   const override = deps.settings.overrides().package_grace_days;
   return {
     packageRows: deps.packages.listPackages().map((row) => ({
@@ -41,8 +48,8 @@ export function packagesSection(deps: PackagePagesDeps, res: Response, graceProb
     })),
     packageGrace: {
       days: deps.settings.packageGraceDays(),
-      typed: typedGrace,
-      problem: graceProblem,
+      typed: grace?.typed,
+      problem: grace?.problem ?? null,
       source: override
         ? t('adminSettings.runtime.changedBy', { who: override.updatedBy, when: format.dateTime(override.updatedAt) })
         : t('packages.settings.graceDefault'),
@@ -53,7 +60,7 @@ export function packagesSection(deps: PackagePagesDeps, res: Response, graceProb
 const graceForm = z.object({ days: z.string().optional().default('') });
 
 /** POST /settings/package-grace: the days, checked (the message next to the field), or 400 with the page again. */
-export function packageGraceRoute(deps: PackagePagesDeps, renderProblem: (res: Response, problem: string, typed: string) => void) {
+export function packageGraceRoute(deps: PackagePagesDeps, renderProblem: (res: Response, grace: GraceProblem) => void) {
   const router = express.Router();
   router.post('/settings/package-grace', (req: Request, res: Response) => {
     const t = res.locals.t as Translate;
@@ -61,7 +68,7 @@ export function packageGraceRoute(deps: PackagePagesDeps, renderProblem: (res: R
     if (!parsed.success) throw new AppError('BAD_REQUEST', t('adminSettings.cannotRead'));
     const typed = parsed.data.days.trim();
     const days = /^\d{1,3}$/.test(typed) ? Number(typed) : Number.NaN;
-    if (!(days >= 0 && days <= 365)) return renderProblem(res, t('packages.settings.graceInvalid', { max: 365 }), typed);
+    if (!(days >= 0 && days <= 365)) return renderProblem(res, { problem: t('packages.settings.graceInvalid', { max: 365 }), typed });
     deps.settings.changeSetting('package_grace_days', days, `admin:${sessionAdmin(req)}`);
     res.redirect(303, '/admin/settings?saved=package-grace#packages');
   });

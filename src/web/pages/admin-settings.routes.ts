@@ -13,7 +13,8 @@ import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { applyLimitsChange, LIMIT_SCOPES, LIMIT_VALUE_FIELDS, parseLimitsChange, type IsKnown } from '../../core/limits-change.js';
 import { createLimitResolver } from '../../core/limits.js';
-import { resellerUsageNow } from '../../core/reseller-limits.js';
+import type { LimitLayer } from '../../core/quota.js';
+import { resellerUsages } from '../../core/reseller-limits.js';
 import { parsePlanChange } from '../../core/plan-change.js';
 import { BUILT_IN_PLAN, changePlan, RUNTIME_SETTINGS, type PluginSettings } from '../../core/plugin-settings.js';
 import { DEFAULT_PLAN } from '../../core/provisioning.js';
@@ -25,7 +26,7 @@ import { AppError } from '../../errors.js';
 import { describeSettings, settingPathLabel } from '../../provider/setting-words.js';
 import { settingWordsIn } from '../../core/setting-words-i18n.js';
 import { errorSummary, type SummaryProblem } from './error-summary.js';
-import { GRACE_FIELD_ID, packageGraceRoute, packagesSection } from './admin-packages.js';
+import { GRACE_FIELD_ID, packageGraceRoute, packagesSection, type GraceProblem } from './admin-packages.js';
 import type { PackagesRepo } from '../../db/packages.repo.js';
 import { sessionAdmin } from './session.middleware.js';
 
@@ -179,8 +180,11 @@ export function changeLines(before: unknown, after: unknown, t: Translate): stri
   return keys.length > 0 ? keys.map((key) => `${key}: ${shown(was[key])} → ${shown(is[key])}`) : [t('adminSettings.history.noChange')];
 }
 
-/** Everything the page shows; `forms` are the forms sent back with their problems. */
-function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Saved | undefined, res: Response) {
+/**
+ * Everything the page shows; `forms` are the forms sent back with their problems, `grace` the
+ * grace days refused. The limits table is read once for all of it (rows, pools, packages).
+ */
+function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Saved | undefined, res: Response, grace?: GraceProblem) {
   const format = res.locals.format as Pick<Format, 'dateTime'>;
   const t = res.locals.t as Translate;
   const overrides = deps.settings.overrides();
@@ -191,6 +195,7 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
       : t('adminSettings.runtime.fromEnvironment');
   };
   const plans = deps.accounts.listPlans();
+  const layers = deps.stats.limitLayers();
   const describeWords = {
     ...settingWordsIn(t),
     on: t('adminSettings.runtime.environmentOn'),
@@ -201,8 +206,8 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
     ...(saved ? { flash: { kind: 'ok', message: t(savedKey(saved)) } } : {}),
     // A reseller's row has its own form (the pool), with the resellers to choose from.
     scopes: LIMIT_SCOPES.filter((scope) => scope !== 'reseller'),
-    ...resellerPools(deps),
-    limitRows: [...deps.stats.limitLayers()].map(([key, layer]) => {
+    ...resellerPools(deps, layers),
+    limitRows: [...layers].map(([key, layer]) => {
       const [scope = '', ...rest] = key.split(':');
       return { scope, subject: rest.join(':'), layer };
     }),
@@ -219,20 +224,18 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
     // A plan's provider settings in the page's language: the same words as the customer's settings form.
     describeSettings: (settings: Parameters<typeof describeSettings>[0]) => describeSettings(settings, describeWords),
     ...(Object.keys(forms).length > 0 ? { errorSummary: settingsErrorSummary(forms, t) } : {}),
-    ...(deps.packages ? packagesSection({ ...deps, packages: deps.packages }, res) : {}),
+    ...(deps.packages ? packagesSection({ ...deps, packages: deps.packages }, res, layers, grace) : {}),
   };
 }
 
 /** The resellers the admin can give a pool (known from their row or an account), and each pool set with its usage now. */
-function resellerPools(deps: SettingsPagesDeps) {
+function resellerPools(deps: SettingsPagesDeps, layers: Map<string, LimitLayer>) {
   const now = (deps.now ?? Date.now)();
-  const limits = createLimitResolver(deps.stats, deps.accounts);
-  const pooled = [...deps.stats.limitLayers().keys()]
-    .filter((key) => key.startsWith('reseller:'))
-    .map((key) => key.slice('reseller:'.length));
+  const limits = createLimitResolver(deps.stats, deps.accounts, layers);
+  const pooled = [...layers.keys()].filter((key) => key.startsWith('reseller:')).map((key) => key.slice('reseller:'.length));
   return {
     resellers: deps.stats.resellerSubjects(),
-    resellerPools: pooled.map((reseller) => resellerUsageNow(deps, reseller, now, limits)),
+    resellerPools: [...resellerUsages(deps, pooled, now, limits).values()],
   };
 }
 
@@ -315,16 +318,15 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
   if (deps.packages) {
     const packageDeps = { ...deps, packages: deps.packages };
     router.use(
-      packageGraceRoute(packageDeps, (res, problem, typedDays) => {
+      packageGraceRoute(packageDeps, (res, grace) => {
         const t = res.locals.t as Translate;
         res
           .status(400)
           .set('Cache-Control', 'no-store')
           .render('admin/settings', {
-            ...settingsPage(deps, {}, undefined, res),
-            ...packagesSection(packageDeps, res, problem, typedDays),
+            ...settingsPage(deps, {}, undefined, res, grace),
             errorSummary: errorSummary(
-              [{ id: GRACE_FIELD_ID, label: t('packages.settings.graceLabel'), message: problem }],
+              [{ id: GRACE_FIELD_ID, label: t('packages.settings.graceLabel'), message: grace.problem }],
               t('adminSettings.nothingSaved'),
             ),
           });

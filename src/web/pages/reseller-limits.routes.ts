@@ -33,7 +33,7 @@ export interface ResellerLimitsDeps {
 /** The scopes a reseller sets: their customers' accounts and websites. */
 export const RESELLER_LIMIT_SCOPES = ['account', 'website'] as const;
 
-/** Whether a limits row's subject is one of the reseller's: their account, or a website of one. */
+/** Whether a limits form's subject is one of the reseller's: their account, or a website of one. */
 function ownedBy(deps: ResellerLimitsDeps, reseller: string, scope: string, subject: string): boolean {
   const account = scope === 'account' ? subject : scope === 'website' ? deps.accounts.getWebsite(subject)?.account : undefined;
   return account !== undefined && deps.views.resellerOf(account) === reseller;
@@ -42,11 +42,7 @@ function ownedBy(deps: ResellerLimitsDeps, reseller: string, scope: string, subj
 function limitsPage(deps: ResellerLimitsDeps, req: Request, res: Response, form: FormState | undefined) {
   const t = res.locals.t as Translate;
   const reseller = sessionReseller(req);
-  const limitRows = [...deps.stats.limitLayers()].flatMap(([key, layer]) => {
-    const [scope = '', ...rest] = key.split(':');
-    const subject = rest.join(':');
-    return ownedBy(deps, reseller, scope, subject) ? [{ scope, subject, layer }] : [];
-  });
+  const limitRows = deps.stats.resellerLimitRows(reseller);
   const saved = form === undefined && req.query.saved === 'limits';
   return {
     title: t('reseller.limits.title'),

@@ -8,9 +8,10 @@
  * import, plugin settings, plans and the demo.
  */
 import express, { type Request, type Response } from 'express';
+import { z } from 'zod';
 import type { Translate } from '../../core/i18n.js';
 import type { ResellerUsage } from '../../core/reseller-limits.js';
-import type { AccountsRepo } from '../../db/accounts.repo.js';
+import { pageField, pagerLinks, parseQuery } from './admin-query.js';
 import { adminViewLocals, type AdminPagesDeps } from './admin.routes.js';
 import { createAdminRunsRouter } from './admin-runs.routes.js';
 import { createAdminWebsitesRouter } from './admin-websites.routes.js';
@@ -20,7 +21,6 @@ import { createResellerLimitsRouter, type ResellerLimitsDeps } from './reseller-
 import { sessionReseller } from './session.middleware.js';
 
 export interface ResellerPagesDeps {
-  accounts: Pick<AccountsRepo, 'accountsOfReseller' | 'getAccount' | 'websitesOf'>;
   now: () => number;
   /** The admin pages' read models and actions, used with the reseller's scope. */
   pages: Pick<AdminPagesDeps, 'views' | 'schedule' | 'periodOf' | 'actions' | 'now' | 'monitoringUntil' | 'bulk'>;
@@ -39,21 +39,34 @@ interface CustomerRow {
   hits: number;
 }
 
+const overviewQuery = z.object({ page: pageField });
+
 export function createResellerRouter(deps: ResellerPagesDeps): express.Router {
   const router = express.Router();
   router.use(adminViewLocals('/reseller', deps.now));
   router.get('/', (req: Request, res: Response) => {
     const t = res.locals.t as Translate;
+    const { page } = parseQuery(overviewQuery, req.query, t);
     const reseller = sessionReseller(req);
+    // The pool sums every customer's hits anyway; the list is one page of them, in one query.
     const pool = deps.usage(reseller, deps.now());
     const hitsOf = new Map(pool.accounts.map((row) => [row.account, row.hits]));
-    const customers: CustomerRow[] = deps.accounts.accountsOfReseller(reseller).flatMap((name) => {
-      const account = deps.accounts.getAccount(name);
-      if (!account) return [];
-      const websites = deps.accounts.websitesOf(name).filter((website) => website.state === 'active').length;
-      return [{ account: name, state: account.state, plan: account.plan, websites, hits: hitsOf.get(name) ?? 0 }];
+    const result = deps.pages.views.accounts({ reseller, page: page ?? 1 });
+    const customers: CustomerRow[] = result.rows.map((row) => ({
+      account: row.account,
+      state: row.state,
+      plan: row.plan,
+      websites: row.websites,
+      hits: hitsOf.get(row.account) ?? 0,
+    }));
+    res.render('reseller/overview', {
+      title: t('reseller.overview.title'),
+      reseller,
+      customers,
+      pool,
+      result,
+      pager: pagerLinks('/reseller', {}, result.page, result.pages),
     });
-    res.render('reseller/overview', { title: t('reseller.overview.title'), reseller, customers, pool });
   });
   router.use(createAdminWebsitesRouter(deps.pages, RESELLER_SCOPE));
   router.use(createAdminRunsRouter(deps.pages, RESELLER_SCOPE));
