@@ -26,6 +26,7 @@ import {
 } from './mail-content.js';
 import type { MailSettings } from './mail-settings.js';
 import type { EnforcementNotice } from './notifications.js';
+import { DAY_MS } from '../time.js';
 
 /** How long an SMTP server may take to connect, greet and answer before the send fails (and its job is retried). */
 export const SMTP_TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 };
@@ -91,9 +92,6 @@ const poolPercent = (usage: number | null, limit: number | null): number =>
  * limit, which count every customer of the reseller (the reseller's digest has them).
  */
 const forCustomer = (event: WebsiteEvent): WebsiteEvent => (event.pool ? { ...event, usage: null, limit: null } : event);
-
-/** A day: the subject of a digest's cooldown, so a day's digest goes once however often the schedule asks. */
-const DAY_MS = 86_400_000;
 
 export function createMailer(deps: MailDeps) {
   const { repo, settings, now } = deps;
