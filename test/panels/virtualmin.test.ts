@@ -204,7 +204,8 @@ describe('wpp in the real Virtualmin', () => {
   });
 
   it('create-domain of a top-level server: its Unix user becomes the account, its domain a protected website', async () => {
-    await virtualmin('create-domain', '--domain', TOP, '--user', USER, '--pass', password(), '--desc', 'wpp suite', '--unix', '--dir', '--email', 'owner@example.com');
+    // --wpp: the Web Protection feature (virtual_feature.pl). The command line gives a server only the features it names.
+    await virtualmin('create-domain', '--domain', TOP, '--user', USER, '--pass', password(), '--desc', 'wpp suite', '--unix', '--dir', '--wpp', '--email', 'owner@example.com');
     expect(await stateOf(TOP)).toEqual({ plugin: { account: USER, state: 'active', desired: 'online' }, provider: { requested: 'online' } });
     expect(plugin!.accounts.getAccount(USER)).toMatchObject({ account: USER, email: 'owner@example.com', state: 'active' });
   });
@@ -248,7 +249,7 @@ describe('wpp in the real Virtualmin', () => {
     expect((await fetch(admin.location!, { redirect: 'manual' })).headers.get('location')).toMatch(/^\/admin/);
 
     // Another customer's Webmin user, as Virtualmin sets one up: its own server only, no configuration.
-    await virtualmin('create-domain', '--domain', OTHER, '--user', OTHER_USER, '--pass', password(), '--desc', 'wpp suite other', '--unix', '--dir');
+    await virtualmin('create-domain', '--domain', OTHER, '--user', OTHER_USER, '--pass', password(), '--desc', 'wpp suite other', '--unix', '--dir', '--wpp');
     const otherId = await domainId(OTHER);
     writeFileSync(WEBMIN_ACL, `${snapshot(WEBMIN_ACL)!.trimEnd()}\n${OTHER_USER}: virtual-server wpp\n`);
     writeFileSync(`/etc/webmin/virtual-server/${OTHER_USER}.acl`, `domains=${otherId}\nnoconfig=1\nedit=1\ncreate=0\n`, { mode: 0o600 });
@@ -310,6 +311,22 @@ describe('wpp in the real Virtualmin', () => {
     await seenAccount();
     expect(plugin!.accounts.getAccount(USER)?.state).toBe('active');
     for (const domain of [TOP, SUB, ALIAS]) expect((await providerWebsite(domain))?.requested_status, domain).toBe('online');
+  });
+
+  it('disable-feature --wpp: the server no longer includes web protection, its websites are paused for it; enable-feature --wpp protects them again', async () => {
+    // Virtualmin runs the change command for a feature turned off or on (a MODIFY_DOMAIN with the record's wpp=0 / wpp=1).
+    await virtualmin('disable-feature', '--domain', TOP, '--wpp');
+    await seenAccount();
+    expect(plugin!.accounts.getAccount(USER)?.state).toBe('active');
+    for (const domain of [TOP, SUB, ALIAS]) {
+      expect(plugin!.accounts.getWebsite(domain)?.pausedBy, domain).toBe('package');
+      expect((await providerWebsite(domain))?.requested_status, domain).toBe('paused');
+    }
+    await virtualmin('enable-feature', '--domain', TOP, '--wpp');
+    await seenAccount();
+    for (const domain of [TOP, SUB, ALIAS]) {
+      expect(await stateOf(domain), domain).toEqual({ plugin: { account: USER, state: 'active', desired: 'online' }, provider: { requested: 'online' } });
+    }
   });
 
   it('modify-domain --newdomain: the new name is protected and the old one removed', async () => {
