@@ -61,6 +61,25 @@ describe('Virtualmin’s Web Protection feature in a running plugin', () => {
     for (const domain of [TOP, SUB]) expect(await requested(domain), domain).toBe('online');
   });
 
+  it('turned off and on again within one second (one save time for both calls): protected again, the second call is no replay', async () => {
+    // Virtualmin stamps a record's save to the second (lastsave=time()): disable-feature and enable-feature run back
+    // to back on a fast machine save within one, and both calls carry the same VIRTUALSERVER_LASTSAVE.
+    const second = String(++saved);
+    await change('disable-feature-wpp', { VIRTUALSERVER_LASTSAVE: second });
+    for (const domain of [TOP, SUB]) expect(await requested(domain), domain).toBe('paused');
+    // enable-feature passes the old record (the feature off) as VIRTUALSERVER_OLDSERVER_*.
+    await change('disable-feature-wpp', {
+      VIRTUALSERVER_WPP: '1',
+      VIRTUALSERVER_OLDSERVER_WPP: '0',
+      VIRTUALSERVER_OLDSERVER_DOM: captured('disable-feature-wpp').VIRTUALSERVER_DOM,
+      VIRTUALSERVER_LASTSAVE: second,
+    });
+    for (const domain of [TOP, SUB]) {
+      expect(plugin.accounts.getWebsite(domain), domain).toMatchObject({ desiredStatus: 'online', pausedBy: null });
+      expect(await requested(domain), domain).toBe('online');
+    }
+  });
+
   it('a server created without the feature is recorded but never set up at the provider', async () => {
     await change('create-top-level-wpp', {
       VIRTUALSERVER_WPP: '0',

@@ -327,6 +327,14 @@ describe('wpp in the real Virtualmin', () => {
     for (const domain of [TOP, SUB, ALIAS]) {
       expect(await stateOf(domain), domain).toEqual({ plugin: { account: USER, state: 'active', desired: 'online' }, provider: { requested: 'online' } });
     }
+    // Off and on again back to back: on a fast machine both records are saved within one second (one
+    // VIRTUALSERVER_LASTSAVE), and the second change must not be taken for a replay of the first.
+    await virtualmin('disable-feature', '--domain', TOP, '--wpp');
+    await virtualmin('enable-feature', '--domain', TOP, '--wpp');
+    await seenAccount();
+    for (const domain of [TOP, SUB, ALIAS]) {
+      expect(await stateOf(domain), domain).toEqual({ plugin: { account: USER, state: 'active', desired: 'online' }, provider: { requested: 'online' } });
+    }
   });
 
   it('modify-domain --newdomain: the new name is protected and the old one removed', async () => {

@@ -203,6 +203,15 @@ describe('Virtualmin post-change command', () => {
     expect(later.ok && later.events[0]?.id).toBe(ids[0]);
   });
 
+  it('tells apart two different changes saved within one second: disable-feature then enable-feature is not a replay', () => {
+    // Virtualmin stamps the save to the second; on a fast machine the two commands save within one.
+    const off = post('disable-feature-wpp');
+    const on = post('disable-feature-wpp', { VIRTUALSERVER_WPP: '1', VIRTUALSERVER_OLDSERVER_WPP: '0' });
+    const ids = [off, on].map((result) => (result.ok ? result.events.find((event) => event.type === 'plan.changed')?.id : undefined));
+    expect(ids.every(Boolean)).toBe(true);
+    expect(ids[0]).not.toBe(ids[1]);
+  });
+
   it('keeps ids stable within a minute, apart from other panels', () => {
     const first = post('create-alias');
     const again = translateVirtualminHook('post', captured('create-alias'), new Date('2026-11-26T04:24:50Z'));

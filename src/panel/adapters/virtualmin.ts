@@ -27,9 +27,8 @@
  *   nothing). disable-feature / enable-feature run the command as a MODIFY_DOMAIN (disable-feature
  *   without the old record); modify-domain with it (VIRTUALSERVER_OLDSERVER_WPP, _PLAN).
  */
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { PanelEventDraft } from '../events.js';
+import { eventIdOf, type PanelEventDraft } from '../events.js';
 import { failure, finishDrafts, nothingToDo, text, type AdapterResult, type SourcedDraft } from './result.js';
 
 export const VIRTUALMIN_ACTIONS = ['CREATE_DOMAIN', 'MODIFY_DOMAIN', 'DELETE_DOMAIN', 'DISABLE_DOMAIN', 'ENABLE_DOMAIN'] as const;
@@ -214,12 +213,15 @@ function previousUser(env: VirtualServer, top: boolean): string | undefined {
  * instead of the minute the hook ran. The same change reported twice (a command chained twice)
  * is still one event, but a server disabled, enabled and disabled again within one minute is
  * two disables (seen in the real-panel suite: the second was dropped as already queued, and the
- * account stayed active while Virtualmin had it disabled). Without the variable, the derived id.
+ * account stayed active while Virtualmin had it disabled). Every field of the event counts too:
+ * the save time is to the second, and disable-feature then enable-feature on a fast machine
+ * save within one; with only type and account in the id, the enable's plan.changed was taken
+ * for a replay of the disable's and dropped, and the websites stayed paused (seen in a
+ * fresh-clone run of the real-panel suite). Without the variable, the derived id.
  */
 function withChangeId(draft: PanelEventDraft, lastSave: string | undefined): PanelEventDraft {
   if (lastSave === undefined) return draft;
-  const parts = ['virtualmin', draft.type, draft.account, draft.domain ?? '', draft.previousAccount ?? '', lastSave];
-  return { ...draft, id: `virtualmin:${createHash('sha256').update(parts.join('\u0000').toLowerCase()).digest('hex').slice(0, 32)}` };
+  return { ...draft, id: eventIdOf('virtualmin', draft, `lastsave:${lastSave}`) };
 }
 
 export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<string, string | undefined>, now?: Date): AdapterResult {
