@@ -3,7 +3,8 @@
 # template's defaults choose it for new servers): it says whether the account's websites are
 # protected. Virtualmin stores it in the server's record as wpp=1 or wpp=0, which reaches wpp as
 # VIRTUALSERVER_WPP through the post_command (the change events travel that way, not through
-# these calls) and in list-domains' Features. Every virtual server keeps its links either way.
+# these calls) and in list-domains' Features. A server whose account has it turned off shows no
+# wpp link (feature_always_links).
 use strict;
 use warnings;
 
@@ -50,8 +51,12 @@ my ($parentdom, $aliasdom, $subdom) = @_;
 return $parentdom || $aliasdom || $subdom ? 0 : 1;
 }
 
+# Turned on or off: the links of the server's sub-servers and aliases change with it, and
+# Virtualmin keeps each server's links cached until that server's own record is saved again.
 sub feature_setup
 {
+my ($d) = @_;
+&forget_sub_server_links($d);
 return 1;
 }
 
@@ -62,13 +67,37 @@ return 1;
 
 sub feature_delete
 {
+my ($d) = @_;
+&forget_sub_server_links($d);
 return 1;
 }
 
-# A link in each virtual server's menu, whether or not a feature is enabled for it.
+sub forget_sub_server_links
+{
+my ($d) = @_;
+return if (!$d->{'id'});
+# Sub-servers and aliases name their top-level server as parent. None: nothing to clear (an empty list would clear every server's).
+my @under = &virtual_server::get_domain_by('parent', $d->{'id'});
+&virtual_server::clear_links_cache(@under) if (@under);
+}
+
+# The account's top-level server, whose Web Protection feature holds for its sub-servers and aliases too.
+sub top_level_server
+{
+my ($d) = @_;
+return $d if (!$d->{'parent'});
+return &virtual_server::get_domain($d->{'parent'}) || $d;
+}
+
+# A link in each virtual server's menu (sub-servers and aliases never have the feature: it is
+# their top-level server's), except where the account's top-level server has Web Protection
+# turned off (wpp=0): its package does not include it, so its customer sees no entry. A server
+# from before wpp was a feature has no wpp field and keeps its link (read as the hooks read it).
 sub feature_always_links
 {
 my ($d) = @_;
+my $top = &top_level_server($d);
+return ( ) if (defined($top->{'wpp'}) && $top->{'wpp'} eq '0');
 return ( { 'mod' => 'wpp',
 	   'desc' => 'Web Protection',
 	   'page' => 'launch.cgi?dom='.$d->{'id'},
