@@ -19,7 +19,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 
-export const VIRTUALMIN_FEATURE = 'wpp';
+const VIRTUALMIN_FEATURE = 'wpp';
 export const VIRTUALMIN_DOMAINS_DIR = '/etc/webmin/virtual-server/domains';
 
 /** Whether a list-domains Features value names the wpp feature. */
