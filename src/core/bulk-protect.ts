@@ -9,7 +9,7 @@ import type { SettingsRepo } from '../db/settings.repo.js';
 import type { FailedDomainAdd, SetupWebsite, UnprotectedRepo } from '../db/unprotected.repo.js';
 import type { AccountsRepo } from '../db/accounts.repo.js';
 import type { Monitoring } from './monitoring.js';
-import type { Protection } from './protection.js';
+import { actorLabel, type HostActor, type Protection } from './protection.js';
 
 export interface BulkProtectDeps {
   unprotected: UnprotectedRepo;
@@ -31,20 +31,14 @@ export interface BulkProtectPreview {
 }
 
 /**
- * Who runs bulk protect, and so over which domains: an admin over every one, a reseller over
- * their own customers' only (accounts.reseller; the reseller pages).
+ * The name a `website.protect` job carries (its payload's `admin`, kept as jobs queued before
+ * resellers carry it): an admin's name, or `reseller:<name>` (reseller names are account names,
+ * without a colon), read back by `queuedActor`.
  */
-export type BulkActor = { kind: 'admin'; admin: string } | { kind: 'reseller'; reseller: string };
-
-/** As the run is recorded (the settings history, the monitoring choice): `admin:root`, `reseller:res1`. */
-export const bulkActorLabel = (by: BulkActor) => (by.kind === 'admin' ? `admin:${by.admin}` : `reseller:${by.reseller}`);
-
-/**
- * The name a `website.protect` job carries (its payload's `admin`): an admin's name, or
- * `reseller:<name>` (reseller names are account names, without a colon), read back by protectQueued.
- */
-const queuedBy = (by: BulkActor) => (by.kind === 'admin' ? by.admin : bulkActorLabel(by));
+const queuedBy = (by: HostActor) => (by.kind === 'admin' ? by.admin : actorLabel(by));
 const RESELLER_PREFIX = 'reseller:';
+const queuedActor = (admin: string): HostActor =>
+  admin.startsWith(RESELLER_PREFIX) ? { kind: 'reseller', reseller: admin.slice(RESELLER_PREFIX.length) } : { kind: 'admin', admin };
 
 /** Websites queued per transaction: a bulk run over any number holds the write lock briefly each time. */
 const BATCH = 500;
@@ -68,9 +62,10 @@ export function createBulkProtect(deps: BulkProtectDeps) {
      * recorded with the admin's name (a reseller's: of their accounts only, with theirs). Counts
      * what it newly queued: a second click while the first run's jobs wait changes and records
      * nothing. `monitorDays`: the days each spends monitoring first (0: none), or null for each
-     * website's plan's days.
+     * website's plan's days. `by`: an admin, over every unprotected domain, or a reseller, over
+     * their own customers' only (accounts.reseller; the reseller pages).
      */
-    run(by: BulkActor, monitorDays: number | null = null): { protecting: number; retried: number } {
+    run(by: HostActor, monitorDays: number | null = null): { protecting: number; retried: number } {
       const unprotected = domainsOf(by.kind === 'reseller' ? by.reseller : undefined);
       const admin = queuedBy(by);
       const chosenBy = `bulk:${admin}`;
@@ -90,7 +85,7 @@ export function createBulkProtect(deps: BulkProtectDeps) {
         deps.protectWebsites([{ domain: failed.domain, account: failed.account }], admin);
       }
       if (protecting + retried > 0)
-        deps.audit.recordChange(bulkActorLabel(by), 'bulk_protect', null, { protecting, retried, monitorDays: monitorDays ?? 'plan' });
+        deps.audit.recordChange(actorLabel(by), 'bulk_protect', null, { protecting, retried, monitorDays: monitorDays ?? 'plan' });
       return { protecting, retried };
     },
 
@@ -101,14 +96,9 @@ export function createBulkProtect(deps: BulkProtectDeps) {
     async protectQueued(domain: string, admin: string): Promise<void> {
       const website = deps.accounts.getWebsite(domain);
       if (!website || website.state !== 'active' || website.desiredStatus !== 'setup') return;
-      if (deps.monitoring.untilOf(domain) !== null) await deps.protection.monitor(domain, admin);
-      else
-        await deps.protection.protect(
-          domain,
-          admin.startsWith(RESELLER_PREFIX)
-            ? { kind: 'reseller', reseller: admin.slice(RESELLER_PREFIX.length) }
-            : { kind: 'admin', admin },
-        );
+      const by = queuedActor(admin);
+      if (deps.monitoring.untilOf(domain) !== null) await deps.protection.monitor(domain, by);
+      else await deps.protection.protect(domain, by);
     },
   };
 }

@@ -431,9 +431,9 @@ export function createEnforcement(deps: EnforcementDeps) {
     /**
      * An admin resumes a website enforcement paused: it stays online for the rest of the
      * period whatever its usage; enforcement takes over again in the next period.
+     * Only an admin may (a reseller never ends the host's limit pauses: core/protection.ts).
      */
-    /** `actor`: who is recorded; default the admin (`admin:<admin>`), a reseller's resume passes `reseller:<name>`. */
-    async adminResume(domain: string, admin: string, actor = `admin:${admin}`): Promise<Website> {
+    async adminResume(domain: string, admin: string): Promise<Website> {
       const website = accounts.getWebsite(domain);
       if (!website || website.state !== 'active') throw new AppError('NOT_FOUND', `${domain} is not a website the plugin protects`);
       const at = now();
@@ -443,7 +443,7 @@ export function createEnforcement(deps: EnforcementDeps) {
         account: website.account,
         domain,
         action: 'admin_resume',
-        actor,
+        actor: `admin:${admin}`,
         reason: 'admin_override',
         usage: stats.websiteUsage(domain, period.start),
         limitValue: null,

@@ -13,11 +13,13 @@ import type { PausedBy, Website } from './types.js';
 
 /**
  * Pauses the host made, which the customer may not end: the account suspended or removed in the
- * panel, the domain removed there, an admin's pause, the hit limit, a package without protection.
+ * panel, the domain removed there, an admin's or a reseller's pause, the hit limit, a package without protection.
  */
 export const HOST_PAUSES: ReadonlySet<PausedBy> = new Set<PausedBy>([
   'suspension',
   'admin',
+  // A reseller's pause of their customer's website: the customer's host, as far as the customer is concerned.
+  'reseller',
   'enforcement',
   'account_deleted',
   'domain_removed',
@@ -26,7 +28,7 @@ export const HOST_PAUSES: ReadonlySet<PausedBy> = new Set<PausedBy>([
 ]);
 
 /** The host pauses the reconcile pass re-reads every interval (only active websites are reconciled). */
-export const RECONCILED_HOST_PAUSES = ['suspension', 'admin', 'enforcement', 'package'] as const satisfies readonly PausedBy[];
+export const RECONCILED_HOST_PAUSES = ['suspension', 'admin', 'reseller', 'enforcement', 'package'] as const satisfies readonly PausedBy[];
 
 /** A host pause found undone at the provider, about to be applied again. */
 export interface HostPauseUndone {

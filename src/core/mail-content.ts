@@ -27,6 +27,12 @@ export const websiteEventSchema = z.object({
   limit: z.number().nullable().optional(),
   periodEnd: z.number().nullable().optional(),
   forecastAt: z.number().nullable().optional(),
+  /**
+   * Of the account's reseller's pool (a `reseller_warning` or `reseller_limit`): the pool is all
+   * the reseller's customers' hits together, so a customer's event carries only the share used
+   * (usage and limit left out: they are other customers' hits too); the reseller's digest keeps them.
+   */
+  pool: z.object({ percent: z.number().int().min(0) }).optional(),
   /** The host's upgrade page for this account and website (WPP_UPGRADE_URL filled in). */
   upgradeUrl: z
     .url({ protocol: /^https?$/ })
@@ -118,7 +124,9 @@ function composeMail(message: MailMessage, language: MailLanguage, host: string)
   };
 }
 
-function websiteMail(event: WebsiteEvent, { t, format, hostName }: MailLanguage, host: string): { subject: string; blocks: Block[] } {
+function websiteMail(event: WebsiteEvent, language: MailLanguage, host: string): { subject: string; blocks: Block[] } {
+  const { t, format, hostName } = language;
+  if (event.pool && (event.kind === 'approaching' || event.kind === 'paused')) return poolMail(event, event.pool, language, host);
   // Without WPP_HOST_NAME the host is "your hosting provider", whose case a language may change within a sentence.
   const hostNamed = hostName !== undefined;
   const domain = event.domain ?? event.account;
@@ -168,8 +176,42 @@ function websiteMail(event: WebsiteEvent, { t, format, hostName }: MailLanguage,
   }
 }
 
+/**
+ * A customer's mail of the reseller's pool: that their websites share an allowance, how much
+ * of it is used, and what follows; never the pool's hits or limit (other customers' hits). No
+ * forecast (enforcement makes none of a pool) and no date: the pool's period need not be the
+ * account's, whose end the event carries.
+ */
+function poolMail(event: WebsiteEvent, pool: { percent: number }, { t, format, hostName }: MailLanguage, host: string) {
+  const values = { account: event.account, domain: event.domain ?? event.account, host };
+  const named = hostName !== undefined ? '' : 'NoName';
+  const next: Block = event.upgradeUrl
+    ? { link: event.upgradeUrl, label: t('mail.paused.upgrade') }
+    : { p: hostName !== undefined ? t('mail.paused.contact', { host }) : t('mail.paused.contactNoName') };
+  if (event.kind === 'approaching')
+    return {
+      subject: t('mail.pool.approaching.subject'),
+      blocks: [
+        { p: t(`mail.pool.approaching.body${named}`, values) },
+        { p: t('mail.pool.approaching.used', { percent: format.number(Math.min(pool.percent, 100)) }) },
+        { p: t('mail.pool.approaching.consequence') },
+      ],
+    };
+  return {
+    subject: t('mail.paused.subject', values),
+    blocks: [{ p: t(`mail.pool.paused.body${named}`, values) }, { p: t('mail.pool.paused.until') }, next],
+  };
+}
+
 function digestLine(event: WebsiteEvent, { t, format }: MailLanguage): string {
   const values = { domain: event.domain ?? event.account, account: event.account };
+  // The reseller's own pool: its figures are the reseller's to read.
+  if (event.pool && event.usage != null && event.limit != null && (event.kind === 'approaching' || event.kind === 'paused'))
+    return t(event.kind === 'approaching' ? 'mail.resellerDigest.poolApproaching' : 'mail.resellerDigest.poolPaused', {
+      ...values,
+      usage: format.number(event.usage),
+      limit: format.number(event.limit),
+    });
   if (event.kind === 'approaching')
     return event.forecastAt == null
       ? t('mail.resellerDigest.approachingNoForecast', values)

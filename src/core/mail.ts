@@ -79,6 +79,19 @@ const ACTION_KINDS: Partial<Record<EnforcementNotice['action'], WebsiteMailKind>
   admin_resume: 'resumed',
 };
 
+/** The enforcement reasons of the reseller's pool (core/quota.ts): their usage and limit are all the reseller's customers'. */
+const POOL_REASONS = new Set(['reseller_warning', 'reseller_limit']);
+
+/** The share of the pool used, in whole percent (rounded down: 99.6 % is not yet 100). */
+const poolPercent = (usage: number | null, limit: number | null): number =>
+  usage === null || limit === null || limit <= 0 ? 0 : Math.floor((usage * 100) / limit);
+
+/**
+ * What the customer's own mail may carry of an event: of the reseller's pool, not its hits and
+ * limit, which count every customer of the reseller (the reseller's digest has them).
+ */
+const forCustomer = (event: WebsiteEvent): WebsiteEvent => (event.pool ? { ...event, usage: null, limit: null } : event);
+
 /** A day: the subject of a digest's cooldown, so a day's digest goes once however often the schedule asks. */
 const DAY_MS = 86_400_000;
 
@@ -118,11 +131,13 @@ export function createMailer(deps: MailDeps) {
   function tellNow(event: WebsiteEvent): void {
     const account = deps.accounts.getAccount(event.account);
     if (!account) return;
-    const subjectKey = event.domain ?? `account:${event.account}`;
+    // The pool's warning is not the account's own: one does not hold back the other's mail.
+    const subjectKey = event.domain ?? `${event.pool ? 'pool' : 'account'}:${event.account}`;
     if (account.email && settings.isOn('customer', event.kind)) {
       const parsed = z.email().safeParse(account.email);
       const locale = resolveLocale(repo.accountLocale(event.account));
-      if (parsed.success) queueMail(parsed.data, 'customer', event.kind, subjectKey, locale, { kind: 'website', event });
+      if (parsed.success)
+        queueMail(parsed.data, 'customer', event.kind, subjectKey, locale, { kind: 'website', event: forCustomer(event) });
     }
     if (account.reseller && settings.isOn('reseller', event.kind))
       repo.addDigestEvent({
@@ -140,7 +155,9 @@ export function createMailer(deps: MailDeps) {
     const kind = ACTION_KINDS[action.action];
     if (!kind) return;
     const upgrade = kind === 'paused' && action.domain ? deps.upgradeUrl(action.account, action.domain) : undefined;
+    const pool = POOL_REASONS.has(action.reason) ? { pool: { percent: poolPercent(action.usage, action.limitValue) } } : {};
     tell({
+      ...pool,
       kind,
       account: action.account,
       domain: action.domain,
@@ -157,37 +174,66 @@ export function createMailer(deps: MailDeps) {
   const onMonitoringSwitched = (website: { domain: string; account: string }): void =>
     tell({ kind: 'protecting', account: website.account, domain: website.domain, at: now() });
 
-  /** The daily digests: each reseller's waiting events in one mail, and the admin's digest. */
+  /**
+   * The daily digests: each reseller's waiting events in one mail, and the admin's digest.
+   * Nothing is lost: a reseller's events are marked digested only once a digest carrying them
+   * is queued, and the admin digest's window moves on only then, so a run the cooldown skips
+   * (the day's digest already went) leaves them for the next digest.
+   */
   function sendDigests(): { resellers: number; admin: boolean } {
     if (!enabled()) return { resellers: 0, admin: false };
     const at = now();
-    const since = repo.lastDigestsAt() ?? at - DAY_MS;
     const day = new Date(at).toISOString().slice(0, 10);
     let resellers = 0;
     const byReseller = new Map<string, DigestEventRow[]>();
     for (const row of repo.waitingDigestEvents()) byReseller.set(row.reseller, [...(byReseller.get(row.reseller) ?? []), row]);
-    for (const [name, rows] of byReseller) {
-      const email = deps.accounts.getReseller(name)?.email;
-      const events = rows.map((row) => websiteEventSchema.parse(JSON.parse(row.data)));
-      const to = email ? z.email().safeParse(email) : undefined;
-      // The reseller's events are marked as digested either way: a reseller without an address gets none later either.
-      repo.markDigested(
-        rows.map((row) => row.id),
-        at,
-      );
-      if (!to?.success) continue;
-      // The reseller pages' language, else an account of the same name's (cPanel resellers are accounts too), else English.
-      const locale = resolveLocale(repo.resellerLocale(name) ?? repo.accountLocale(name));
-      if (queueMail(to.data, 'reseller', 'reseller_digest', day, locale, { kind: 'reseller_digest', reseller: name, events })) resellers++;
-    }
+    for (const [name, rows] of byReseller) if (sendResellerDigest(name, rows, day, at)) resellers++;
+    return { resellers, admin: sendAdminDigest(day, at) };
+  }
+
+  /** One reseller's digest of its waiting events; true when queued. */
+  function sendResellerDigest(name: string, rows: DigestEventRow[], day: string, at: number): boolean {
+    const waiting = rows.map((row) => ({ id: row.id, event: websiteEventSchema.parse(JSON.parse(row.data)) }));
+    const email = deps.accounts.getReseller(name)?.email;
+    const to = email ? z.email().safeParse(email) : undefined;
+    // Dropped, as they can never be sent: the reseller has no address to send to, or the admin
+    // switched the kind off for resellers after the event was kept (it is not kept while off).
+    const dropped = to?.success ? waiting.filter((row) => !settings.isOn('reseller', row.event.kind)) : waiting;
+    repo.markDigested(
+      dropped.map((row) => row.id),
+      at,
+    );
+    const droppedIds = new Set(dropped.map((row) => row.id));
+    const kept = waiting.filter((row) => !droppedIds.has(row.id));
+    if (!to?.success || kept.length === 0) return false;
+    // The reseller pages' language, else an account of the same name's (cPanel resellers are accounts too), else English.
+    const locale = resolveLocale(repo.resellerLocale(name) ?? repo.accountLocale(name));
+    const events = kept.map((row) => row.event);
+    if (!queueMail(to.data, 'reseller', 'reseller_digest', day, locale, { kind: 'reseller_digest', reseller: name, events })) return false;
+    // Marked only now: skipped by the cooldown (the day's digest went already), they wait for the next one.
+    repo.markDigested(
+      kept.map((row) => row.id),
+      at,
+    );
+    return true;
+  }
+
+  /**
+   * The admin's digest of what happened since the last one that was queued (or switched off,
+   * or had no address: then nobody waits for what it would have said); true when queued.
+   */
+  function sendAdminDigest(day: string, at: number): boolean {
     const adminEmail = settings.adminEmail();
+    if (adminEmail === null || !settings.isOn('admin', 'digest')) {
+      repo.recordDigestsAt(at);
+      return false;
+    }
+    const since = repo.lastDigestsAt() ?? at - DAY_MS;
     const digest = adminDigestSchema.parse({ since, until: at, ...repo.adminDigest(since) });
-    const admin =
-      adminEmail !== null &&
-      settings.isOn('admin', 'digest') &&
-      queueMail(adminEmail, 'admin', 'admin_digest', day, resolveLocale(repo.adminLocale()), { kind: 'admin_digest', digest });
-    repo.recordDigestsAt(at);
-    return { resellers, admin };
+    const queued = queueMail(adminEmail, 'admin', 'admin_digest', day, resolveLocale(repo.adminLocale()), { kind: 'admin_digest', digest });
+    // Moved on only when queued: a run the cooldown skipped leaves its window to the next digest.
+    if (queued) repo.recordDigestsAt(at);
+    return queued;
   }
 
   /** An `email.send` job: renders the mail in its language and hands it to SMTP (throws to be retried). */

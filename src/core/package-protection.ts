@@ -42,7 +42,7 @@ export interface PackageProtectionDeps {
 }
 
 /** Pauses that are someone's own decision: a release keeps their owner, so giving protection back leaves them as they were. */
-const KEPT_PAUSES: ReadonlySet<PausedBy | null> = new Set<PausedBy | null>(['customer', 'admin', 'suspension', 'external']);
+const KEPT_PAUSES: ReadonlySet<PausedBy | null> = new Set<PausedBy | null>(['customer', 'admin', 'reseller', 'suspension', 'external']);
 
 export function createPackageProtection(deps: PackageProtectionDeps) {
   const { accounts, packages, logger, now } = deps;

@@ -24,14 +24,14 @@ export type Actor = { kind: 'customer'; account: string } | { kind: 'admin'; adm
 export const actorLabel = (actor: Actor) =>
   actor.kind === 'admin' ? `admin:${actor.admin}` : actor.kind === 'reseller' ? `reseller:${actor.reseller}` : 'customer';
 
-/** The admin's name a job or enforcement records for a host-side actor (a reseller's: `reseller:<name>`). */
-const hostName = (actor: Exclude<Actor, { kind: 'customer' }>) => (actor.kind === 'admin' ? actor.admin : actorLabel(actor));
+/** Who acts from the host's side: an admin on any website, a reseller on their customers'. */
+export type HostActor = Exclude<Actor, { kind: 'customer' }>;
 
 export interface ProtectionDeps {
   accounts: Pick<AccountsRepo, 'getWebsite' | 'saveWebsite' | 'clearProvisioningFailure'>;
   provider: Pick<ProviderClient, 'setWebsiteStatus'>;
-  /** Enforcement's admin resume (core/enforcement.ts): records the override for the period, by `actor` (default `admin:<admin>`). */
-  adminResume: (domain: string, admin: string, actor?: string) => Promise<Website>;
+  /** Enforcement's admin resume (core/enforcement.ts): records the admin's override for the period. */
+  adminResume: (domain: string, admin: string) => Promise<Website>;
   /** The job queue's ingest, for a re-provision. */
   ingestEvents?: (events: PanelEvent[]) => IngestResult[];
   logger: Logger;
@@ -77,6 +77,27 @@ export function providerFailure(error: unknown, domain: string): AppError {
 
 /** Paused because of the account in the panel: only the panel undoes these, or the plugin and the panel would disagree. */
 const PANEL_PAUSES: ReadonlySet<PausedBy> = new Set(['suspension', 'account_deleted', 'domain_removed', 'package']);
+
+/**
+ * The pauses a reseller may end on their customers' websites: their own, the customer's, one made
+ * in the provider's dashboard, and monitoring (their own roll-out). Never the host's: the admin's
+ * pause, the hit limit's (the host's limits and the reseller's pool alike: resuming would record
+ * an override of the host's limits for the period), or the panel's.
+ */
+const RESELLER_RESUMABLE: ReadonlySet<PausedBy | null> = new Set<PausedBy | null>([null, 'reseller', 'customer', 'external']);
+
+/** Whether `actor` may resume a website paused by `pausedBy` (the pages offer Resume only then). */
+export const mayResume = (actor: HostActor, pausedBy: PausedBy | null): boolean =>
+  actor.kind === 'admin' ? pausedBy === null || !PANEL_PAUSES.has(pausedBy) : RESELLER_RESUMABLE.has(pausedBy);
+
+/** Why a reseller may not resume a pause that is not theirs to end (the host's), in plain words. */
+function notTheResellers(domain: string, pausedBy: PausedBy | null): AppError {
+  const why =
+    pausedBy === 'enforcement'
+      ? 'the hit limit paused it: it resumes when the limit is raised or the period ends, and only your host can resume it before'
+      : 'your host paused it: only your host can resume it';
+  return new AppError('FORBIDDEN', `${domain} cannot be resumed: ${why}. Nothing was changed.`);
+}
 
 /** No words, only the state's kind: core has no page language (the words are the pages', in theirs). */
 const KIND_ONLY = (key: string) => key;
@@ -148,8 +169,7 @@ export function createProtection(deps: ProtectionDeps) {
     },
 
     /** Starts a website in `setup` in monitoring (bulk protect with days): at the provider `paused`, by nobody. */
-    async monitor(domain: string, admin: string): Promise<Website> {
-      const actor: Actor = { kind: 'admin', admin };
+    async monitor(domain: string, actor: HostActor): Promise<Website> {
       const website = websiteFor(domain, actor);
       if (website.desiredStatus !== 'setup')
         throw new AppError('CONFLICT', `${domain} is already protected or paused: nothing was changed`);
@@ -162,7 +182,7 @@ export function createProtection(deps: ProtectionDeps) {
       // A website in monitoring is paused by nobody: an admin's pause makes it theirs, and the monitoring switch then leaves it alone.
       else if (website.desiredStatus === 'paused' && !isMonitoring(website))
         throw new AppError('CONFLICT', `${domain} is already paused: nothing was changed`);
-      return send(website, 'paused', actor.kind === 'customer' ? 'customer' : 'admin', actor);
+      return send(website, 'paused', actor.kind, actor);
     },
 
     async resume(domain: string, actor: Actor): Promise<Website> {
@@ -180,9 +200,11 @@ export function createProtection(deps: ProtectionDeps) {
           `${domain} is paused because of its account in the control panel: change it there. Nothing was changed.`,
         );
       }
-      if (website.pausedBy !== 'enforcement') return send(website, 'online', null, actor);
+      if (!mayResume(actor, website.pausedBy)) throw notTheResellers(domain, website.pausedBy);
+      // Only an admin ends the hit limit's pause (mayResume): an override of the limits for the period.
+      if (website.pausedBy !== 'enforcement' || actor.kind !== 'admin') return send(website, 'online', null, actor);
       try {
-        return await deps.adminResume(domain, hostName(actor), actorLabel(actor));
+        return await deps.adminResume(domain, actor.admin);
       } catch (error) {
         throw providerFailure(error, domain);
       }
@@ -192,7 +214,7 @@ export function createProtection(deps: ProtectionDeps) {
      * Queues the website's domain.added again (a fresh event id, so it is not a replay): provisioning
      * converges it. A refusal the website holds is set aside: it is "setting up" until the provider answers.
      */
-    reprovision(domain: string, admin: string, actor: Exclude<Actor, { kind: 'customer' }> = { kind: 'admin', admin }): IngestResult {
+    reprovision(domain: string, actor: HostActor): IngestResult {
       const website = websiteFor(domain, actor);
       const result = queueDomainAdded(website, 'reprovision');
       logger.info({ domain, by: actorLabel(actor) }, 'website re-provision queued by an admin or a reseller');

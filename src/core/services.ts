@@ -131,7 +131,7 @@ export function createServices(deps: ServicesDeps) {
           }
         : undefined,
   });
-  const adminResume = (domain: string, admin: string, actor?: string) => enforcement.adminResume(domain, admin, actor);
+  const adminResume = (domain: string, admin: string) => enforcement.adminResume(domain, admin);
   const protection = createProtection({
     accounts,
     provider,

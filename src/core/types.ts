@@ -11,7 +11,8 @@ export type DesiredStatus = 'online' | 'paused' | 'setup';
  * Who paused a website. `external`: someone outside the plugin (the provider's own dashboard).
  * `package`: the account's hosting package no longer includes web protection (core/package-protection.ts).
  */
-export type PausedBy = 'customer' | 'admin' | 'enforcement' | 'suspension' | 'domain_removed' | 'account_deleted' | 'external' | 'package';
+export type PausedBy =
+  'customer' | 'admin' | 'enforcement' | 'suspension' | 'domain_removed' | 'account_deleted' | 'external' | 'package' | 'reseller';
 
 export interface Account {
   account: string;

@@ -48,6 +48,7 @@ export type StateInput = Pick<Website, 'domain' | 'state' | 'desiredStatus' | 'p
 const PAUSE_HAS_TODO: Record<PausedBy, Record<Audience, boolean>> = {
   customer: { customer: true, admin: false },
   admin: { customer: true, admin: false },
+  reseller: { customer: true, admin: false },
   suspension: { customer: true, admin: false },
   enforcement: { customer: true, admin: true },
   external: { customer: true, admin: false },

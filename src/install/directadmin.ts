@@ -28,6 +28,7 @@ const PLUGIN_FILES: { path: string; mode: number }[] = [
   { path: 'exec/redirect.sh', mode: 0o644 },
   { path: 'user/index.raw', mode: 0o755 },
   { path: 'user/index.html', mode: 0o755 },
+  { path: 'user/menu.raw', mode: 0o755 },
   { path: 'admin/index.raw', mode: 0o755 },
   { path: 'admin/index.html', mode: 0o755 },
   { path: 'reseller/index.raw', mode: 0o755 },

@@ -8,7 +8,8 @@
  * `session=<id>; key=<key>` (how DirectAdmin's HTTPSocket class and its plugins use a session)
  * and nothing naming a user: DirectAdmin answers with the session's own user.conf, url-encoded,
  * whose `username` and `usertype` (user, reseller, admin) are all that is checked, and its
- * `language` (the user's DirectAdmin language, for the pages to speak it) kept; a session it
+ * `language` (the user's DirectAdmin language, for the pages to speak it) and the package item
+ * `wpp_web_protection` (for the user's menu) kept; a session it
  * does not know gets 401 (or, on older versions, its login page). CMD_API_GET_SESSION would say
  * the same but wants a POST and answers with the session's password.
  *
@@ -23,6 +24,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { normalizeLocaleTag } from '../core/locale.js';
+import { DIRECTADMIN_PACKAGE_ITEM, packageItemProtection } from './listings/directadmin.js';
 
 /** DirectAdmin's API on this server: its default port, over TLS (DirectAdmin's default since its installer sets up SSL). */
 export const DIRECTADMIN_API_URL = 'https://127.0.0.1:2222';
@@ -37,6 +39,8 @@ export interface DirectAdminUser {
   usertype: 'user' | 'reseller' | 'admin';
   /** The language the user chose in DirectAdmin (user.conf's `language`), as a BCP 47 tag; undefined when it is none. */
   language?: string | undefined;
+  /** The package item wpp_web_protection in the user's user.conf: ON, OFF, or undefined when the package never saved it. */
+  protection?: boolean | undefined;
 }
 
 export type SessionAnswer =
@@ -148,6 +152,7 @@ export function createDirectAdminSessionVerifier(options: DirectAdminApiOptions)
     if (!parsed.success || fields.get('error') === '1' || fields.getAll('username').length !== 1) {
       return { ok: false, reason: 'refused', message: 'DirectAdmin did not name the user of this session' };
     }
-    return { ok: true, user: { ...parsed.data, language: normalizeLocaleTag(fields.get('language')) } };
+    const protection = packageItemProtection(fields.get(DIRECTADMIN_PACKAGE_ITEM) ?? undefined);
+    return { ok: true, user: { ...parsed.data, language: normalizeLocaleTag(fields.get('language')), protection } };
   };
 }

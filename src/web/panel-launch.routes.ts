@@ -36,8 +36,43 @@ const requestSchema = z.strictObject({
   domain: normalized(normalizeDomain, 'domain name').optional(),
 });
 
+/** The user's menu asks for no role: only whether its own package shows the entry. */
+const menuRequestSchema = z.strictObject({
+  sessionId: sessionValue,
+  sessionKey: sessionValue,
+  username: requestSchema.shape.username,
+});
+
+/**
+ * POST /panel-launch/directadmin/menu: the user's Evolution menu (a plugin script DirectAdmin runs
+ * as the user) asks whether to show the entry. The answer is DirectAdmin's own: the session's
+ * user.conf and its package item wpp_web_protection (OFF hides it; ON or never saved shows it),
+ * given only to the user DirectAdmin names, so nobody learns another user's package.
+ */
+function answerMenu(deps: PanelLaunchDeps): express.RequestHandler {
+  return (req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    const parsed = menuRequestSchema.safeParse(req.body);
+    if (!parsed.success) throw new AppError('BAD_REQUEST', 'Send the DirectAdmin session (sessionId, sessionKey) and the user');
+    const { sessionId, sessionKey, username } = parsed.data;
+    deps
+      .verifyDirectAdminSession({ sessionId, sessionKey })
+      .then((answer) => {
+        if (!answer.ok) {
+          throw answer.reason === 'refused'
+            ? new AppError('UNAUTHORIZED', 'DirectAdmin does not know this session.')
+            : new AppError('UNAVAILABLE', 'DirectAdmin could not confirm who is signed in.', [], { retryAfterSeconds: 5 });
+        }
+        if (answer.user.username !== username) throw new AppError('FORBIDDEN', 'This session belongs to another user.');
+        res.json({ entry: answer.user.protection !== false });
+      })
+      .catch(next);
+  };
+}
+
 export function createPanelLaunchRouter(deps: PanelLaunchDeps): express.Router {
   const router = express.Router();
+  router.post('/panel-launch/directadmin/menu', express.json({ limit: '4kb' }), answerMenu(deps));
   router.post('/panel-launch/directadmin', express.json({ limit: '4kb' }), (req, res, next) => {
     res.set('Cache-Control', 'no-store');
     const parsed = requestSchema.safeParse(req.body);

@@ -298,3 +298,72 @@ describe('wpp directadmin-launch (what the page runs, as the DirectAdmin user)',
     expect(run.stderr).toContain('DirectAdmin');
   });
 });
+
+/**
+ * The user's Evolution menu (plugin.conf menu_user, a script DirectAdmin runs as the user) asks the
+ * plugin whether to show the entry; the plugin asks DirectAdmin with the session, and DirectAdmin's
+ * answer (the session's own user.conf) carries the package item wpp_web_protection.
+ */
+describe("the user's menu entry follows the package item wpp_web_protection, as DirectAdmin states it", () => {
+  async function askMenu(body: Record<string, unknown>) {
+    const response = await fetch(`${plugin.url}/panel-launch/directadmin/menu`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as { entry?: boolean; code?: string } };
+  }
+  const session = (value: string | undefined) =>
+    da.sessions.set(ALICE.id, {
+      key: ALICE.key,
+      conf: userConf('alice', 'user', value === undefined ? {} : { wpp_web_protection: value }),
+    });
+  const alice = { sessionId: ALICE.id, sessionKey: ALICE.key, username: 'alice' };
+
+  it('hides the entry when the package says OFF, and shows it for ON or a package that never saved the item', async () => {
+    for (const [value, entry] of [
+      ['OFF', false],
+      ['off', false],
+      ['ON', true],
+      [undefined, true],
+    ] as const) {
+      session(value);
+      const answer = await askMenu(alice);
+      expect(answer.status, String(value)).toBe(200);
+      expect(answer.body, String(value)).toEqual({ entry });
+    }
+    expect(da.requests.at(-1)).toEqual({
+      method: 'GET',
+      path: '/CMD_API_SHOW_USER_CONFIG',
+      cookie: `session=${ALICE.id}; key=${ALICE.key}`,
+    });
+  });
+
+  it("answers nothing for a forged session or one naming another user (no one learns another user's package)", async () => {
+    session('OFF');
+    const forged = await askMenu({ ...alice, sessionKey: 'wrong0key000000000000000000000000000000a' });
+    expect(forged.status).toBe(401);
+    expect(forged.body.entry).toBeUndefined();
+    const other = await askMenu({ ...alice, username: 'bob' });
+    expect(other.status).toBe(403);
+    expect(other.body.entry).toBeUndefined();
+    expect((await askMenu({ ...alice, role: 'admin' })).status).toBe(400);
+  });
+
+  it('wpp directadmin-launch --menu prints hidden or shown for the session on standard input', async () => {
+    for (const [value, printed] of [
+      ['OFF', 'hidden'],
+      ['ON', 'shown'],
+    ] as const) {
+      session(value);
+      const run = await runWpp(['directadmin-launch', '--menu'], {
+        env: { WPP_HOOK_URL: plugin.url },
+        ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}),
+        stdin: `${ALICE.id}\n${ALICE.key}\nalice\n\n`,
+      });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe(`${printed}\n`);
+    }
+  });
+});

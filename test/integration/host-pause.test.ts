@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { CALLBACK_REREAD_SPACING_MS } from '../../src/core/job-queue.js';
 import type { EnforcementAction } from '../../src/core/types.js';
-import { customer, admin, launchUrl } from '../helpers/pages.js';
+import { customer, admin, launchUrl, reseller } from '../helpers/pages.js';
 import { createPageClient } from '../helpers/page-client.js';
 import { withPlugin } from '../helpers/plugin.js';
 import { startReceiver } from '../helpers/receiver.js';
@@ -79,6 +79,15 @@ const HOST_PAUSES = {
     await page.get(launchUrl(plugin, admin('root')));
     await page.get(`/admin/websites/${DOMAIN}`);
     expect((await page.post(`/admin/websites/${DOMAIN}/pause`)).status).toBe(303);
+  },
+  // alice's reseller pauses it from the reseller pages: to alice, it is her host's pause.
+  async reseller(plugin: Plugin) {
+    plugin.accounts.setAccountReseller('alice', 'res1');
+    const page = createPageClient(plugin.url);
+    await page.get(launchUrl(plugin, reseller('res1')));
+    await page.get(`/reseller/websites/${DOMAIN}`);
+    expect((await page.post(`/reseller/websites/${DOMAIN}/pause`)).status).toBe(303);
+    expect(plugin.accounts.getWebsite(DOMAIN)?.pausedBy).toBe('reseller');
   },
   async enforcement(plugin: Plugin, sb: TestSandbox) {
     plugin.stats.setLimits('website', DOMAIN, { websiteHits: 10 });

@@ -48,6 +48,7 @@ const PLUGIN_FILES: Record<string, number> = {
   'exec/redirect.sh': 0o644,
   'user/index.raw': 0o755,
   'user/index.html': 0o755,
+  'user/menu.raw': 0o755,
   'admin/index.raw': 0o755,
   'admin/index.html': 0o755,
   'reseller/index.raw': 0o755,
@@ -102,7 +103,8 @@ describe('wpp install directadmin', () => {
         'version=0.4.0',
         'active=yes',
         'installed=yes',
-        'menu_user=images/user_menu.json',
+        // The user's menu is a script (DirectAdmin's pluggable menus): it leaves the entry out when the package lacks protection.
+        'menu_user=user/menu.raw',
         'menu_admin=images/admin_menu.json',
         'menu_reseller=images/reseller_menu.json',
       ]),
@@ -225,6 +227,8 @@ describe('the installed pages and scripts, run with a fake launcher', () => {
         `printf '%s|' "$@" >> '${launcherLog}'; printf 'stdin=%s|username=%s\\n' "$input" "\${username-}" >> '${launcherLog}'`,
         'case "$input" in *",fail,"*) echo "wpp: no" >&2; exit 1 ;; *",inject,"*) printf "https://x/\\r\\nSet-Cookie: a=b\\n"; exit 0 ;; esac',
         'user=$(printf %s "$input" | cut -d, -f3)',
+        // The menu's question: the package of "nopkg" lacks protection; "silent" gets an answer that is neither.
+        'if [ "${2-}" = --menu ]; then case "$user" in nopkg) echo hidden ;; silent) echo maybe ;; *) echo shown ;; esac; exit 0; fi',
         'echo "https://panel.example:8443/launch?token=for-$user"',
         '',
       ].join('\n'),
@@ -315,6 +319,36 @@ describe('the installed pages and scripts, run with a fake launcher', () => {
       expect(answer.status).toBe('HTTP/1.1 503 Service Unavailable');
       expect(answer.headers.some((h) => /^(Location|Set-Cookie)/.test(h))).toBe(false);
     }
+  });
+
+  /** The user's Evolution menu as DirectAdmin runs it (plugin.conf menu_user): a RAW-mode answer whose body is the menu's JSON. */
+  const userMenu = (env: Record<string, string>) => {
+    const result = spawnSync(join(copy, 'wpp/user/menu.raw'), [], { env: { PATH: '/usr/bin:/bin', ...env }, encoding: 'utf8' });
+    const [head = '', body = ''] = result.stdout.split('\r\n\r\n');
+    return { code: result.status, head: head.split('\r\n'), menu: JSON.parse(body) as unknown };
+  };
+  const STATIC_MENU = () => JSON.parse(readFileSync(join(copy, 'wpp/images/user_menu.json'), 'utf8')) as unknown;
+
+  it("the user's menu leaves the entry out when the plugin says the package lacks protection, and asks with the session on standard input", () => {
+    const without = userMenu({ USERNAME: 'nopkg', ...SESSION });
+    expect(without.code).toBe(0);
+    expect(without.head).toEqual(['HTTP/1.1 200 OK', 'Content-Type: application/json', 'Cache-Control: no-store']);
+    expect(without.menu).toEqual([]);
+    const included = userMenu({ USERNAME: 'alice', ...SESSION, QUERY_STRING: 'USERNAME=nopkg' });
+    expect(included.menu).toEqual(STATIC_MENU());
+    expect(launcherCalls()).toEqual([
+      'directadmin-launch|--menu|stdin=sess0id0123456789,sess0key0123456789,nopkg,,|username=',
+      'directadmin-launch|--menu|stdin=sess0id0123456789,sess0key0123456789,alice,,|username=',
+    ]);
+  });
+
+  it("the user's menu keeps the entry when the plugin cannot say (the page then decides), and asks nothing without DirectAdmin's session", () => {
+    for (const USERNAME of ['fail', 'silent']) expect(userMenu({ USERNAME, ...SESSION }).menu, USERNAME).toEqual(STATIC_MENU());
+    const before = launcherCalls().length;
+    for (const env of <Record<string, string>[]>[{}, { USERNAME: 'alice' }, { USERNAME: 'Alice$(id)', ...SESSION }]) {
+      expect(userMenu(env).menu, JSON.stringify(env)).toEqual(STATIC_MENU());
+    }
+    expect(launcherCalls()).toHaveLength(before);
   });
 
   it("the default entry links to the redirecting page; the hook scripts and the plugin manager's scripts run the launcher", () => {

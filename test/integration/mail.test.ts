@@ -55,9 +55,9 @@ async function launchIn(plugin: Plugin, account: string, locale: string, now?: n
   );
 }
 
-async function adminClient(plugin: Plugin) {
+async function adminClient(plugin: Plugin, now?: number) {
   const client = createPageClient(plugin.url);
-  expect((await client.get(launchUrl(plugin, admin()))).status).toBe(303);
+  expect((await client.get(launchUrl(plugin, admin(), { ...(now === undefined ? {} : { now }) }))).status).toBe(303);
   return client;
 }
 
@@ -354,6 +354,171 @@ describe('digests', () => {
         expect(await plugin.sendMailDigests()).toEqual({ resellers: 0, admin: false });
       },
       { env: mailEnv(smtp, { WPP_ADMIN_EMAIL: 'ops@host.example' }) },
+    );
+  });
+});
+
+describe('nothing is lost from a digest', () => {
+  it("keeps a reseller's events for the next digest when the day's digest already went (the cooldown)", async () => {
+    const clock = manualClock('2026-11-22T09:00:00Z');
+    await withPlugin(
+      async (plugin, sb) => {
+        await customers(plugin, [
+          ['hana', 'hana@example.org', 'h1.example'],
+          ['ivan', 'ivan@example.org', 'i1.example'],
+        ]);
+        plugin.accounts.saveReseller({ name: 'rita', email: 'rita@reseller.example' });
+        plugin.accounts.setAccountReseller('hana', 'rita');
+        plugin.accounts.setAccountReseller('ivan', 'rita');
+        plugin.stats.setLimits('global', '', { websiteHits: 1000 });
+        await traffic(sb, 'h1.example', 1200);
+        await syncAndEnforce(plugin);
+        await smtp.waitForMails(1);
+        // The morning's digest (a schedule run, or `wpp` asked by hand) carries hana's pause.
+        expect(await plugin.sendMailDigests()).toEqual({ resellers: 1, admin: false });
+        await plugin.idle();
+        await smtp.waitForMails(2);
+
+        // Ivan is paused in the afternoon; a second run the same day sends no second digest...
+        clock.set('2026-11-22T15:00:00Z');
+        await traffic(sb, 'i1.example', 1200);
+        await syncAndEnforce(plugin);
+        await smtp.waitForMails(3);
+        expect(await plugin.sendMailDigests()).toEqual({ resellers: 0, admin: false });
+
+        // ...so the next day's digest tells rita of it.
+        clock.set('2026-11-23T00:00:00Z');
+        expect(await plugin.sendMailDigests()).toEqual({ resellers: 1, admin: false });
+        await plugin.idle();
+        const mails = await smtp.waitForMails(4);
+        const digests = mails.filter((mail) => mail.to.includes('rita@reseller.example'));
+        expect(digests).toHaveLength(2);
+        expect(digests[0]?.text).toContain('h1.example (hana) was paused');
+        expect(digests[1]?.text).toContain('i1.example (ivan) was paused');
+        expect(digests[1]?.text).not.toContain('h1.example');
+      },
+      { env: mailEnv(smtp), now: clock.now },
+    );
+  });
+
+  it('drops, and does not keep, the events of a kind the admin switched off for resellers since; they would never be sent', async () => {
+    const clock = manualClock('2026-11-22T09:00:00Z');
+    await withPlugin(
+      async (plugin, sb) => {
+        await customers(plugin, [['hana', 'hana@example.org', 'h1.example']]);
+        plugin.accounts.saveReseller({ name: 'rita', email: 'rita@reseller.example' });
+        plugin.accounts.setAccountReseller('hana', 'rita');
+        plugin.stats.setLimits('global', '', { websiteHits: 1000 });
+        await traffic(sb, 'h1.example', 1200);
+        await syncAndEnforce(plugin);
+        await smtp.waitForMails(1);
+        // The admin switches the resellers' pause mails off before the digest is made.
+        const client = await adminClient(plugin, clock.now());
+        const page = await client.get('/admin/settings');
+        const boxes = [...page.body.matchAll(/name="(send-[a-z-]+)" value="on"/g)].map((match) => match[1] as string);
+        expect(boxes).toContain('send-reseller-paused');
+        const fields = Object.fromEntries(boxes.filter((box) => box !== 'send-reseller-paused').map((box) => [box, 'on']));
+        expect((await client.post('/admin/settings/mail', { ...fields, cooldownHours: '24', adminEmail: '' })).status).toBe(303);
+
+        expect(await plugin.sendMailDigests()).toEqual({ resellers: 0, admin: false });
+        expect(plugin.db.prepare('SELECT COUNT(*) AS n FROM mail_digest_events WHERE digested_at IS NULL').get()).toEqual({ n: 0 });
+        expect(mailJobs(plugin)).toHaveLength(1);
+      },
+      { env: mailEnv(smtp), now: clock.now },
+    );
+  });
+
+  it("covers in the admin's next digest what happened after a digest that went, even when a run in between was skipped", async () => {
+    const clock = manualClock('2026-11-22T00:05:00Z');
+    await withPlugin(
+      async (plugin, sb) => {
+        await customers(plugin, [['jo', 'jo@example.org', 'j1.example']]);
+        expect(await plugin.sendMailDigests()).toEqual({ resellers: 0, admin: true });
+        await plugin.idle();
+        await smtp.waitForMails(1);
+
+        // Paused in the morning; a run at noon sends nothing (the day's digest went at 00:05).
+        clock.set('2026-11-22T06:00:00Z');
+        plugin.stats.setLimits('global', '', { websiteHits: 1000 });
+        await traffic(sb, 'j1.example', 1200);
+        await syncAndEnforce(plugin);
+        await smtp.waitForMails(2);
+        clock.set('2026-11-22T12:00:00Z');
+        expect(await plugin.sendMailDigests()).toEqual({ resellers: 0, admin: false });
+
+        // The next day's digest lists the morning's pause.
+        clock.set('2026-11-23T00:05:00Z');
+        expect(await plugin.sendMailDigests()).toEqual({ resellers: 0, admin: true });
+        await plugin.idle();
+        const mails = await smtp.waitForMails(3);
+        const digests = mails.filter((mail) => mail.to.includes('ops@host.example'));
+        expect(digests).toHaveLength(2);
+        expect(digests[1]?.text).toMatch(/Paused by a hit limit\n- j1\.example \(jo\), /);
+      },
+      { env: mailEnv(smtp, { WPP_ADMIN_EMAIL: 'ops@host.example' }), now: clock.now },
+    );
+  });
+});
+
+describe("a reseller's pool", () => {
+  /** What a customer must never read: the pool's totals, and another customer's hits. */
+  const poolFigures = (mail: ReceivedMail, figures: string[]) => {
+    for (const figure of figures) {
+      expect(mail.subject, mail.subject).not.toContain(figure);
+      expect(mail.text, mail.subject).not.toContain(figure);
+      expect(mail.html, mail.subject).not.toContain(figure);
+    }
+  };
+
+  it("tells each customer that their websites share the allowance, with none of the pool's figures; the reseller's digest has them", async () => {
+    const clock = manualClock('2026-11-22T09:00:00Z');
+    await withPlugin(
+      async (plugin, sb) => {
+        await customers(plugin, [
+          ['hana', 'hana@example.org', 'h1.example'],
+          ['ivan', 'ivan@example.org', 'i1.example'],
+        ]);
+        plugin.accounts.saveReseller({ name: 'rita', email: 'rita@reseller.example' });
+        plugin.accounts.setAccountReseller('hana', 'rita');
+        plugin.accounts.setAccountReseller('ivan', 'rita');
+        await launchIn(plugin, 'ivan', 'de-DE', clock.now());
+        plugin.stats.setLimits('reseller', 'rita', { accountHits: 1000, warningPercent: 80 });
+        await traffic(sb, 'h1.example', 300);
+        await traffic(sb, 'i1.example', 550);
+        await syncAndEnforce(plugin);
+
+        // 850 of the pool's 1,000 hits: each customer is warned, told the share used, not the pool's hits nor the other's.
+        const warnings = await smtp.waitForMails(2);
+        const toHana = warnings.find((mail) => mail.to.includes('hana@example.org')) as ReceivedMail;
+        const toIvan = warnings.find((mail) => mail.to.includes('ivan@example.org')) as ReceivedMail;
+        for (const mail of warnings) poolFigures(mail, ['850', '1,000', '1.000', '1000', '300', '550']);
+        expect(toHana.subject).toBe('The hit allowance your websites share is nearly used');
+        expect(toHana.text).toContain('The websites of your account hana share a hit allowance with other websites Example Hosting hosts.');
+        expect(toHana.text).toContain('85% of it is used this period.');
+        expect(toIvan.subject).toBe('Das gemeinsame Zugriffskontingent Ihrer Websites ist fast aufgebraucht');
+        expect(toIvan.text).toContain('85 % davon sind in diesem Zeitraum verbraucht.');
+
+        // Over the pool: both websites paused, each customer told without the pool's figures.
+        await traffic(sb, 'i1.example', 200);
+        await syncAndEnforce(plugin);
+        const mails = await smtp.waitForMails(4);
+        const pauses = mails.slice(2);
+        const pausedHana = pauses.find((mail) => mail.to.includes('hana@example.org')) as ReceivedMail;
+        expect(pausedHana.subject).toBe('Web protection of h1.example is paused');
+        expect(pausedHana.text).toContain('the hit allowance your websites share with other websites Example Hosting hosts is used up');
+        for (const mail of pauses) poolFigures(mail, ['1,050', '1.050', '1050', '1,000', '1.000', '1000', '300', '750']);
+
+        // The reseller's digest has the pool's figures.
+        expect(await plugin.sendMailDigests()).toEqual({ resellers: 1, admin: false });
+        await plugin.idle();
+        const digest = (await smtp.waitForMails(5)).find((mail) => mail.to.includes('rita@reseller.example')) as ReceivedMail;
+        expect(digest.text).toContain(
+          'Your hit pool is close to its limit: 850 of 1,000 hits used this period (hana was told, without these figures).',
+        );
+        expect(digest.text).toContain('h1.example (hana) was paused: your hit pool is used up (1,050 of 1,000 hits).');
+        expectNoSecret(mails, secretsOf(plugin, sb, smtp, ['hana', 'ivan']));
+      },
+      { env: mailEnv(smtp), now: clock.now },
     );
   });
 });

@@ -49,6 +49,8 @@ interface Subscription {
   name: string;
   access: boolean;
   permissions: string[];
+  /** What the subscription's plan says of the permission Web Protection; absent: no stored value. */
+  protection?: boolean | 'true' | 'false';
 }
 /** What pm_Session::getClient() answers (see the stub): the panel user type and, for a customer, the subscriptions. */
 interface PleskSession {
@@ -228,23 +230,84 @@ describe('the Plesk extension page', () => {
   }, 120_000);
 });
 
+/**
+ * The menu entries as Plesk shows them to a session: getButtons(), then each button's `visibility`
+ * callback (pm_Hook_CustomButtons' documented key), as Plesk calls it, decides whether it is shown.
+ */
+async function menuFor(session: PleskSession | null) {
+  const page = await runPhpPage({
+    scriptPath: '/buttons.php',
+    files: {
+      '/buttons.php': [
+        '<?php',
+        "require '/pm-stub.php';",
+        "pm_Context::init('wpp');",
+        `require '${PLIB}/hooks/CustomButtons.php';`,
+        '$hook = new Modules_Wpp_CustomButtons();',
+        "$shown = array_filter($hook->getButtons(), function ($b) { return !isset($b['visibility']) || call_user_func($b['visibility'], []); });",
+        "echo json_encode(array_values(array_map(function ($b) { return [$b['place'], $b['link']]; }, $shown)));",
+        '',
+      ].join('\n'),
+      '/pm-stub.php': stub,
+      [`${PLIB}/hooks/CustomButtons.php`]: installed(`${PLIB}/hooks/CustomButtons.php`),
+    },
+    env: session === null ? {} : { STUB_SESSION: JSON.stringify(session) },
+  });
+  expect(page.errors).toBe('');
+  return JSON.parse(page.body) as [number, string][];
+}
+
+// 7, 12, 13: PLACE_HOSTING_PANEL_NAVIGATION, PLACE_ADMIN_NAVIGATION, PLACE_RESELLER_NAVIGATION (Plesk's stubs).
+const EVERY_ENTRY = [
+  [7, '/modules/wpp/'],
+  [12, '/modules/wpp/'],
+  [13, '/modules/wpp/'],
+];
+const WITHOUT_CUSTOMER_ENTRY = EVERY_ENTRY.filter(([place]) => place !== 7);
+const withProtection = (protection: boolean | 'true' | 'false' | undefined, id: number, name: string) => ({
+  ...subscription(id, name),
+  ...(protection === undefined ? {} : { protection }),
+});
+
 describe('the menu entries (plib/hooks/CustomButtons.php)', () => {
   it("puts Web Protection in the customer's, the reseller's and the administrator's navigation, each opening the extension's own page", async () => {
-    const page = await runPhpPage({
-      scriptPath: '/buttons.php',
-      files: {
-        '/buttons.php': `<?php\nrequire '/pm-stub.php';\npm_Context::init('wpp');\nrequire '${PLIB}/hooks/CustomButtons.php';\n$hook = new Modules_Wpp_CustomButtons();\necho json_encode(array_map(function ($b) { return [$b['place'], $b['link']]; }, $hook->getButtons()));\n`,
-        '/pm-stub.php': stub,
-        [`${PLIB}/hooks/CustomButtons.php`]: installed(`${PLIB}/hooks/CustomButtons.php`),
-      },
-    });
-    expect(page.errors).toBe('');
-    // 7, 12, 13: PLACE_HOSTING_PANEL_NAVIGATION, PLACE_ADMIN_NAVIGATION, PLACE_RESELLER_NAVIGATION (Plesk's stubs).
-    expect(JSON.parse(page.body)).toEqual([
-      [7, '/modules/wpp/'],
-      [12, '/modules/wpp/'],
-      [13, '/modules/wpp/'],
-    ]);
+    expect(await menuFor(ALICE)).toEqual(EVERY_ENTRY);
+    expect(await menuFor({ login: 'admin', type: 'admin' })).toEqual(EVERY_ENTRY);
+    expect(await menuFor({ login: 'res1', type: 'reseller' })).toEqual(EVERY_ENTRY);
+  }, 60_000);
+
+  it("hides the customer's entry when no subscription's service plan includes the permission Web Protection", async () => {
+    const without: PleskSession = {
+      login: 'bob',
+      type: 'client',
+      // pm_Domain::hasPermission() is documented to return "mixed": Plesk keeps plan permissions as 'true'/'false'.
+      subscriptions: [withProtection(false, 21, 'bob-shop.example'), withProtection('false', 22, 'bob-blog.example')],
+    };
+    expect(await menuFor(without)).toEqual(WITHOUT_CUSTOMER_ENTRY);
+    // The same customer seen by an administrator or reseller signed in as them ("Log in as Customer").
+    expect(await menuFor({ login: 'admin', type: 'admin', impersonated: without })).toEqual(WITHOUT_CUSTOMER_ENTRY);
+    expect(await menuFor({ login: 'res1', type: 'reseller', impersonated: without })).toEqual(WITHOUT_CUSTOMER_ENTRY);
+    // No subscription at all: nothing to protect (the page would refuse too).
+    expect(await menuFor({ login: 'carol', type: 'client', subscriptions: [] })).toEqual(WITHOUT_CUSTOMER_ENTRY);
+  }, 120_000);
+
+  it("shows the customer's entry when any subscription includes it, or a plan has no stored value (the permission's default, on)", async () => {
+    const cases: Record<string, Subscription[]> = {
+      'one of two subscriptions includes it': [withProtection(false, 21, 'bob-shop.example'), withProtection(true, 22, 'bob-blog.example')],
+      'a plan saved before the extension (no value)': [
+        withProtection(false, 21, 'bob-shop.example'),
+        withProtection(undefined, 22, 'bob-blog.example'),
+      ],
+    };
+    for (const [why, subscriptions] of Object.entries(cases)) {
+      expect(await menuFor({ login: 'bob', type: 'client', subscriptions }), why).toEqual(EVERY_ENTRY);
+    }
+    const included: PleskSession = { login: 'bob', type: 'client', subscriptions: [withProtection(true, 21, 'bob-shop.example')] };
+    expect(await menuFor({ login: 'admin', type: 'admin', impersonated: included })).toEqual(EVERY_ENTRY);
+  }, 120_000);
+
+  it('keeps the entry when Plesk cannot say what the plans include: the page then decides', async () => {
+    expect(await menuFor({ ...ALICE, permissionsFail: true })).toEqual(EVERY_ENTRY);
   }, 60_000);
 });
 

@@ -99,9 +99,9 @@ describe('protection by hand', () => {
         expect(plugin.accounts.getWebsite('alice.example')).toEqual(before);
         await sb.control('POST', '/_sandbox/faults', { mode: 'none' });
 
-        const queued = protection.reprovision('alice.example', 'root');
+        const queued = protection.reprovision('alice.example', { kind: 'admin', admin: 'root' });
         expect(queued).toMatchObject({ type: 'domain.added', created: true });
-        expect(protection.reprovision('alice.example', 'root').jobId).not.toBe(queued.jobId);
+        expect(protection.reprovision('alice.example', { kind: 'admin', admin: 'root' }).jobId).not.toBe(queued.jobId);
         await plugin.idle();
         expect(plugin.jobs.counts().dead).toBe(0);
         expect(plugin.accounts.getWebsite('alice.example')?.state).toBe('active');

@@ -7,11 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { englishTranslate } from '../../src/cli/english.js';
 import { applyLimitsChange, parseLimitsChange } from '../../src/core/limits-change.js';
 import { createPageClient, textOf } from '../helpers/page-client.js';
-import { launchUrl, reseller } from '../helpers/pages.js';
+import { admin, launchUrl, reseller } from '../helpers/pages.js';
 import { startTestPlugin, withPlugin } from '../helpers/plugin.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 import { removeTempDir } from '../helpers/temp.js';
 import { DOMAINS, FLEET_ENV, othersIn, seedFleet, signInReseller } from './reseller-fleet.js';
+
+/** The website's requested status at the provider, as the partner sees it. */
+const atProvider = async (sandbox: { control: <T>(method: string, path: string) => Promise<T> }, domain: string) =>
+  (await sandbox.control<{ requested_status: string }>('GET', `/v1.0/website?domain=${domain}`)).requested_status;
 
 const account = (name: string, owner: string | null) => ({
   account: name,
@@ -114,24 +118,60 @@ describe("the reseller pages run the admin pages for the reseller's own customer
         const paused = await client.post('/reseller/websites/alice.example/pause');
         expect(paused.status).toBe(303);
         expect(paused.headers.get('location')).toBe('/reseller/websites/alice.example?done=paused');
-        expect(plugin.accounts.getWebsite('alice.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'admin' });
+        // The reseller's own pause, told apart from the host's: theirs to end, and the host's too.
+        expect(plugin.accounts.getWebsite('alice.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'reseller' });
+        expect(await atProvider(sandbox, 'alice.example')).toBe('paused');
+        expect((await client.get('/reseller/websites/alice.example')).body).toContain('action="/reseller/websites/alice.example/resume"');
         expect((await client.post('/reseller/websites/alice.example/resume')).status).toBe(303);
         expect(plugin.accounts.getWebsite('alice.example')?.desiredStatus).toBe('online');
-        // A website the hit limit paused: the reseller's resume is the admin's override, recorded with their name.
-        const website = plugin.accounts.getWebsite('alice.example');
-        if (!website) throw new Error('alice.example is gone');
-        plugin.accounts.saveWebsite({ ...website, desiredStatus: 'paused', pausedBy: 'enforcement' });
-        expect((await client.post('/reseller/websites/alice.example/resume')).status).toBe(303);
-        const actors = plugin.db
-          .prepare<[], { actor: string }>("SELECT actor FROM enforcement_actions WHERE action = 'admin_resume'")
-          .all()
-          .map((row) => row.actor);
-        expect(actors).toEqual(['reseller:res1']);
+        expect(await atProvider(sandbox, 'alice.example')).toBe('online');
         const again = await client.post('/reseller/websites/alice.example/reprovision');
         expect(again.status).toBe(303);
         expect(again.headers.get('location')).toMatch(/^\/reseller\/websites\/alice\.example\?done=reprovisioned/);
       },
       { env: FLEET_ENV },
+    );
+  }, 30_000);
+
+  it("never ends the host's pauses of their customers' websites: the admin's, the hit limit's", async () => {
+    await withPlugin(
+      async (plugin, sandbox) => {
+        await seedFleet(plugin);
+        await sandbox.control('POST', '/_sandbox/websites/alice.example/dns-verified');
+        const host = createPageClient(plugin.url);
+        expect((await host.get(launchUrl(plugin, admin('root')))).status).toBe(303);
+        await host.get('/admin/websites/alice.example');
+        expect((await host.post('/admin/websites/alice.example/pause')).status).toBe(303);
+        expect(plugin.accounts.getWebsite('alice.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'admin' });
+        const client = await signInReseller(plugin);
+        // The page offers no Resume, and the form sent anyway is refused in words, changing nothing here or at the provider.
+        const page = await client.get('/reseller/websites/alice.example');
+        expect(page.body).not.toContain('action="/reseller/websites/alice.example/resume"');
+        const refused = await client.post('/reseller/websites/alice.example/resume');
+        expect(refused.status).toBe(403);
+        expect(textOf(refused.body)).toContain('your host paused it: only your host can resume it. Nothing was changed.');
+        expect(plugin.accounts.getWebsite('alice.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'admin' });
+        expect(await atProvider(sandbox, 'alice.example')).toBe('paused');
+        // A pause of the hit limit (the host's limits or the reseller's pool): resuming it would override the host's limits.
+        plugin.stats.setLimits('website', 'alice2.example', { websiteHits: 10 });
+        await sandbox.control('POST', '/_sandbox/websites/alice2.example/dns-verified');
+        await plugin.syncStatistics();
+        await sandbox.control('POST', '/_sandbox/websites/alice2.example/traffic', { hits: 50 });
+        await plugin.syncStatistics();
+        await plugin.enforceLimits();
+        expect(plugin.accounts.getWebsite('alice2.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'enforcement' });
+        expect((await client.get('/reseller/websites/alice2.example')).body).not.toContain('/resume"');
+        const limited = await client.post('/reseller/websites/alice2.example/resume');
+        expect(limited.status).toBe(403);
+        expect(textOf(limited.body)).toContain('the hit limit paused it');
+        expect(plugin.accounts.getWebsite('alice2.example')).toMatchObject({ desiredStatus: 'paused', pausedBy: 'enforcement' });
+        expect(await atProvider(sandbox, 'alice2.example')).toBe('paused');
+        expect(plugin.stats.recentActions(100).filter((action) => action.action === 'admin_resume')).toEqual([]);
+        // The host may end either.
+        expect((await host.post('/admin/websites/alice.example/resume')).status).toBe(303);
+        expect(await atProvider(sandbox, 'alice.example')).toBe('online');
+      },
+      { env: { WPP_AUTO_PROTECT: 'true' } },
     );
   }, 30_000);
 

@@ -21,12 +21,20 @@ const MESSAGES: Record<string, MailMessage> = {
   pausedContact: { kind: 'website', event: { ...event, kind: 'paused' } },
   resumed: { kind: 'website', event: { ...event, kind: 'resumed' } },
   protecting: { kind: 'website', event: { ...event, kind: 'protecting' } },
+  // The reseller's pool as the customer's mail carries it (core/mail.ts): the share used, never the pool's hits and limit.
+  poolApproaching: {
+    kind: 'website',
+    event: { ...event, kind: 'approaching', domain: null, usage: null, limit: null, pool: { percent: 85 } },
+  },
+  poolPaused: { kind: 'website', event: { ...event, kind: 'paused', usage: null, limit: null, pool: { percent: 105 } } },
   reseller: {
     kind: 'reseller_digest',
     reseller: 'rita',
     events: [
       { ...event, kind: 'paused' },
       { ...event, kind: 'approaching', forecastAt: null },
+      { ...event, kind: 'approaching', domain: null, usage: 850_000, limit: 1_000_000, pool: { percent: 85 } },
+      { ...event, kind: 'paused', usage: 1_050_000, limit: 1_000_000, pool: { percent: 105 } },
     ],
   },
   admin: {
@@ -80,5 +88,29 @@ describe('the mails', () => {
     const paused = render(MESSAGES.paused as MailMessage, 'en');
     expect(paused.html).toContain('<a href="https://host.example/up?a=1&amp;b=2">');
     expect(paused.text).toContain('https://host.example/up?a=1&b=2');
+  });
+
+  it("tell a customer of the reseller's pool by the share used, and the reseller by the pool's hits", () => {
+    const customerWords = {
+      en: ['85% of it is used this period.', 'with other websites Example Hosting hosts'],
+      de: ['85 % davon sind in diesem Zeitraum verbraucht.', 'die Example Hosting hostet'],
+      es: ['En este periodo se ha usado el 85 % de ella.', 'con otros sitios que aloja Example Hosting'],
+    } as const;
+    const resellerWords = {
+      en: ['850,000 of 1,000,000 hits used this period', '(1,050,000 of 1,000,000 hits)'],
+      de: ['850.000 von 1.000.000 Zugriffen in diesem Zeitraum', '(1.050.000 von 1.000.000 Zugriffen)'],
+      es: ['850.000 de 1.000.000 accesos usados en este periodo', '(1.050.000 de 1.000.000 accesos)'],
+    } as const;
+    for (const locale of SUPPORTED_LOCALES) {
+      const warning = render(MESSAGES.poolApproaching as MailMessage, locale, 'Example Hosting');
+      for (const words of customerWords[locale]) expect(warning.text, locale).toContain(words);
+      const paused = render(MESSAGES.poolPaused as MailMessage, locale, 'Example Hosting');
+      expect(paused.text, locale).toContain(customerWords[locale][1]);
+      // No date: the pool's period need not end with the account's (the event's periodEnd).
+      expect(paused.text, locale).not.toMatch(/1 Dec|1\. Dez|1 dic/);
+      const digest = render(MESSAGES.reseller as MailMessage, locale, 'Example Hosting').text;
+      for (const words of resellerWords[locale]) expect(digest, locale).toContain(words);
+    }
+    expect(render(MESSAGES.poolPaused as MailMessage, 'en').text).toContain('with other websites your hosting provider hosts is used up');
   });
 });

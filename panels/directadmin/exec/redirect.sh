@@ -1,5 +1,6 @@
 # wpp {{VERSION}}: sourced by user/index.raw, reseller/index.raw and admin/index.raw. A .raw page writes its own
 # HTTP response; this one is a redirect to a one-time sign-in URL for the signed-in user only.
+# Also sourced by user/menu.raw, the user's menu (wpp_user_menu, at the end).
 #
 # The page runs as the signed-in DirectAdmin user, not root: recent DirectAdmin refuses plugin
 # pages that ask to run as uid 0. It cannot sign anyone in (the sign-in key is the wpp service's).
@@ -45,4 +46,27 @@ wpp_redirect() {
     *[!A-Za-z0-9:/?#\&=._~%+-]*) wpp_answer '503 Service Unavailable' 'Web protection is not available right now. Please try again in a minute.' ;;
   esac
   printf 'HTTP/1.1 302 Found\r\nLocation: %s\r\nCache-Control: no-store\r\nContent-Length: 0\r\n\r\n' "$wpp_url"
+}
+
+# The user's Evolution menu, $1 being the menu with the entry (images/user_menu.json). The service asks
+# DirectAdmin with the session, as for a sign-in, and answers from the session's own user.conf:
+# `hidden` when the package item wpp_web_protection is OFF. Whenever that answer is not had (no
+# session DirectAdmin would set, the service down, any other output) the entry stays: the page then
+# decides, and it says when the package does not include web protection. Hiding an entry guards
+# nothing: the page checks again.
+wpp_user_menu() {
+  wpp_menu="$1"
+  wpp_who="${USERNAME:-}"
+  wpp_ask=yes
+  case "$wpp_who" in '' | [!a-z0-9]* | *[!a-z0-9._-]*) wpp_ask=no ;; esac
+  for wpp_value in "${SESSION_ID:-}" "${SESSION_KEY:-}"; do
+    case "$wpp_value" in '' | *[!A-Za-z0-9]*) wpp_ask=no ;; esac
+  done
+  wpp_shown=shown
+  if [ "$wpp_ask" = yes ]; then
+    wpp_shown=$(printf '%s\n%s\n%s\n\n' "$SESSION_ID" "$SESSION_KEY" "$wpp_who" | "$WPP_LAUNCHER" directadmin-launch --menu 2>/dev/null) ||
+      wpp_shown=shown
+  fi
+  printf 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n\r\n'
+  if [ "$wpp_shown" = hidden ]; then printf '[]\n'; else cat "$wpp_menu"; fi
 }

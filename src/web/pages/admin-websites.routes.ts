@@ -9,6 +9,7 @@ import { currentForecast, forecastWords } from '../../core/forecast.js';
 import type { Format } from '../../core/format.js';
 import type { Translate } from '../../core/i18n.js';
 import { NOTICES_READ, spikeNotices } from '../../core/website-notices.js';
+import { mayResume } from '../../core/protection.js';
 import type { PausedBy } from '../../core/types.js';
 import type { WebsiteQuotaRow } from '../../db/admin-views.repo.js';
 import { AppError, httpStatusFor } from '../../errors.js';
@@ -27,6 +28,7 @@ export const PAUSERS = [
   'account_deleted',
   'external',
   'package',
+  'reseller',
 ] as const;
 const SORTS = ['domain', 'account', 'usage', 'status', 'updated'] as const;
 /** Shorter search text matches a good share of 100,000 websites: no use to anyone, and slow to count. */
@@ -147,6 +149,8 @@ function renderWebsite(
     forecast: forecasts(deps, website, now),
     forecastWords: forecastIn(t, res.locals.format as Format, now),
     monitoringUntil: deps.monitoringUntil?.(domain) ?? null,
+    // Resume only where this actor may end the pause: a reseller never ends the host's (core/protection.ts).
+    mayResume: mayResume(scope.actor(req), website.pausedBy),
     spikes: spikeNotices(deps.schedule.notices(domain, NOTICES_READ), now, res.locals.format as Format),
     history: deps.views.websiteHistory(domain, 50),
     resellerPool: deps.resellerPools?.([website.account], now).get(website.account) ?? null,
@@ -190,10 +194,7 @@ export function createAdminWebsitesRouter(deps: WebsitesDeps, scope: PageScope =
       const { domain } = websiteOf(deps, scope, req, res);
       try {
         const actor = scope.actor(req);
-        const result =
-          action === 'reprovision'
-            ? deps.actions.reprovision(domain, actor.kind === 'admin' ? actor.admin : `reseller:${actor.reseller}`, actor)
-            : await deps.actions[action](domain, actor);
+        const result = action === 'reprovision' ? deps.actions.reprovision(domain, actor) : await deps.actions[action](domain, actor);
         const job = 'jobId' in result ? result.jobId : undefined;
         res.redirect(303, hrefWith(`${scope.base}/websites/${encodeURIComponent(domain)}`, { done, job }));
       } catch (error) {

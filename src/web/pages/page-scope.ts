@@ -5,7 +5,7 @@
  * to the session's reseller. The reseller always comes from the session, never from the request.
  */
 import type { Request } from 'express';
-import type { Actor } from '../../core/protection.js';
+import type { HostActor } from '../../core/protection.js';
 import { sessionAdmin, sessionReseller } from './session.middleware.js';
 
 export interface PageScope {
@@ -14,7 +14,7 @@ export interface PageScope {
   /** The reseller whose customers this request may see and change; undefined: every account (an admin). */
   resellerOf(req: Request): string | undefined;
   /** Who acts, as recorded: the admin, or the reseller (`reseller:<name>`). */
-  actor(req: Request): Exclude<Actor, { kind: 'customer' }>;
+  actor(req: Request): HostActor;
 }
 
 export const ADMIN_SCOPE: PageScope = {
