@@ -2,7 +2,7 @@
  * Protection per hosting package (issue 22): the panel says, with account.created and
  * plan.changed (and `wpp import`'s listings), whether the account's package includes web
  * protection, set where hosts set everything else about a package (cPanel's Feature Manager,
- * a Plesk service-plan permission, a DirectAdmin package item; Virtualmin is not read yet:
+ * a Plesk service-plan permission, a DirectAdmin package item, a Virtualmin feature of each server chosen by its plan:
  * docs/panels/*.md). An account whose package lacks it gets no website at the provider; a
  * package change that adds it protects the account's websites as if they were just added; one
  * that removes it releases them: paused at once (paused_by 'package'), removed at the provider

@@ -7,7 +7,9 @@
  *   by another vendor is never replaced (the install stops and says what to do).
  * - The plugin list gets `wpp`: each virtual server's menu links to its page (launch.cgi), System
  *   Settings to the admin page (index.cgi); both sign the signed-in Webmin user in through the
- *   launcher's launch-url. The Webmin users that may use Virtualmin get the module in webmin.acl.
+ *   launcher's launch-url. Being in the list also makes "Web Protection" a feature of each
+ *   top-level server (virtual_feature.pl's feature_setup): whether its account includes web
+ *   protection (docs/panels/virtualmin.md, protection per package). The Webmin users that may use Virtualmin get the module in webmin.acl.
  * The registration is done by the module's own wpp-register.pl, which edits those files the way
  * Virtualmin's own code writes them, below the install root. Written for the layout of the
  * Debian/Ubuntu webmin package (/usr/share/webmin, /etc/webmin), which the testbed uses.

@@ -164,7 +164,15 @@ export type PanelEventDraft = Omit<PanelEventInput, 'id' | 'occurredAt'> & { id?
  * idempotent, so it changes nothing either.
  */
 export function deriveEventId(source: string, draft: PanelEventDraft, occurredAt: Date): string {
-  const minute = Math.floor(occurredAt.getTime() / 60_000);
+  return eventIdOf(source, draft, String(Math.floor(occurredAt.getTime() / 60_000)));
+}
+
+/**
+ * The id of what the draft says happened at `moment` (deriveEventId's minute, or a panel's own
+ * stamp of the change, e.g. Virtualmin's save time): every field counts, so two different
+ * changes stamped alike (a feature turned off, then on, within one second) stay two events.
+ */
+export function eventIdOf(source: string, draft: PanelEventDraft, moment: string): string {
   // Every field counts: Plesk's domain_create and phys_hosting_create name the same domain, only one with its IP.
   const parts = [
     source,
@@ -180,7 +188,7 @@ export function deriveEventId(source: string, draft: PanelEventDraft, occurredAt
     // Likewise the reseller, when the panel named one: null (the host's own) is marked apart from a name.
     ...(draft.reseller === undefined ? [] : [`reseller:${draft.reseller ?? ''}`]),
     ...(draft.protection !== undefined ? [`protection=${draft.protection}`] : []),
-    String(minute),
+    moment,
   ];
   return `${source}:${createHash('sha256').update(parts.join('\u0000').toLowerCase()).digest('hex').slice(0, 32)}`;
 }

@@ -4,6 +4,7 @@
  * another plugin, webmin.acl with users of Virtualmin and one without) and a fake systemctl.
  * The module's registration script is the real one, run below the root.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -75,6 +76,22 @@ describe('wpp install virtualmin', () => {
       ['/usr/bin/systemctl', 'enable', '--now', 'wpp-panel-check.timer'],
     ]);
     expect(decoyCalls(root)).toEqual([]);
+  });
+
+  it('installs Web Protection as a Virtualmin feature of top-level servers (a checkbox per server, chosen by plans and templates)', async () => {
+    expect((await wpp(['install', 'virtualmin'])).code).toBe(0);
+    // Virtualmin counts a plugin as a feature when it defines feature_setup (list_feature_plugins),
+    // and offers it where feature_suitable says: never on a sub-server or an alias.
+    const answer = execFileSync(
+      'perl',
+      [
+        '-e',
+        'require $ARGV[0]; print join(",", defined(&feature_setup) ? 1 : 0, feature_suitable(), feature_suitable({ id => 1 }), feature_suitable(undef, { id => 1 }), feature_label())',
+        join(root, MODULE, 'virtual_feature.pl'),
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(answer).toBe('1,1,0,0,Protect the websites with Web Protection?');
   });
 
   it('a second install changes nothing', async () => {

@@ -118,6 +118,35 @@ describe('the Virtualmin pages and resellers', () => {
     ]);
   });
 
+  it("offer a server's link only where its account's top-level server has Web Protection on, and forget its sub-servers' cached links when it changes", () => {
+    // Virtualmin's records as get_domain reads them: a sub-server or alias names its top-level server as parent;
+    // only a top-level server has the feature (wpp=1 / wpp=0); a server from before wpp was a feature has no field.
+    const script = `
+package virtual_server;
+our %d = (
+  1 => { id => 1, parent => '', wpp => '1' }, 2 => { id => 2, parent => 1 },
+  3 => { id => 3, parent => '', wpp => '0' }, 4 => { id => 4, parent => 3 }, 5 => { id => 5, parent => 3, alias => 3 },
+  6 => { id => 6, parent => '' }, 7 => { id => 7, parent => 6 },
+);
+our @cleared;
+sub get_domain { $d{$_[0]} }
+sub get_domain_by { my ($k, $v) = @_; grep { ($_->{$k} // '') eq $v } map { $d{$_} } sort keys %d }
+sub clear_links_cache { push(@cleared, join('+', map { $_->{id} } @_)) }
+package wpp;
+require './virtual_feature.pl';
+print join(' ', map { my $id = $_; "$id:" . join(',', map { "$_->{mod}/$_->{page}" } feature_always_links($virtual_server::d{$id})) } sort keys %virtual_server::d), "\\n";
+feature_delete({ %{ $virtual_server::d{1} } }); feature_setup({ %{ $virtual_server::d{3} }, wpp => 1 }); feature_setup({ id => 8, parent => '' });
+print join(' ', @virtual_server::cleared), "\\n";
+`;
+    const run = spawnSync('perl', ['-e', script], { cwd: moduleDir(), encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect(run.stderr).toBe('');
+    const [links, cleared] = run.stdout.split('\n');
+    // Server 3 has Web Protection off: neither it nor its sub-server (4) nor its alias (5) offers the link.
+    expect(links).toBe('1:wpp/launch.cgi?dom=1 2:wpp/launch.cgi?dom=2 3: 4: 5: 6:wpp/launch.cgi?dom=6 7:wpp/launch.cgi?dom=7');
+    // Turned off on 1 (sub-server 2), on on 3 (4 and 5); a server with no sub-server clears nothing (never every server's).
+    expect(cleared).toBe('2 4+5');
+  });
+
   it("put the entry in a reseller's left-hand menu (feature_global_links), and in nobody else's", () => {
     const links = (role: string) => {
       const run = spawnSync(

@@ -99,6 +99,18 @@ async function stateOf(domain: string) {
   };
 }
 
+/** The links Virtualmin itself computes for a server's menu (feature_links: its own and the plugins', cached as Virtualmin caches them). */
+async function serverLinks(id: string): Promise<string[]> {
+  const links = await run(
+    '/usr/bin/perl',
+    ['-e', // Webmin finds the module from the script's path, as for its own command-line scripts.
+      '$0 = "/usr/share/webmin/virtual-server/links.pl"; require "./virtual-server-lib.pl"; my $d = &get_domain($ARGV[0]); print map { "$_->{mod}/$_->{page}\\n" } &feature_links($d);', id],
+    { cwd: '/usr/share/webmin/virtual-server', env: { WEBMIN_CONFIG: '/etc/webmin', WEBMIN_VAR: '/var/webmin', PERLLIB: '/usr/share/webmin', REMOTE_USER: 'root', BASE_REMOTE_USER: 'root' } },
+  );
+  if (links.code !== 0) throw new Error(`feature_links of ${id}: ${links.stderr}`);
+  return links.stdout.split('\n').filter(Boolean);
+}
+
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('the Virtualmin suite runs as root: it installs into the real Virtualmin (sudo npm run test:panels)');
   const testbed = testbedFolder();
@@ -204,7 +216,8 @@ describe('wpp in the real Virtualmin', () => {
   });
 
   it('create-domain of a top-level server: its Unix user becomes the account, its domain a protected website', async () => {
-    await virtualmin('create-domain', '--domain', TOP, '--user', USER, '--pass', password(), '--desc', 'wpp suite', '--unix', '--dir', '--email', 'owner@example.com');
+    // --wpp: the Web Protection feature (virtual_feature.pl). The command line gives a server only the features it names.
+    await virtualmin('create-domain', '--domain', TOP, '--user', USER, '--pass', password(), '--desc', 'wpp suite', '--unix', '--dir', '--wpp', '--email', 'owner@example.com');
     expect(await stateOf(TOP)).toEqual({ plugin: { account: USER, state: 'active', desired: 'online' }, provider: { requested: 'online' } });
     expect(plugin!.accounts.getAccount(USER)).toMatchObject({ account: USER, email: 'owner@example.com', state: 'active' });
   });
@@ -227,13 +240,7 @@ describe('wpp in the real Virtualmin', () => {
   it("the server's menu links to wpp, whose page signs in only a Webmin user Virtualmin lets edit that server", async () => {
     const [topId, subId] = [await domainId(TOP), await domainId(SUB)];
     // The links Virtualmin itself computes for the server (feature_always_links, shown where the user may use the module).
-    const links = await run(
-      '/usr/bin/perl',
-      ['-e', // Webmin finds the module from the script's path, as for its own command-line scripts.
-        '$0 = "/usr/share/webmin/virtual-server/links.pl"; require "./virtual-server-lib.pl"; my $d = &get_domain($ARGV[0]); print map { "$_->{mod}/$_->{page}\\n" } &feature_links($d);', subId],
-      { cwd: '/usr/share/webmin/virtual-server', env: { WEBMIN_CONFIG: '/etc/webmin', WEBMIN_VAR: '/var/webmin', PERLLIB: '/usr/share/webmin', REMOTE_USER: 'root', BASE_REMOTE_USER: 'root' } },
-    );
-    expect(links.stdout.split('\n')).toContain(`wpp/launch.cgi?dom=${subId}`);
+    expect(await serverLinks(subId)).toContain(`wpp/launch.cgi?dom=${subId}`);
 
     const root = await webminPage('launch.cgi', 'root', `dom=${subId}`);
     expect(root.status).toBe('302 Found');
@@ -248,7 +255,7 @@ describe('wpp in the real Virtualmin', () => {
     expect((await fetch(admin.location!, { redirect: 'manual' })).headers.get('location')).toMatch(/^\/admin/);
 
     // Another customer's Webmin user, as Virtualmin sets one up: its own server only, no configuration.
-    await virtualmin('create-domain', '--domain', OTHER, '--user', OTHER_USER, '--pass', password(), '--desc', 'wpp suite other', '--unix', '--dir');
+    await virtualmin('create-domain', '--domain', OTHER, '--user', OTHER_USER, '--pass', password(), '--desc', 'wpp suite other', '--unix', '--dir', '--wpp');
     const otherId = await domainId(OTHER);
     writeFileSync(WEBMIN_ACL, `${snapshot(WEBMIN_ACL)!.trimEnd()}\n${OTHER_USER}: virtual-server wpp\n`);
     writeFileSync(`/etc/webmin/virtual-server/${OTHER_USER}.acl`, `domains=${otherId}\nnoconfig=1\nedit=1\ncreate=0\n`, { mode: 0o600 });
@@ -310,6 +317,36 @@ describe('wpp in the real Virtualmin', () => {
     await seenAccount();
     expect(plugin!.accounts.getAccount(USER)?.state).toBe('active');
     for (const domain of [TOP, SUB, ALIAS]) expect((await providerWebsite(domain))?.requested_status, domain).toBe('online');
+  });
+
+  it('disable-feature --wpp: the server no longer includes web protection, its websites are paused for it and no menu of its account links to wpp; enable-feature --wpp protects them again', async () => {
+    // Virtualmin runs the change command for a feature turned off or on (a MODIFY_DOMAIN with the record's wpp=0 / wpp=1).
+    const ids = await Promise.all([TOP, SUB, ALIAS].map((domain) => domainId(domain)));
+    // Each server's menu has the link (the sub-server's is cached by now: the menu step computed it).
+    for (const id of ids) expect(await serverLinks(id), id).toContain(`wpp/launch.cgi?dom=${id}`);
+    await virtualmin('disable-feature', '--domain', TOP, '--wpp');
+    await seenAccount();
+    expect(plugin!.accounts.getAccount(USER)?.state).toBe('active');
+    for (const domain of [TOP, SUB, ALIAS]) {
+      expect(plugin!.accounts.getWebsite(domain)?.pausedBy, domain).toBe('package');
+      expect((await providerWebsite(domain))?.requested_status, domain).toBe('paused');
+    }
+    // No menu entry for an account whose package lacks protection: not on the server, its sub-server or its alias.
+    for (const id of ids) expect((await serverLinks(id)).filter((link) => link.startsWith('wpp/')), id).toEqual([]);
+    await virtualmin('enable-feature', '--domain', TOP, '--wpp');
+    await seenAccount();
+    for (const domain of [TOP, SUB, ALIAS]) {
+      expect(await stateOf(domain), domain).toEqual({ plugin: { account: USER, state: 'active', desired: 'online' }, provider: { requested: 'online' } });
+    }
+    for (const id of ids) expect(await serverLinks(id), id).toContain(`wpp/launch.cgi?dom=${id}`);
+    // Off and on again back to back: on a fast machine both records are saved within one second (one
+    // VIRTUALSERVER_LASTSAVE), and the second change must not be taken for a replay of the first.
+    await virtualmin('disable-feature', '--domain', TOP, '--wpp');
+    await virtualmin('enable-feature', '--domain', TOP, '--wpp');
+    await seenAccount();
+    for (const domain of [TOP, SUB, ALIAS]) {
+      expect(await stateOf(domain), domain).toEqual({ plugin: { account: USER, state: 'active', desired: 'online' }, provider: { requested: 'online' } });
+    }
   });
 
   it('modify-domain --newdomain: the new name is protected and the old one removed', async () => {

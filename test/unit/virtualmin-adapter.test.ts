@@ -203,6 +203,15 @@ describe('Virtualmin post-change command', () => {
     expect(later.ok && later.events[0]?.id).toBe(ids[0]);
   });
 
+  it('tells apart two different changes saved within one second: disable-feature then enable-feature is not a replay', () => {
+    // Virtualmin stamps the save to the second; on a fast machine the two commands save within one.
+    const off = post('disable-feature-wpp');
+    const on = post('disable-feature-wpp', { VIRTUALSERVER_WPP: '1', VIRTUALSERVER_OLDSERVER_WPP: '0' });
+    const ids = [off, on].map((result) => (result.ok ? result.events.find((event) => event.type === 'plan.changed')?.id : undefined));
+    expect(ids.every(Boolean)).toBe(true);
+    expect(ids[0]).not.toBe(ids[1]);
+  });
+
   it('keeps ids stable within a minute, apart from other panels', () => {
     const first = post('create-alias');
     const again = translateVirtualminHook('post', captured('create-alias'), new Date('2026-11-26T04:24:50Z'));
@@ -237,6 +246,62 @@ describe('Virtualmin post-change command', () => {
 
     it('passes the reseller variables through the launcher', () => {
       expect(VIRTUALMIN_VARIABLES).toEqual(expect.arrayContaining(['VIRTUALSERVER_RESELLER', 'VIRTUALSERVER_OLDSERVER_RESELLER']));
+    });
+  });
+  describe('protection per package: the Web Protection feature of the server (VIRTUALSERVER_WPP)', () => {
+    const said = (result: AdapterResult) => {
+      if (!result.ok) throw new Error(`expected ok, got: ${result.error}`);
+      return result.events.map((event) => [event.type, event.account, event.protection]);
+    };
+
+    it('a top-level server created with the feature includes protection, one without it does not; a record without the field says nothing', () => {
+      expect(said(post('create-top-level-wpp'))[0]).toEqual(['account.created', 'cap-top', true]);
+      expect(said(post('create-top-level-wpp', { VIRTUALSERVER_WPP: '0' }))[0]).toEqual(['account.created', 'cap-top', false]);
+      // The captured GPL 8.1.0 record, made before wpp was a feature: no VIRTUALSERVER_WPP at all.
+      expect(captured('create-top-level').VIRTUALSERVER_WPP).toBeUndefined();
+      expect(said(post('create-top-level'))[0]).toEqual(['account.created', 'cap-top', undefined]);
+    });
+
+    it('the feature turned off or on (disable-feature / enable-feature) is a plan.changed saying so', () => {
+      // Without the old record the reseller is said again too (account.transferred, as before): core acts only on changes.
+      const changed = (result: AdapterResult) => said(result).filter(([type]) => type === 'plan.changed');
+      expect(changed(post('disable-feature-wpp'))).toEqual([['plan.changed', 'cap-top', false]]);
+      expect(changed(post('disable-feature-wpp', { VIRTUALSERVER_WPP: '1' }))).toEqual([['plan.changed', 'cap-top', true]]);
+      // modify-domain keeps the old record: the feature toggled between the two is a change.
+      expect(said(post('modify-description', { VIRTUALSERVER_WPP: '1', VIRTUALSERVER_OLDSERVER_WPP: '0' }))).toEqual([
+        ['plan.changed', 'cap-top', true],
+      ]);
+    });
+
+    it('another plan (modify-domain --apply-plan) says the protection the server has with it', () => {
+      const moved = {
+        VIRTUALSERVER_WPP: '0',
+        VIRTUALSERVER_OLDSERVER_WPP: '0',
+        VIRTUALSERVER_PLAN: '2',
+        VIRTUALSERVER_OLDSERVER_PLAN: '0',
+      };
+      expect(said(post('modify-description', moved))).toEqual([['plan.changed', 'cap-top', false]]);
+      // The package is the plan's id: the record has no plan name.
+      const result = post('modify-description', moved);
+      expect(result.ok && result.events[0]?.plan).toBe('2');
+    });
+
+    it('a change that leaves feature and plan as they were is nothing to do, and a sub-server never speaks for the account', () => {
+      expect(post('modify-description', { VIRTUALSERVER_WPP: '1', VIRTUALSERVER_OLDSERVER_WPP: '1' })).toEqual({
+        ok: true,
+        events: [],
+        note: expect.stringContaining('nothing to do'),
+      });
+      // A server from before wpp was a feature (no wpp field in the old record) saved with the box off, as the form showed it.
+      expect(post('modify-description', { VIRTUALSERVER_WPP: '0' })).toMatchObject({ ok: true, events: [] });
+      expect(said(post('modify-description', { VIRTUALSERVER_WPP: '1' }))).toEqual([['plan.changed', 'cap-top', true]]);
+      expect(said(post('create-sub-server', { VIRTUALSERVER_WPP: '0' }))).toEqual([['domain.added', 'cap-top', undefined]]);
+    });
+
+    it('passes the feature and plan variables through the launcher', () => {
+      expect(VIRTUALMIN_VARIABLES).toEqual(
+        expect.arrayContaining(['VIRTUALSERVER_WPP', 'VIRTUALSERVER_OLDSERVER_WPP', 'VIRTUALSERVER_PLAN', 'VIRTUALSERVER_OLDSERVER_PLAN']),
+      );
     });
   });
 });

@@ -5,7 +5,8 @@
 # - Virtualmin's post-change command (post_command= in its module config) runs COMMAND after
 #   every virtual server change. It holds one command: one another vendor set is never
 #   overwritten (register refuses, saying what to do), and unregister clears only wpp's own.
-# - The plugin list (plugins=) gets wpp, so Virtualmin shows its links; the Webmin users who
+# - The plugin list (plugins=) gets wpp, so Virtualmin shows its links and offers its feature
+#   (Web Protection, per top-level server; virtual_feature.pl); the Webmin users who
 #   may use Virtualmin get the wpp module in webmin.acl, so they may open those links.
 # Paths are taken relative to where this file is installed (<root>/usr/share/webmin/wpp/), so
 # `wpp install --root DIR` registers into DIR's Webmin, never this machine's.

@@ -18,10 +18,17 @@
  *   Virtualmin keeps the server enabled (enable-domain then refuses it), so nothing was suspended.
  * - Only the post phase acts: a failing pre command aborts the user's action, and before the
  *   change there is nothing to protect yet.
+ * - Protection per package: wpp is a Virtualmin feature ("Web Protection", virtual_feature.pl's
+ *   feature_setup), ticked per top-level server and chosen for new servers by the plan's allowed
+ *   features and the template's defaults. Virtualmin keeps a feature plugin's state in the record
+ *   under its module name (create-domain.pl: `$dom{$plugin} = 1 or 0`), so the change command
+ *   gets VIRTUALSERVER_WPP (set_domain_envs upper-cases every key; read in the GPL 8.1.0 sources,
+ *   not captured: the captured records predate the feature and have no such field, which says
+ *   nothing). disable-feature / enable-feature run the command as a MODIFY_DOMAIN (disable-feature
+ *   without the old record); modify-domain with it (VIRTUALSERVER_OLDSERVER_WPP, _PLAN).
  */
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { PanelEventDraft } from '../events.js';
+import { eventIdOf, type PanelEventDraft } from '../events.js';
 import { failure, finishDrafts, nothingToDo, text, type AdapterResult, type SourcedDraft } from './result.js';
 
 export const VIRTUALMIN_ACTIONS = ['CREATE_DOMAIN', 'MODIFY_DOMAIN', 'DELETE_DOMAIN', 'DISABLE_DOMAIN', 'ENABLE_DOMAIN'] as const;
@@ -43,6 +50,10 @@ export const VIRTUALMIN_VARIABLES = [
   'VIRTUALSERVER_LASTSAVE',
   'VIRTUALSERVER_RESELLER',
   'VIRTUALSERVER_OLDSERVER_RESELLER',
+  'VIRTUALSERVER_WPP',
+  'VIRTUALSERVER_OLDSERVER_WPP',
+  'VIRTUALSERVER_PLAN',
+  'VIRTUALSERVER_OLDSERVER_PLAN',
 ] as const;
 
 export type VirtualminPhase = 'pre' | 'post';
@@ -68,6 +79,11 @@ const envSchema = z.object({
   // Kept as given: empty (no reseller, the host's own) means something else than absent (not passed).
   VIRTUALSERVER_RESELLER: z.string().trim().max(1000).optional(),
   VIRTUALSERVER_OLDSERVER_RESELLER: z.string().trim().max(1000).optional(),
+  // The Web Protection feature (1 or 0) and the plan's id, now and (modify-domain) before.
+  VIRTUALSERVER_WPP: field,
+  VIRTUALSERVER_OLDSERVER_WPP: field,
+  VIRTUALSERVER_PLAN: field,
+  VIRTUALSERVER_OLDSERVER_PLAN: field,
   // When Virtualmin saved the record (Unix seconds): which change this call is about. Only an id
   // hint: a malformed value falls back to the id derived from the minute (withChangeId).
   VIRTUALSERVER_LASTSAVE: z
@@ -154,6 +170,36 @@ function transferDraft(env: VirtualServer): SourcedDraft[] {
   ];
 }
 
+/**
+ * Whether the server has the Web Protection feature: "1" yes, "0" no; absent or anything else,
+ * not said (a record made before wpp was a feature has no field, and must not read as "no").
+ */
+export function virtualminProtection(raw: string | undefined): boolean | undefined {
+  return raw === '1' ? true : raw === '0' ? false : undefined;
+}
+
+/**
+ * A top-level server whose feature was toggled or which got another plan: a plan.changed saying
+ * the protection it has now. Without the old record (disable-feature), said again: core acts
+ * only on a change. The package is named by the plan's id (VIRTUALSERVER_PLAN: the record keeps
+ * no plan name), as the listing names it too, so the two meet on the Settings page.
+ */
+function protectionDraft(env: VirtualServer): SourcedDraft[] {
+  const protection = virtualminProtection(env.VIRTUALSERVER_WPP);
+  if (protection === undefined) return [];
+  // A server from before wpp was a feature, saved with the box left as the form showed it (off): no decision, nothing said.
+  const fieldNew = env.VIRTUALSERVER_OLDSERVER_DOM !== undefined && virtualminProtection(env.VIRTUALSERVER_OLDSERVER_WPP) === undefined;
+  if (fieldNew && !protection) return [];
+  const samePlan = env.VIRTUALSERVER_OLDSERVER_PLAN !== undefined && env.VIRTUALSERVER_OLDSERVER_PLAN === env.VIRTUALSERVER_PLAN;
+  if (samePlan && virtualminProtection(env.VIRTUALSERVER_OLDSERVER_WPP) === protection) return [];
+  return [
+    {
+      draft: { type: 'plan.changed', account: env.VIRTUALSERVER_USER as string, plan: env.VIRTUALSERVER_PLAN ?? 'default', protection },
+      from: { ...ACCOUNT, plan: 'VIRTUALSERVER_PLAN' },
+    },
+  ];
+}
+
 /** The top-level server's Unix user renamed (`modify-domain --user`): the old name, when it really changed. */
 function previousUser(env: VirtualServer, top: boolean): string | undefined {
   const old = env.VIRTUALSERVER_OLDSERVER_USER;
@@ -167,12 +213,15 @@ function previousUser(env: VirtualServer, top: boolean): string | undefined {
  * instead of the minute the hook ran. The same change reported twice (a command chained twice)
  * is still one event, but a server disabled, enabled and disabled again within one minute is
  * two disables (seen in the real-panel suite: the second was dropped as already queued, and the
- * account stayed active while Virtualmin had it disabled). Without the variable, the derived id.
+ * account stayed active while Virtualmin had it disabled). Every field of the event counts too:
+ * the save time is to the second, and disable-feature then enable-feature on a fast machine
+ * save within one; with only type and account in the id, the enable's plan.changed was taken
+ * for a replay of the disable's and dropped, and the websites stayed paused (seen in a
+ * fresh-clone run of the real-panel suite). Without the variable, the derived id.
  */
 function withChangeId(draft: PanelEventDraft, lastSave: string | undefined): PanelEventDraft {
   if (lastSave === undefined) return draft;
-  const parts = ['virtualmin', draft.type, draft.account, draft.domain ?? '', draft.previousAccount ?? '', lastSave];
-  return { ...draft, id: `virtualmin:${createHash('sha256').update(parts.join('\u0000').toLowerCase()).digest('hex').slice(0, 32)}` };
+  return { ...draft, id: eventIdOf('virtualmin', draft, `lastsave:${lastSave}`) };
 }
 
 export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<string, string | undefined>, now?: Date): AdapterResult {
@@ -201,6 +250,7 @@ export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<stri
                 account: env.VIRTUALSERVER_USER as string,
                 email: contactAddress(env.VIRTUALSERVER_EMAILTO, env.VIRTUALSERVER_EMAIL),
                 reseller: virtualminReseller(env.VIRTUALSERVER_RESELLER),
+                protection: virtualminProtection(env.VIRTUALSERVER_WPP),
               },
               from: { ...ACCOUNT, email: 'VIRTUALSERVER_EMAILTO', reseller: 'VIRTUALSERVER_RESELLER' },
             },
@@ -232,8 +282,9 @@ export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<stri
       const renamedDomain =
         old !== undefined && env.VIRTUALSERVER_DOM !== undefined && old.toLowerCase() !== env.VIRTUALSERVER_DOM.toLowerCase();
       const transfer = top ? transferDraft(env) : [];
-      if (previous === undefined && !renamedDomain && transfer.length === 0)
-        return nothingToDo(`${named}: name unchanged and no new reseller, nothing to do`);
+      const protection = top ? protectionDraft(env) : [];
+      if (previous === undefined && !renamedDomain && transfer.length === 0 && protection.length === 0)
+        return nothingToDo(`${named}: name unchanged, no new reseller, plan and feature as they were, nothing to do`);
       drafts = [];
       // The account first: the domain events below are under its new name.
       if (previous !== undefined) {
@@ -242,7 +293,7 @@ export function translateVirtualminHook(phase: VirtualminPhase, raw: Record<stri
           from: { ...ACCOUNT, previousAccount: 'VIRTUALSERVER_OLDSERVER_USER' },
         });
       }
-      drafts.push(...transfer);
+      drafts.push(...transfer, ...protection);
       // The new name first: the customer is never left without protection between the two.
       if (renamedDomain) drafts.push(website(env, 'domain.added'), website(env, 'domain.removed', old, 'VIRTUALSERVER_OLDSERVER_DOM'));
       break;

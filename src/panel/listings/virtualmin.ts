@@ -11,12 +11,17 @@
  * lower case), none meaning the host's own. The resellers themselves come from
  * `virtualmin list-resellers --json` (Virtualmin Pro; GPL has no resellers and no such command,
  * so none are listed), each with its `email` value when it has one.
+ *
+ * Protection per package (virtualmin-packages.ts): each top-level server's Web Protection
+ * feature (Features value, else its record's `wpp=` line) and its plan (by id, `plan_id`); the
+ * plans with allowed features of their own from `virtualmin list-plans --json`.
  */
 import { z } from 'zod';
 import { AppError } from '../../errors.js';
 import type { ToolRunner } from '../../install/tools.js';
 import type { PanelListingInput } from '../../core/panel-listing.js';
 import { contactAddress, virtualminReseller } from '../adapters/virtualmin.js';
+import { featuresInclude, parseVirtualminPlans, readRecordProtection, VIRTUALMIN_DOMAINS_DIR } from './virtualmin-packages.js';
 
 export const VIRTUALMIN_CLI = '/usr/sbin/virtualmin';
 
@@ -33,8 +38,18 @@ const listDomainsSchema = z.object({
 
 const first = (entry: z.output<typeof values>, key: string) => entry[key]?.[0]?.trim() || undefined;
 
-/** Reads list-domains' JSON into a listing; throws with Virtualmin's reason when it is not one. */
-export function parseVirtualminDomains(text: string): PanelListingInput {
+/** The top-level server's Web Protection feature: on in its Features, else what its record says (by id). */
+function serverProtection(entry: z.output<typeof values>, records: ReadonlyMap<string, boolean>): boolean | undefined {
+  if (featuresInclude(first(entry, 'features'))) return true;
+  const id = first(entry, 'id');
+  return id === undefined ? undefined : records.get(id);
+}
+
+/**
+ * Reads list-domains' JSON into a listing; throws with Virtualmin's reason when it is not one.
+ * `records`: the feature as each server's record has it, by id (readRecordProtection).
+ */
+export function parseVirtualminDomains(text: string, records: ReadonlyMap<string, boolean> = new Map()): PanelListingInput {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -69,6 +84,10 @@ export function parseVirtualminDomains(text: string): PanelListingInput {
       if (email !== undefined) account.email = email;
       account.suspended = first(entry, 'disabled') !== undefined;
       account.reseller = virtualminReseller(first(entry, 'reseller') ?? '');
+      const plan = first(entry, 'plan_id');
+      if (plan !== undefined) account.plan = plan;
+      const protection = serverProtection(entry, records);
+      if (protection !== undefined) account.protection = protection;
     }
     const ip = first(entry, 'ip_address')?.split(/\s+/)[0];
     account.domains?.push({ domain: name, ...(ip ? { ip } : {}) });
@@ -97,7 +116,13 @@ export async function readVirtualminListing(tools: ToolRunner): Promise<PanelLis
     throw new AppError('NOT_FOUND', `${tools.at(VIRTUALMIN_CLI)} is not there: is this a Virtualmin server?`);
   }
   const result = await tools.check(VIRTUALMIN_CLI, ['list-domains', '--json']);
-  const listing = parseVirtualminDomains(result.stdout);
+  const listing = parseVirtualminDomains(result.stdout, await readRecordProtection(tools.at(VIRTUALMIN_DOMAINS_DIR)));
   const resellers = await tools.check(VIRTUALMIN_CLI, ['list-resellers', '--json']).catch(() => null);
-  return { ...listing, resellers: resellers === null ? [] : parseVirtualminResellers(resellers.stdout) };
+  const plans = await tools.check(VIRTUALMIN_CLI, ['list-plans', '--json']).catch(() => null);
+  return {
+    ...listing,
+    resellers: resellers === null ? [] : parseVirtualminResellers(resellers.stdout),
+    // Not read (the call failed): the listing names no packages, rather than none at all.
+    ...(plans === null ? {} : { packages: parseVirtualminPlans(plans.stdout) }),
+  };
 }
