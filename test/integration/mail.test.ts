@@ -38,6 +38,17 @@ async function customers(plugin: Plugin, list: [account: string, email: string, 
   await plugin.idle();
 }
 
+/** Reseller rita (with an address) and her two customers, hana (h1.example) and ivan (i1.example). */
+async function ritasCustomers(plugin: Plugin) {
+  await customers(plugin, [
+    ['hana', 'hana@example.org', 'h1.example'],
+    ['ivan', 'ivan@example.org', 'i1.example'],
+  ]);
+  plugin.accounts.saveReseller({ name: 'rita', email: 'rita@reseller.example' });
+  plugin.accounts.setAccountReseller('hana', 'rita');
+  plugin.accounts.setAccountReseller('ivan', 'rita');
+}
+
 const traffic = (sb: TestSandbox, domain: string, hits: number) =>
   sb.control('POST', `/_sandbox/websites/${domain}/traffic`, { hits, blocked: 0 });
 
@@ -363,13 +374,7 @@ describe('nothing is lost from a digest', () => {
     const clock = manualClock('2026-11-22T09:00:00Z');
     await withPlugin(
       async (plugin, sb) => {
-        await customers(plugin, [
-          ['hana', 'hana@example.org', 'h1.example'],
-          ['ivan', 'ivan@example.org', 'i1.example'],
-        ]);
-        plugin.accounts.saveReseller({ name: 'rita', email: 'rita@reseller.example' });
-        plugin.accounts.setAccountReseller('hana', 'rita');
-        plugin.accounts.setAccountReseller('ivan', 'rita');
+        await ritasCustomers(plugin);
         plugin.stats.setLimits('global', '', { websiteHits: 1000 });
         await traffic(sb, 'h1.example', 1200);
         await syncAndEnforce(plugin);
@@ -474,13 +479,7 @@ describe("a reseller's pool", () => {
     const clock = manualClock('2026-11-22T09:00:00Z');
     await withPlugin(
       async (plugin, sb) => {
-        await customers(plugin, [
-          ['hana', 'hana@example.org', 'h1.example'],
-          ['ivan', 'ivan@example.org', 'i1.example'],
-        ]);
-        plugin.accounts.saveReseller({ name: 'rita', email: 'rita@reseller.example' });
-        plugin.accounts.setAccountReseller('hana', 'rita');
-        plugin.accounts.setAccountReseller('ivan', 'rita');
+        await ritasCustomers(plugin);
         await launchIn(plugin, 'ivan', 'de-DE', clock.now());
         plugin.stats.setLimits('reseller', 'rita', { accountHits: 1000, warningPercent: 80 });
         await traffic(sb, 'h1.example', 300);
