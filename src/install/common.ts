@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readEnvFile } from './env-file.js';
 import type { Artefact, RegistrationArtefact } from './artefacts.js';
 import { VIRTUALMIN_VARIABLES } from '../panel/adapters/virtualmin.js';
-import { PROTECTION_FEATURE } from '../panel/protection-feature.js';
+import { DIRECTADMIN_PROTECTION_FIELDS } from '../panel/listings/directadmin.js';
 import { LAYOUT } from './layout.js';
 import type { ReleaseOrigin } from './release.js';
 import { serviceUserRegistration } from './service-user.js';
@@ -64,8 +64,20 @@ export const HOOK_VARIABLES = {
     'OLD_SUBDOMAIN_NAME',
   ],
   // `newdomain`: domain_change_post's new name (`domain` is the old one there); `creator`: the reseller who owns the user;
-  // the package item: whether the user's package includes web protection (user.conf's values come with the hook).
-  directadmin: ['username', 'email', 'package', 'domain', 'newdomain', 'subdomain', 'ip', 'user_creation', 'creator', PROTECTION_FEATURE],
+  // whether the user's package includes web protection: DirectAdmin's per-package plugin lists and the package item
+  // (user.conf's values come with the hook).
+  directadmin: [
+    'username',
+    'email',
+    'package',
+    'domain',
+    'newdomain',
+    'subdomain',
+    'ip',
+    'user_creation',
+    'creator',
+    ...DIRECTADMIN_PROTECTION_FIELDS,
+  ],
   virtualmin: VIRTUALMIN_VARIABLES,
 } as const;
 

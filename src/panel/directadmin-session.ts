@@ -24,8 +24,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { normalizeLocaleTag } from '../core/locale.js';
-import { packageItemProtection } from './listings/directadmin.js';
-import { PROTECTION_FEATURE } from './protection-feature.js';
+import { directAdminProtection } from './listings/directadmin.js';
 
 /** DirectAdmin's API on this server: its default port, over TLS (DirectAdmin's default since its installer sets up SSL). */
 export const DIRECTADMIN_API_URL = 'https://127.0.0.1:2222';
@@ -153,7 +152,7 @@ export function createDirectAdminSessionVerifier(options: DirectAdminApiOptions)
     if (!parsed.success || fields.get('error') === '1' || fields.getAll('username').length !== 1) {
       return { ok: false, reason: 'refused', message: 'DirectAdmin did not name the user of this session' };
     }
-    const protection = packageItemProtection(fields.get(PROTECTION_FEATURE) ?? undefined);
+    const protection = directAdminProtection((name) => fields.get(name) ?? undefined);
     return { ok: true, user: { ...parsed.data, language: normalizeLocaleTag(fields.get('language')), protection } };
   };
 }

@@ -313,10 +313,10 @@ describe("the user's menu entry follows the package item wpp_web_protection, as 
     });
     return { status: response.status, body: (await response.json()) as { entry?: boolean; code?: string } };
   }
-  const session = (value: string | undefined) =>
+  const session = (value: string | undefined, more: Record<string, string> = {}) =>
     da.sessions.set(ALICE.id, {
       key: ALICE.key,
-      conf: userConf('alice', 'user', value === undefined ? {} : { wpp_web_protection: value }),
+      conf: userConf('alice', 'user', { ...(value === undefined ? {} : { wpp_web_protection: value }), ...more }),
     });
   const alice = { sessionId: ALICE.id, sessionKey: ALICE.key, username: 'alice' };
 
@@ -332,6 +332,13 @@ describe("the user's menu entry follows the package item wpp_web_protection, as 
       expect(answer.status, String(value)).toBe(200);
       expect(answer.body, String(value)).toEqual({ entry });
     }
+    // DirectAdmin's own switch of the plugin per package (plugins_deny / plugins_allow): off hides it whatever the item says.
+    session('ON', { plugins_deny: 'wpp' });
+    expect((await askMenu(alice)).body).toEqual({ entry: false });
+    session(undefined, { plugins_allow: 'other' });
+    expect((await askMenu(alice)).body).toEqual({ entry: false });
+    session(undefined, { plugins_allow: 'other:wpp' });
+    expect((await askMenu(alice)).body).toEqual({ entry: true });
     expect(da.requests.at(-1)).toEqual({
       method: 'GET',
       path: '/CMD_API_SHOW_USER_CONFIG',

@@ -82,6 +82,7 @@ describe('the launcher', () => {
       package: 'gold plan',
       creator: 'res1',
       wpp_web_protection: 'OFF',
+      plugins_deny: 'other:wpp',
     });
     expect(da.env).toMatchObject({
       username: 'fred',
@@ -89,6 +90,7 @@ describe('the launcher', () => {
       package: 'gold plan',
       creator: 'res1',
       wpp_web_protection: 'OFF',
+      plugins_deny: 'other:wpp',
     });
     expect(da.env.WPP_PROVIDER_API_KEY).toBe('key from the env file');
 

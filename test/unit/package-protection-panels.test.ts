@@ -160,14 +160,39 @@ describe("DirectAdmin: the custom package item wpp_web_protection in each user's
     expect(silent.ok && silent.events[0]?.protection).toBeUndefined();
   });
 
+  it("takes DirectAdmin's own switch of the plugin per package first: a package the plugin is off for has no protection", () => {
+    const off = (extra: Record<string, string>) => {
+      const created = hook('user-create-post', extra);
+      return created.ok ? created.events[0]?.protection : 'refused';
+    };
+    // plugins_deny names wpp: off, whatever the item says.
+    expect(off({ plugins_deny: 'other:wpp', wpp_web_protection: 'ON' })).toBe(false);
+    // An allow list decides alone: without wpp (even empty) off; with it, the item decides.
+    expect(off({ plugins_allow: 'other' })).toBe(false);
+    expect(off({ plugins_allow: '' })).toBe(false);
+    expect(off({ plugins_allow: 'other:wpp', plugins_deny: 'wpp', wpp_web_protection: 'ON' })).toBe(true);
+    expect(off({ plugins_allow: 'wpp' })).toBeUndefined();
+    // Another plugin denied says nothing of wpp.
+    expect(off({ plugins_deny: 'other', wpp_web_protection: 'OFF' })).toBe(false);
+    expect(off({ plugins_deny: 'other' })).toBeUndefined();
+    const modified = hook('user-modify-post', { plugins_deny: 'wpp' });
+    expect(modified.ok && modified.events[0]).toMatchObject({ type: 'plan.changed', protection: false });
+  });
+
   it('reads it from user.conf in the listing', async () => {
     await withTempDir(async (root) => {
       installDirectAdminFiles(root);
       const conf = join(root, '/usr/local/directadmin/data/users/bob/user.conf');
       writeFileSync(conf, `${readFileSync(conf, 'utf8')}wpp_web_protection=OFF\n`);
+      // carol's package has the plugin switched off in DirectAdmin's own per-package list.
+      const other = { name: 'carol', conf: join(root, '/usr/local/directadmin/data/users/carol/user.conf') };
+      writeFileSync(other.conf, `${readFileSync(other.conf, 'utf8')}plugins_deny=wpp\n`);
       const listing = parseListing(await readDirectAdminListing(createToolRunner(root)), 'directadmin');
       expect(listing.accounts.find((a) => a.account === 'bob')?.protection).toBe(false);
-      expect(listing.accounts.filter((a) => a.account !== 'bob').every((a) => a.protection === undefined)).toBe(true);
+      expect(listing.accounts.find((a) => a.account === other.name)?.protection).toBe(false);
+      expect(listing.accounts.filter((a) => a.account !== 'bob' && a.account !== other.name).every((a) => a.protection === undefined)).toBe(
+        true,
+      );
     });
   });
 });

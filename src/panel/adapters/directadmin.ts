@@ -10,8 +10,7 @@
  * and a restore replays no domain hook; domain_change_post names the old and the new domain,
  * not the subdomains DirectAdmin moved along.
  */
-import { packageItemProtection } from '../listings/directadmin.js';
-import { PROTECTION_FEATURE } from '../protection-feature.js';
+import { directAdminProtection } from '../listings/directadmin.js';
 import {
   failure,
   finishDrafts,
@@ -149,7 +148,7 @@ const TRANSLATIONS: Record<Exclude<DirectAdminHook, 'domain_change_post' | 'user
     const ip = value(env, 'ip');
     const creator = value(env, 'creator');
     const reseller = resellerOf(creator.value, HOST_OWNERS.directadmin);
-    const protection = packageItemProtection(env[PROTECTION_FEATURE]);
+    const protection = directAdminProtection((name) => env[name]);
     const drafts: SourcedDraft[] = [
       {
         draft: { type: 'account.created', account: account.value as string, email: email.value, plan: plan.value, reseller, protection },
@@ -180,7 +179,7 @@ const TRANSLATIONS: Record<Exclude<DirectAdminHook, 'domain_change_post' | 'user
           type: 'plan.changed',
           account: account.value as string,
           plan: plan.value,
-          protection: packageItemProtection(env[PROTECTION_FEATURE]),
+          protection: directAdminProtection((name) => env[name]),
         },
         from: { account: account.from, plan: plan.from },
       });

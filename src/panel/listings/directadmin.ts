@@ -40,6 +40,29 @@ export function parseUserConf(text: string): Map<string, string> {
 export const packageItemProtection = (value: string | undefined): boolean | undefined =>
   value?.toUpperCase() === 'ON' ? true : value?.toUpperCase() === 'OFF' ? false : undefined;
 
+/** The plugin's id (plugin.conf `id`), as DirectAdmin's per-package plugin lists name it. */
+const PLUGIN_ID = 'wpp';
+
+/** The user.conf fields that say whether the user's package includes web protection. */
+export const DIRECTADMIN_PROTECTION_FIELDS = ['plugins_allow', 'plugins_deny', PROTECTION_FEATURE] as const;
+
+/**
+ * Whether the user's package includes web protection, from user.conf (or a hook's copy of it):
+ * - DirectAdmin's own switch of each plugin per package (1.61.0: `plugins_allow` / `plugins_deny`,
+ *   colon-separated plugin ids; an allow list, even empty, decides alone). A package the plugin
+ *   is switched off for has no protection: DirectAdmin refuses the plugin's pages to its users.
+ * - Else the custom package item (packageItemProtection): ON, OFF, or nothing said.
+ */
+export function directAdminProtection(
+  field: (name: (typeof DIRECTADMIN_PROTECTION_FIELDS)[number]) => string | undefined,
+): boolean | undefined {
+  const ids = (list: string) => list.split(':').map((id) => id.trim());
+  const allow = field('plugins_allow');
+  const deny = field('plugins_deny');
+  const pluginOn = allow !== undefined ? ids(allow).includes(PLUGIN_ID) : deny === undefined || !ids(deny).includes(PLUGIN_ID);
+  return pluginOn ? packageItemProtection(field(PROTECTION_FEATURE)) : false;
+}
+
 const readIfThere = (path: string) =>
   readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
@@ -53,6 +76,7 @@ async function readUser(dir: string, user: string): Promise<ListedUser | null> {
   const fields = parseUserConf(conf);
   const domains = lines((await readIfThere(join(dir, user, 'domains.list'))) ?? '');
   const ip = fields.get('ip');
+  const protection = directAdminProtection((name) => fields.get(name));
   return {
     account: fields.get('username') ?? user,
     email: fields.get('email'),
@@ -60,9 +84,7 @@ async function readUser(dir: string, user: string): Promise<ListedUser | null> {
     suspended: fields.get('suspended') === 'yes',
     reseller: resellerOf(fields.get('creator'), HOST_OWNERS.directadmin),
     usertype: fields.get('usertype'),
-    ...(packageItemProtection(fields.get(PROTECTION_FEATURE)) !== undefined
-      ? { protection: packageItemProtection(fields.get(PROTECTION_FEATURE)) }
-      : {}),
+    ...(protection !== undefined ? { protection } : {}),
     domains: await Promise.all(
       domains.map(async (domain) => ({
         domain,
