@@ -118,6 +118,20 @@ const smtpUrl = z
     // The message never repeats the value: it may hold the password.
   }, 'must be an smtp:// or smtps:// URL with a host');
 
+/** The fleet database's URL (PostgreSQL, as libpq and pg write it): postgres:// or postgresql://, with a host. */
+const postgresUrl = z
+  .string()
+  .trim()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+    // As with the SMTP URL, the message never repeats the value: it holds the password.
+  }, 'must be a postgres:// or postgresql:// URL with a host');
+
 const envSchema = z.object({
   /** Provider base URL (paths add /v1.0/...). Unset: `wpp serve` starts the embedded sandbox. */
   WPP_PROVIDER_URL: httpUrl.optional(),
@@ -257,6 +271,8 @@ const envSchema = z.object({
   WPP_HOST_NAME: z.string().trim().min(1).max(100).optional(),
   /** Who gets the admin's daily digest; an admin's setting on the Settings page wins. Default: none. */
   WPP_ADMIN_EMAIL: z.email({ message: 'must be an e-mail address' }).optional(),
+  /** The fleet database shared by many panel servers on one partner key (PostgreSQL; docs/fleet.md): a secret. Default: none, this server works alone. */
+  WPP_FLEET_DATABASE_URL: postgresUrl.optional(),
 });
 
 /** The environment as `process.env` holds it. */
@@ -368,6 +384,8 @@ export interface Config {
   metrics: { token: string | undefined; tokenRequired: boolean };
   /** E-mail (core/mail.ts): the SMTP URL (a secret: it holds the password), the sender, the host's name in mails (undefined: said in the mail's language), the admin's address. */
   mail: { smtpUrl: string | undefined; from: string | undefined; hostName: string | undefined; adminEmail: string | undefined };
+  /** The fleet database (src/fleet, docs/fleet.md): its URL, a secret (it holds the password); undefined: this server works alone. */
+  fleet: { databaseUrl: string | undefined };
 }
 
 /** The configuration of a command that never reaches the provider: every setting but `provider`. */
@@ -464,6 +482,7 @@ function standaloneSettings(e: ParsedEnv, machine: MachineFacts, warnings: strin
       hostName: e.WPP_HOST_NAME ?? (machine.hostname.includes('.') ? machine.hostname : undefined),
       adminEmail: e.WPP_ADMIN_EMAIL,
     },
+    fleet: { databaseUrl: e.WPP_FLEET_DATABASE_URL },
   };
 }
 

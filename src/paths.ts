@@ -10,6 +10,8 @@ export const paths = {
   root,
   migrations: fileURLToPath(new URL('../migrations', import.meta.url)),
   sandboxMigrations: fileURLToPath(new URL('../migrations/sandbox', import.meta.url)),
+  /** The fleet database's migrations (PostgreSQL; src/fleet/migrate.ts). */
+  fleetMigrations: fileURLToPath(new URL('../migrations/fleet', import.meta.url)),
   views: fileURLToPath(new URL('../views', import.meta.url)),
   /** The message catalogs of the pages, one per language (locales/en.json ...; core/i18n.ts). */
   locales: fileURLToPath(new URL('../locales', import.meta.url)),
