@@ -123,6 +123,14 @@ describe('dependency directions', () => {
     expect(db.find((edge) => edge.target === 'core/import-diff.ts')?.typeOnly).toBe(true);
   });
 
+  it('only the fleet database adapter (src/fleet/) loads pg, the PostgreSQL driver', () => {
+    const loadsPg = /^\s*import\s+(?!type\b)[^;]*?from\s+'pg'|import\('pg'\)/m;
+    const outside = sourceFiles(src)
+      .map(toSrcPath)
+      .filter((file) => !file.startsWith('fleet/') && loadsPg.test(readFileSync(join(src, file), 'utf8')));
+    expect(outside).toEqual([]);
+  });
+
   it('imports only what dependency-rules.json allows', () => {
     const found = violations();
     expect(found, `${found.length} imports against the dependency directions:\n  ${found.join('\n  ')}\n`).toEqual([]);
