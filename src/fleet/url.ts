@@ -14,6 +14,15 @@ export function describeFleetUrl(databaseUrl: string): string {
 /** `text` (a driver's error message) with the URL's password taken out, however it was written. */
 export function withoutFleetPassword(text: string, databaseUrl: string): string {
   const raw = new URL(databaseUrl).password;
-  const secrets = [...new Set([raw, decodeURIComponent(raw)])].filter((secret) => secret.length > 0);
+  const secrets = [...new Set([raw, decoded(raw)])].filter((secret) => secret.length > 0);
   return secrets.reduce((redacted, secret) => redacted.split(secret).join('[redacted]'), text);
+}
+
+/** The password as the driver reads it; a stray `%` that is no escape is kept as written. */
+function decoded(password: string): string {
+  try {
+    return decodeURIComponent(password);
+  } catch {
+    return password;
+  }
 }
