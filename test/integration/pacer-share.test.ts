@@ -1,0 +1,105 @@
+/**
+ * The pacer's bucket shared through the plugin's SQLite file (migration 025): two processes on
+ * one data folder (here two connections to one file, as two processes have) share one budget.
+ * The clock is the test's: time is simulated, nothing here waits.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSharedBucket, type PacerSettings, type TokenSource } from '../../src/core/pacer.js';
+import { createPacerBucketRepo } from '../../src/db/pacer-bucket.repo.js';
+import { openPluginDatabase } from '../../src/db/plugin-database.js';
+import type { Db } from '../../src/db/open.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
+
+const settings: PacerSettings = { floor: 1, ceiling: 20, increasePerSecond: 0 };
+const opened: Db[] = [];
+const dirs: string[] = [];
+
+/** Two pacer buckets on one database file, each through its own connection. */
+function twoProcesses(): [TokenSource, TokenSource] {
+  const dir = createTempDir('wpp-pacer-');
+  dirs.push(dir);
+  const databaseFile = join(dir, 'plugin.sqlite');
+  const open = () => {
+    const db = openPluginDatabase({ databaseFile }, { notice: () => undefined });
+    opened.push(db);
+    return createSharedBucket(createPacerBucketRepo(db), settings);
+  };
+  return [open(), open()];
+}
+
+afterEach(() => {
+  for (const db of opened.splice(0)) db.close();
+  for (const dir of dirs.splice(0)) removeTempDir(dir);
+});
+
+/** Both take every token they can, every 7 simulated ms (not a divisor of a token's 50 ms), for `ms`; the times of their grants. */
+function runGreedy(sources: TokenSource[], from: number, ms: number): number[][] {
+  const grants: number[][] = sources.map(() => []);
+  for (let now = from, step = 0; now < from + ms; now += 7, step++) {
+    // Whoever asks first gets the token: the processes take turns at asking first.
+    for (let k = 0; k < sources.length; k++) {
+      const i = (step + k) % sources.length;
+      while (sources[i]!.take(now).granted) grants[i]!.push(now);
+    }
+  }
+  return grants;
+}
+
+describe('the pacer shared by two processes on one data folder', () => {
+  it('never grants more together than the rate over a window, plus one burst, and shares it', () => {
+    const [a, b] = twoProcesses();
+    const [grantsA, grantsB] = runGreedy([a, b], 0, 10_000);
+    const all = [...grantsA!, ...grantsB!].sort((x, y) => x - y);
+    // 20 a second for 10 s, plus the one-second burst the bucket starts with.
+    expect(all.length).toBeLessThanOrEqual(20 * 10 + 20);
+    expect(all.length).toBeGreaterThanOrEqual(20 * 10);
+    // Any one second of it: the rate plus at most one burst.
+    for (const start of all) {
+      const inWindow = all.filter((at) => at >= start && at < start + 1000).length;
+      expect(inWindow).toBeLessThanOrEqual(40);
+    }
+    // Past the first burst, no second holds more than the rate (and a token's rounding).
+    for (let start = 1000; start <= 9000; start += 250) {
+      expect(all.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(21);
+    }
+    // Neither process takes it all.
+    expect(Math.min(grantsA!.length, grantsB!.length)).toBeGreaterThan(all.length / 4);
+  });
+
+  it('stops both processes until Retry-After when one of them meets a 429, at the halved rate after', () => {
+    const [a, b] = twoProcesses();
+    runGreedy([a, b], 0, 2000);
+    a.report({ rateLimited: true, retryAfterMs: 3000 }, 2000);
+    expect(a.rate()).toBe(10);
+    const [duringA, duringB] = runGreedy([a, b], 2000, 3000);
+    expect(duringA!.length + duringB!.length).toBe(0);
+    const [afterA, afterB] = runGreedy([a, b], 5000, 4000);
+    // Four seconds at the halved rate, from an empty bucket.
+    const total = afterA!.length + afterB!.length;
+    expect(total).toBeLessThanOrEqual(40);
+    expect(total).toBeGreaterThanOrEqual(38);
+    expect(b.rate()).toBe(10);
+  });
+
+  it("raises the shared rate with both processes' successes", () => {
+    const shared: PacerSettings = { floor: 1, ceiling: 20, initialRate: 10, increasePerSecond: 1 };
+    const dir = createTempDir('wpp-pacer-');
+    dirs.push(dir);
+    const databaseFile = join(dir, 'plugin.sqlite');
+    const [a, b] = [0, 1].map(() => {
+      const db = openPluginDatabase({ databaseFile }, { notice: () => undefined });
+      opened.push(db);
+      return createSharedBucket(createPacerBucketRepo(db), shared);
+    }) as [TokenSource, TokenSource];
+    for (let i = 0; i < 10; i++) {
+      a.report('ok', i);
+      b.report('ok', i);
+    }
+    // The successes go to the row with each process's next batch.
+    a.take(100);
+    b.take(100);
+    // Ten successes at 10 a second add 1 (a second's worth), then ten more at 11 add 10/11.
+    expect(createPacerBucketRepo(opened[0]!).get()?.rate).toBeCloseTo(10 + 1 + 10 / 11, 6);
+  });
+});
