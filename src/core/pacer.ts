@@ -177,18 +177,26 @@ export function createSharedBucket(store: BucketStore, settings: PacerSettings, 
   const busyWaitMs = options.busyWaitMs ?? 20;
   let local = 0;
   let localUntil = 0;
+  // What this process learned and has not written yet: successes, and a 429 met while the row was busy.
   let successes = 0;
+  let unwrittenLimit: { at: number; retryAfterMs: number | undefined } | null = null;
+  // This process's own copy of the last Retry-After, so it asks nothing of the database until then.
+  let blockedUntil = 0;
   let lastRate = clamp(rules.initialRate, rules);
 
+  /** One transaction: what was learned written, then a batch taken. */
   const fetchBatch = (now: number): TakeAnswer => {
     const counted = successes;
+    const limit = unwrittenLimit;
     const answer = store.update((stored) => {
-      const state = afterSuccesses(stored ?? initialBucket(rules, now), counted, rules);
+      let state = afterSuccesses(stored ?? initialBucket(rules, now), counted, rules);
+      if (limit) state = afterRateLimited(state, limit.at, limit.retryAfterMs, rules);
       const batch = Math.min(maxBatch, Math.max(1, Math.floor(state.rate / 10)));
       const taken = takeTokens(state, batch, now, rules);
       return { state: taken.state, result: { granted: taken.granted, waitMs: taken.waitMs, rate: taken.state.rate } };
     });
     successes -= counted;
+    if (unwrittenLimit === limit) unwrittenLimit = null;
     lastRate = answer.rate;
     if (answer.granted === 0) return { granted: false, waitMs: answer.waitMs };
     local = answer.granted - 1;
@@ -198,6 +206,7 @@ export function createSharedBucket(store: BucketStore, settings: PacerSettings, 
 
   return {
     take(now) {
+      if (now < blockedUntil) return { granted: false, waitMs: blockedUntil - now };
       if (local > 0 && now < localUntil) {
         local--;
         return { granted: true };
@@ -215,14 +224,23 @@ export function createSharedBucket(store: BucketStore, settings: PacerSettings, 
         successes++;
         return;
       }
+      // The batch in hand goes too: every process stops until Retry-After.
       local = 0;
+      blockedUntil = Math.max(blockedUntil, now + Math.max(0, outcome.retryAfterMs ?? 0));
+      unwrittenLimit = { at: now, retryAfterMs: outcome.retryAfterMs };
       const counted = successes;
-      successes = 0;
-      lastRate = store.update((stored) => {
-        const grown = afterSuccesses(stored ?? initialBucket(rules, now), counted, rules);
-        const state = afterRateLimited(grown, now, outcome.retryAfterMs, rules);
-        return { state, result: state.rate };
-      });
+      try {
+        lastRate = store.update((stored) => {
+          const grown = afterSuccesses(stored ?? initialBucket(rules, now), counted, rules);
+          const state = afterRateLimited(grown, now, outcome.retryAfterMs, rules);
+          return { state, result: state.rate };
+        });
+        successes -= counted;
+        unwrittenLimit = null;
+      } catch (error) {
+        // Written with the next batch instead: a busy database must not lose a 429.
+        if (!isDatabaseBusy(error)) throw error;
+      }
     },
     rate: () => lastRate,
   };
@@ -272,7 +290,15 @@ export function createPacer(deps: { source: TokenSource; clock: PacerClock }) {
   const pump = () => {
     if (cancelTimer) return;
     for (let waiter = next(); waiter; waiter = next()) {
-      const answer = source.take(clock.now());
+      let answer: TakeAnswer;
+      try {
+        answer = source.take(clock.now());
+      } catch (error) {
+        // The budget cannot be read (the database failing): the call waiting first fails with it, not the process.
+        remove(waiter);
+        waiter.reject(error);
+        continue;
+      }
       if (!answer.granted) {
         cancelTimer = clock.setTimer(() => {
           cancelTimer = null;

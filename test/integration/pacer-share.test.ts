@@ -82,6 +82,33 @@ describe('the pacer shared by two processes on one data folder', () => {
     expect(b.rate()).toBe(10);
   });
 
+  it('keeps a 429 met while another process holds the write lock, and writes it with the next batch', () => {
+    const dir = createTempDir('wpp-pacer-');
+    dirs.push(dir);
+    const databaseFile = join(dir, 'plugin.sqlite');
+    const open = (busyTimeoutMs: number) => {
+      const db = openPluginDatabase({ databaseFile }, { notice: () => undefined, busyTimeoutMs });
+      opened.push(db);
+      return db;
+    };
+    const a = createSharedBucket(createPacerBucketRepo(open(10)), settings);
+    const b = createSharedBucket(createPacerBucketRepo(open(10)), settings);
+    const writer = open(10);
+    expect(a.take(0).granted).toBe(true);
+    // A page of statistics being stored elsewhere: the 429 cannot be written now.
+    writer.exec('BEGIN IMMEDIATE');
+    a.report({ rateLimited: true, retryAfterMs: 3000 }, 100);
+    // The process that met it stops at once, without asking the database.
+    expect(a.take(200)).toEqual({ granted: false, waitMs: 2900 });
+    writer.exec('COMMIT');
+    // Its next ask writes the 429: the bucket refills from Retry-After at the halved rate, and
+    // the other process waits for it too.
+    expect(a.take(3100)).toEqual({ granted: false, waitMs: 100 });
+    expect(createPacerBucketRepo(writer).get()).toMatchObject({ rate: 10, blockedUntil: 3100 });
+    expect(runGreedy([b], 3101, 90)[0]).toEqual([]);
+    expect(b.take(3200).granted).toBe(true);
+  });
+
   it("raises the shared rate with both processes' successes", () => {
     const shared: PacerSettings = { floor: 1, ceiling: 20, initialRate: 10, increasePerSecond: 1 };
     const dir = createTempDir('wpp-pacer-');

@@ -8,6 +8,7 @@ import {
   pacerRules,
   takeTokens,
   type PacerClock,
+  type TokenSource,
 } from '../../src/core/pacer.js';
 
 /** A clock that moves only when the test moves it, firing the timers that fall due on the way. */
@@ -141,6 +142,29 @@ describe('the pacer', () => {
     await settle();
     expect(done).toBe(true);
     expect(pacer.waiting()).toEqual({ urgent: 0, background: 0 });
+  });
+
+  it('fails the waiting call, not the process, when the budget cannot be read, and goes on after', async () => {
+    const clock = manualClock();
+    const memory = createMemoryBucket({ floor: 1, ceiling: 1 }, clock.now());
+    let failing = false;
+    const source: TokenSource = {
+      take: (now) => {
+        if (failing) throw new Error('database is damaged');
+        return memory.take(now);
+      },
+      report: (outcome, now) => memory.report(outcome, now),
+      rate: () => memory.rate(),
+    };
+    const pacer = createPacer({ source, clock });
+    await pacer.take('urgent');
+    // This one waits for the next token, asked for when the pacer's timer fires.
+    const waiting = pacer.take('urgent');
+    failing = true;
+    clock.advance(1000);
+    await expect(waiting).rejects.toThrow('database is damaged');
+    failing = false;
+    await expect(pacer.take('urgent')).resolves.toBeUndefined();
   });
 
   it('tells how long until the next token, counting a Retry-After still running', () => {
