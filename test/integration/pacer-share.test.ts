@@ -1,14 +1,19 @@
 /**
  * The pacer's bucket shared through the plugin's SQLite file (migration 025): two processes on
- * one data folder (here two connections to one file, as two processes have) share one budget.
- * The clock is the test's: time is simulated, nothing here waits.
+ * one data folder share one budget. The first tests use two connections to one file (as two
+ * processes have) and the test's clock: time is simulated, nothing waits. The last runs two
+ * real processes for two seconds.
  */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSharedBucket, type PacerSettings, type TokenSource } from '../../src/core/pacer.js';
 import { createPacerBucketRepo } from '../../src/db/pacer-bucket.repo.js';
 import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import type { Db } from '../../src/db/open.js';
+import { paths } from '../../src/paths.js';
 import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
 const settings: PacerSettings = { floor: 1, ceiling: 20, increasePerSecond: 0 };
@@ -129,4 +134,76 @@ describe('the pacer shared by two processes on one data folder', () => {
     // Ten successes at 10 a second add 1 (a second's worth), then ten more at 11 add 10/11.
     expect(createPacerBucketRepo(opened[0]!).get()?.rate).toBeCloseTo(10 + 1 + 10 / 11, 6);
   });
+});
+
+/**
+ * A process that, from `startAt` to `endAt` (epoch ms), takes every token its pacer grants from
+ * the database file's shared bucket and prints the times of its grants as JSON.
+ */
+function writeGreedyScript(dir: string): string {
+  const script = join(dir, 'greedy-pacer.mts');
+  const from = (path: string) => JSON.stringify(pathToFileURL(join(paths.root, path)).href);
+  writeFileSync(
+    script,
+    `import { createPacer, createSharedBucket, systemClock } from ${from('src/core/pacer.ts')};
+import { createPacerBucketRepo } from ${from('src/db/pacer-bucket.repo.ts')};
+import { openPluginDatabase } from ${from('src/db/plugin-database.ts')};
+const [file, startAt, endAt, ceiling] = process.argv.slice(2);
+const db = openPluginDatabase({ databaseFile: file }, { notice: () => undefined });
+const source = createSharedBucket(createPacerBucketRepo(db), { floor: 1, ceiling: Number(ceiling), increasePerSecond: 0 });
+const pacer = createPacer({ source, clock: systemClock });
+await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(startAt) - Date.now())));
+const grants = [];
+while (Date.now() < Number(endAt)) {
+  await pacer.take('background');
+  grants.push(Date.now());
+  pacer.report('ok');
+}
+db.close();
+console.log(JSON.stringify(grants));
+`,
+  );
+  return script;
+}
+
+function runGreedyProcess(script: string, args: string[]): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: paths.root });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      if (code !== 0) reject(new Error(`the pacer process exited ${code}: ${err}`));
+      else resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '[]') as number[]);
+    });
+  });
+}
+
+describe('the pacer shared by two real processes', () => {
+  it('keeps both together within the rate over any second, each getting its share', async () => {
+    const dir = createTempDir('wpp-pacer-');
+    dirs.push(dir);
+    const databaseFile = join(dir, 'plugin.sqlite');
+    // Migrated once before the processes start, as wpp serve's start does.
+    openPluginDatabase({ databaseFile }, { notice: () => undefined }).close();
+    const script = writeGreedyScript(dir);
+    const rate = 50;
+    // Both start at one moment after their start-up, and stop by themselves two seconds later.
+    const startAt = Date.now() + 4000;
+    const endAt = startAt + 2000;
+    const args = [databaseFile, String(startAt), String(endAt), String(rate)];
+    const [a, b] = await Promise.all([runGreedyProcess(script, args), runGreedyProcess(script, args)]);
+    const all = [...a, ...b].sort((x, y) => x - y);
+    // The bucket starts with a one-second burst; from then on tokens come at the rate, to both
+    // together (a call waiting at the end may be granted a little after it: the span counts).
+    const spanSeconds = (all.at(-1)! - all[0]!) / 1000;
+    expect(all.length).toBeLessThanOrEqual(Math.floor(rate * spanSeconds + rate + 1));
+    expect(all.length).toBeGreaterThan(rate * spanSeconds * 0.8);
+    for (const start of all.filter((at) => at >= startAt + 1000)) {
+      expect(all.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(rate + 1);
+    }
+    expect(Math.min(a.length, b.length)).toBeGreaterThan(rate / 4);
+  }, 30_000);
 });
