@@ -80,7 +80,7 @@ describe('an upgrade from the previous release', () => {
       await first.close();
 
       // ... turned into exactly what release 0.1.0 left (the oldest upgrade path: 0.1 and 0.2 to
-      // this one): plain keys, no migrations 011 to 024, no key file.
+      // this one): plain keys, no migrations 011 to 025, no key file.
       const file = join(dataDir, 'plugin.sqlite');
       const db = new Database(file);
       const { keys } = openApiKeys(db, join(dataDir, 'api-keys.key'), () => undefined);
@@ -90,6 +90,8 @@ describe('an upgrade from the previous release', () => {
       }[]) {
         db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ?').run(keys.open(row.k, row.account), row.account);
       }
+      // 025 added the pacer's shared bucket.
+      db.exec('DROP TABLE pacer_bucket');
       // 024 rebuilt websites for paused_by 'reseller': the table as 023 left it, rows, indexes and triggers kept.
       const websiteObjects024 = db
         .prepare("SELECT sql FROM sqlite_master WHERE tbl_name = 'websites' AND type IN ('index', 'trigger') AND sql IS NOT NULL")
