@@ -270,12 +270,18 @@ interface Waiter {
 
 /**
  * The pacer a server's provider calls share: `take` resolves when the call may go (urgent
- * waiters first, each priority first come first served), `report` tells how it ended.
+ * waiters first, each priority first come first served), `report` tells how it ended. A
+ * success raises the rate only while callers waited for tokens (within `pressureWindowMs`,
+ * default a second); a 429 always lowers it.
  */
-export function createPacer(deps: { source: TokenSource; clock: PacerClock }) {
+export function createPacer(deps: { source: TokenSource; clock: PacerClock; pressureWindowMs?: number }) {
   const { source, clock } = deps;
+  const pressureWindowMs = deps.pressureWindowMs ?? 1000;
   const queues: Record<PacerPriority, Waiter[]> = { urgent: [], background: [] };
   let cancelTimer: (() => void) | null = null;
+  // When a caller last had to wait for a token: the rate is raised only under that pressure,
+  // or an idle server's successes would lift it to the ceiling and it would meet 429s when busy.
+  let pressedAt = Number.NEGATIVE_INFINITY;
 
   const next = (): Waiter | undefined => queues.urgent[0] ?? queues.background[0];
   const remove = (waiter: Waiter) => {
@@ -300,6 +306,7 @@ export function createPacer(deps: { source: TokenSource; clock: PacerClock }) {
         continue;
       }
       if (!answer.granted) {
+        pressedAt = clock.now();
         cancelTimer = clock.setTimer(() => {
           cancelTimer = null;
           pump();
@@ -329,7 +336,10 @@ export function createPacer(deps: { source: TokenSource; clock: PacerClock }) {
       });
     },
     report(outcome: PacerOutcome): void {
-      source.report(outcome, clock.now());
+      const now = clock.now();
+      // A success while no caller waited within the window says nothing about a higher rate.
+      if (outcome === 'ok' && now - pressedAt > pressureWindowMs) return;
+      source.report(outcome, now);
     },
     /** The learned rate, requests a second. */
     rate: () => source.rate(),

@@ -75,6 +75,54 @@ describe('the pacer', () => {
     expect(state.rate).toBe(20);
   });
 
+  it('keeps its rate while it sends below it: an idle server does not drift up to the ceiling', async () => {
+    const clock = manualClock();
+    const pacer = createPacer({ source: createMemoryBucket({ floor: 1, ceiling: 40, initialRate: 10 }, clock.now()), clock });
+    // Two calls a second for a minute, all answered ok: never a caller waiting for a token.
+    for (let second = 0; second < 60; second++) {
+      for (let call = 0; call < 2; call++) {
+        await pacer.take('background');
+        pacer.report('ok');
+      }
+      clock.advance(1000);
+    }
+    expect(pacer.rate()).toBe(10);
+  });
+
+  it('raises its rate while callers wait for tokens and the answers are ok', async () => {
+    const clock = manualClock();
+    const pacer = createPacer({ source: createMemoryBucket({ floor: 1, ceiling: 40, initialRate: 10 }, clock.now()), clock });
+    // Always more callers than tokens: each granted call is answered ok at once.
+    let granted = 0;
+    const caller = async () => {
+      for (;;) {
+        await pacer.take('background');
+        granted++;
+        pacer.report('ok');
+        if (granted >= 200) return;
+      }
+    };
+    void Promise.all([
+      caller(),
+      caller(),
+      caller(),
+      caller(),
+      caller(),
+      caller(),
+      caller(),
+      caller(),
+      caller(),
+      caller(),
+      caller(),
+      caller(),
+    ]);
+    for (let step = 0; step < 300 && granted < 200; step++) {
+      clock.advance(100);
+      await settle();
+    }
+    expect(pacer.rate()).toBeGreaterThan(11);
+  });
+
   it('halves the rate on a 429 (once for the calls already in flight), never below the floor', () => {
     const rules = pacerRules({ floor: 2, ceiling: 40, initialRate: 40 });
     let state = initialBucket(rules, 0);
