@@ -77,6 +77,18 @@ export interface ProviderRetryOptions {
  */
 export type ProviderAttempt = { method: string; status: number } | { method: string; error: string };
 
+export type ProviderPriority = 'urgent' | 'background';
+
+/**
+ * A request budget every attempt takes from (docs/fleet.md, "One budget per server"): core's
+ * pacer fits as it is. The client only takes a token before each attempt, retries included,
+ * and tells how each answer went (a 429 with its `Retry-After`, anything else `ok`).
+ */
+export interface ProviderBudget {
+  take(priority: ProviderPriority, signal?: AbortSignal): Promise<void>;
+  report(outcome: 'ok' | { rateLimited: true; retryAfterMs?: number | undefined }): void;
+}
+
 export interface ProviderClientOptions {
   /** Provider base URL, without the version (paths add `/v1.0/...`). */
   baseUrl: string;
@@ -93,6 +105,10 @@ export interface ProviderClientOptions {
   maxSockets?: number;
   /** Told of every attempt, both transports (metrics); whatever it throws is ignored. Default: nobody. */
   onAttempt?: (attempt: ProviderAttempt) => void;
+  /** Every attempt waits for a token of this budget first. Default: none (no pacing). */
+  budget?: ProviderBudget;
+  /** The priority this client's attempts take their tokens with. Default `background`. */
+  priority?: ProviderPriority;
 }
 
 export interface StatisticsRange {
@@ -156,7 +172,11 @@ function joinForm(values: readonly string[]): string {
  * (a programming error, not a provider failure).
  */
 export function createProviderClient(options: ProviderClientOptions): ProviderClientWithKey {
-  return { ...createCalls(options), withApiKey: (key: string) => createProviderClient({ ...options, apiKey: key }) };
+  return {
+    ...createCalls(options),
+    withApiKey: (key: string) => createProviderClient({ ...options, apiKey: key }),
+    withPriority: (priority: ProviderPriority) => createProviderClient({ ...options, priority }),
+  };
 }
 
 type ProviderCalls = ReturnType<typeof createCalls>;
@@ -164,6 +184,8 @@ type ProviderCalls = ReturnType<typeof createCalls>;
 export interface ProviderClientWithKey extends ProviderCalls {
   /** The same client (options, retry policy, logger) acting with another key, e.g. a user's. */
   withApiKey(key: string): ProviderClientWithKey;
+  /** The same client taking its budget's tokens with another priority (same budget, same key). */
+  withPriority(priority: ProviderPriority): ProviderClientWithKey;
 }
 
 export type ProviderClient = ReturnType<typeof createProviderClient>;
@@ -203,6 +225,20 @@ function transportSettings(options: ProviderClientOptions) {
 }
 
 type TransportSettings = ReturnType<typeof transportSettings>;
+
+/** The budget's two ends for both transports: a token before each attempt, each answer reported. */
+function budgetHooks(options: ProviderClientOptions) {
+  const { budget } = options;
+  const priority = options.priority ?? 'background';
+  if (!budget) return {};
+  return {
+    beforeAttempt: (signal?: AbortSignal) => budget.take(priority, signal),
+    onAnswer: (status: number, retryAfterMs: number | undefined) =>
+      budget.report(status === 429 ? { rateLimited: true, retryAfterMs } : 'ok'),
+  };
+}
+
+type BudgetHooks = ReturnType<typeof budgetHooks>;
 
 /** Reports each attempt to the caller's observer (metrics), which must never break the call it watches. */
 function attemptObservers(options: ProviderClientOptions) {
@@ -256,7 +292,7 @@ function retryDelayCalculator(retry: RetryPolicy, logger: ProviderLogger) {
 }
 
 /** The got instance for every call but statistics: retries, attempt hooks, the key only to the provider's origin. */
-function createHttp(settings: TransportSettings, { observe, observeFailure }: AttemptObservers): Got {
+function createHttp(settings: TransportSettings, { observe, observeFailure }: AttemptObservers, budget: BudgetHooks): Got {
   const { prefixUrl, timeoutMs, retry, logger, origin, apiKey, userAgent } = settings;
   const calculateDelay = retryDelayCalculator(retry, logger);
   const http: Got = got.extend({
@@ -275,6 +311,10 @@ function createHttp(settings: TransportSettings, { observe, observeFailure }: At
       afterResponse: [
         (response) => {
           observe({ method: response.request.options.method, status: response.statusCode });
+          const retryAfterMs = NOT_PROCESSED_STATUSES.includes(response.statusCode)
+            ? parseRetryAfter(response.headers['retry-after'])
+            : undefined;
+          budget.onAnswer?.(response.statusCode, retryAfterMs);
           return response;
         },
       ],
@@ -284,6 +324,10 @@ function createHttp(settings: TransportSettings, { observe, observeFailure }: At
         },
       ],
       beforeRequest: [
+        // Every attempt, each retry too, waits for the budget's token before it is sent.
+        async () => {
+          await budget.beforeAttempt?.();
+        },
         (requestOptions) => {
           // The Authorization header must only ever go to the configured provider.
           const url = requestOptions.url;
@@ -310,7 +354,8 @@ function createTransport(options: ProviderClientOptions) {
   const { apiKey, logger, timeoutMs, retry, origin, userAgent } = settings;
   const observers = attemptObservers(options);
   const { observe, observeFailure } = observers;
-  const http = createHttp(settings, observers);
+  const budget = budgetHooks(options);
+  const http = createHttp(settings, observers, budget);
 
   // Statistics are read 100,000 times a sync: they take the lean path (see lean-get.ts).
   const lean = createLeanGet({
@@ -324,6 +369,7 @@ function createTransport(options: ProviderClientOptions) {
     onRetry: (details) => logger.warn(details, 'provider request failed, retrying'),
     maxSockets: settings.maxSockets,
     onAttempt: observe,
+    ...budget,
   });
 
   /** The one private request path: sends, retries (via got), and maps every failure. */

@@ -3,6 +3,8 @@ export {
   createProviderClient,
   parseRetryAfter,
   type ProviderAttempt,
+  type ProviderBudget,
+  type ProviderPriority,
   type ProviderClient,
   type ProviderClientOptions,
   type ProviderClientWithKey,

@@ -29,6 +29,10 @@ export interface LeanGetOptions {
   maxSockets: number;
   /** Told of every attempt's status code, or its transport error code when no answer came. */
   onAttempt: (attempt: { method: string; status: number } | { method: string; error: string }) => void;
+  /** Waits for the budget before every attempt, retries too (the client's `budget`). */
+  beforeAttempt?: (signal?: AbortSignal) => Promise<void>;
+  /** Told of every answer's status and, for a 429 or 503, its `Retry-After`. */
+  onAnswer?: (status: number, retryAfterMs: number | undefined) => void;
 }
 
 interface Answer {
@@ -102,6 +106,7 @@ export function createLeanGet(options: LeanGetOptions) {
         signal?.throwIfAborted();
         const context = { method: 'GET', path, attempts: attempt };
         let answer: Answer;
+        await options.beforeAttempt?.(signal);
         try {
           answer = await once(target, signal);
         } catch (error) {
@@ -116,8 +121,9 @@ export function createLeanGet(options: LeanGetOptions) {
           continue;
         }
         options.onAttempt({ method: 'GET', status: answer.status });
-        if (answer.status >= 200 && answer.status < 300) return { status: answer.status, body: answer.body, attempts: attempt };
         const retryAfterMs = NOT_PROCESSED_STATUSES.includes(answer.status) ? options.parseRetryAfter(answer.retryAfter) : undefined;
+        options.onAnswer?.(answer.status, retryAfterMs);
+        if (answer.status >= 200 && answer.status < 300) return { status: answer.status, body: answer.body, attempts: attempt };
         const failure = errorFromResponse(
           context,
           { status: answer.status, body: answer.body, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
