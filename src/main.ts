@@ -22,6 +22,7 @@ import { createMetrics } from './metrics.js';
 import { createPluginApp } from './web/plugin-app.js';
 import { startPluginServer } from './web/plugin-server.js';
 import { wirePanelImport } from './wiring/panel-import.js';
+import { wirePacer } from './wiring/pacer.js';
 import { connectProvider, httpUrl } from './wiring/provider.js';
 import { holdServeLock, openRepositories } from './wiring/repositories.js';
 import { wireMail } from './wiring/mail.js';
@@ -71,6 +72,7 @@ async function wireFoundations(options: PluginOptions, { db, logger, life }: { d
     logger,
     life,
     client: options.providerOptions,
+    budget: wirePacer(db, config),
     onAttempt: (attempt) => {
       metrics.providerAttempt(attempt);
       recordContact(attempt);

@@ -100,10 +100,13 @@ const packagesOf = (deps: ServicesDeps, packages: NonNullable<ServicesDeps['pack
 
 export function createServices(deps: ServicesDeps) {
   const { accounts, stats, provider, logger, now, sync, observer } = deps;
+  // Enforcement, a customer's click and a new domain go before the background's reads in the
+  // server's request budget (docs/fleet.md); the statistics sync keeps the background priority.
+  const urgent = provider.withPriority('urgent');
   const monitoring = monitoringOf(deps);
   const provisioning = createProvisioning({
     accounts,
-    provider,
+    provider: urgent,
     logger,
     settings: deps.settings,
     autoProtect: deps.autoProtect,
@@ -118,7 +121,7 @@ export function createServices(deps: ServicesDeps) {
   const enforcement = createEnforcement({
     stats,
     accounts,
-    provider,
+    provider: urgent,
     logger: logger.child({ component: 'enforcement' }),
     now,
     concurrency: sync.concurrency,
@@ -135,7 +138,7 @@ export function createServices(deps: ServicesDeps) {
   const adminResume = (domain: string, admin: string) => enforcement.adminResume(domain, admin);
   const protection = createProtection({
     accounts,
-    provider,
+    provider: urgent,
     adminResume,
     ingestEvents: (events) => deps.queue.ingestEvents(events),
     logger: logger.child({ component: 'protection' }),

@@ -32,6 +32,8 @@ export async function connectProvider(
     client?: Pick<ProviderClientOptions, 'timeoutMs' | 'retry'>;
     /** Told of every provider attempt (the metrics). */
     onAttempt?: ProviderClientOptions['onAttempt'];
+    /** The server's request budget (wiring/pacer.ts) every call takes a token from. */
+    budget?: ProviderClientOptions['budget'];
   },
 ): Promise<ConnectedProvider> {
   const { logger, life } = options;
@@ -57,6 +59,7 @@ export async function connectProvider(
     logger: logger.child({ component: 'provider' }),
     ...options.client,
     ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
   });
   return { provider, sandbox, url: target.url };
 }
