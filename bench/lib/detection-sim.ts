@@ -189,7 +189,6 @@ export async function simulate(
       await readTick(tickDeps, {
         budget,
         concurrency: 16,
-        ratePerSecond: 0,
         rules,
         lookaheadMs: 55_000,
         ...(strategy === 'round-robin' ? { websites } : {}),

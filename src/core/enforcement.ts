@@ -31,8 +31,6 @@ export interface EnforcementDeps {
   notify?: (action: Omit<EnforcementAction, 'id'> & { forecastAt?: number | null }) => void;
   /** Accounts enforced at once (their provider calls overlap). Default 1. */
   concurrency?: number;
-  /** Provider requests per second, the sync's budget; 0 or absent: no limit. */
-  requestsPerSecond?: number;
   /**
    * When a limit will be reached at the current rate (the adaptive sync's forecast): the
    * account's aggregate limit when `domain` is null. A warning's notification carries it.
@@ -88,11 +86,11 @@ interface PassReads {
 
 export function createEnforcement(deps: EnforcementDeps) {
   const { stats, accounts, logger, now } = deps;
-  // Every provider call of enforcement keeps to the request budget, however many accounts run at once.
-  const budget = new PQueue(deps.requestsPerSecond ? { intervalCap: deps.requestsPerSecond, interval: 1000 } : {});
+  // Every provider call keeps to the server's request budget through the client (docs/fleet.md,
+  // "One budget per server"), however many accounts run at once.
   const provider = {
-    setWebsiteStatus: (domain: string, status: 'online' | 'paused') => budget.add(() => deps.provider.setWebsiteStatus(domain, status)),
-    lookupWebsite: (domain: string) => budget.add(() => deps.provider.lookupWebsite(domain)),
+    setWebsiteStatus: (domain: string, status: 'online' | 'paused') => deps.provider.setWebsiteStatus(domain, status),
+    lookupWebsite: (domain: string) => deps.provider.lookupWebsite(domain),
   };
 
   const record = (action: Recorded, extra: { forecastAt?: number | null } = {}): boolean => {

@@ -45,8 +45,6 @@ export interface ReadTickOptions {
   /** The most websites this tick reads: its share of the request budget. */
   budget: number;
   concurrency: number;
-  /** Requests per second; 0 for no limit. */
-  ratePerSecond: number;
   rules?: ScheduleRules;
   spikeRules?: SpikeRules;
   /**

@@ -125,7 +125,6 @@ export function createServices(deps: ServicesDeps) {
     logger: logger.child({ component: 'enforcement' }),
     now,
     concurrency: sync.concurrency,
-    requestsPerSecond: sync.ratePerSecond,
     forecastOf: (account, domain, periodEnd) => forecastOf(deps.schedule, account, domain, periodEnd),
     notify:
       observer || deps.notify
@@ -191,7 +190,6 @@ export function createServices(deps: ServicesDeps) {
       deps.track(
         syncStatistics(syncDeps, {
           concurrency: sync.concurrency,
-          ratePerSecond: sync.ratePerSecond,
           ...overrides,
           signal: overrides.signal ? AbortSignal.any([deps.signal, overrides.signal]) : deps.signal,
         }).then(...reported<SyncResult>((result) => observer?.syncFinished(result))),
@@ -206,7 +204,6 @@ export function createServices(deps: ServicesDeps) {
         readTick(tickDeps, {
           budget: sync.ratePerSecond > 0 ? sync.ratePerSecond * seconds : Number.MAX_SAFE_INTEGER,
           concurrency: sync.concurrency,
-          ratePerSecond: sync.ratePerSecond,
           rules,
           lookaheadMs: seconds * 1000,
           signal: signal ? AbortSignal.any([deps.signal, signal]) : deps.signal,

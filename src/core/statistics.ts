@@ -26,8 +26,6 @@ export const SYNC_LOCK = 'sync-stats';
 export interface SyncOptions {
   /** Statistics requests in flight at once. */
   concurrency: number;
-  /** Requests per second; 0 for no limit. */
-  ratePerSecond: number;
   /** Websites read per page (and stored per transaction). Default 1000. */
   pageSize?: number;
   /** Samples older than this are pruned (hourly buckets stay). Default 7 days. */

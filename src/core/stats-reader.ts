@@ -22,8 +22,6 @@ export type PageResult = { reads: StatsRead[]; failures: { domain: string; error
 export interface ReaderOptions {
   /** Statistics requests in flight at once. */
   concurrency: number;
-  /** Requests per second; 0 for no limit. */
-  ratePerSecond: number;
   signal?: AbortSignal | undefined;
 }
 
@@ -42,10 +40,9 @@ interface PageInRead {
 
 export function createStatsReader(deps: { provider: ProviderClient; now: () => number; limits: LimitResolver }, options: ReaderOptions) {
   const { provider, now, limits } = deps;
-  const queue = new PQueue({
-    concurrency: options.concurrency,
-    ...(options.ratePerSecond > 0 ? { intervalCap: options.ratePerSecond, interval: 1000 } : {}),
-  });
+  // Concurrency only: the rate is the server's request budget, which the provider client takes
+  // a token from before every request (docs/fleet.md, "One budget per server").
+  const queue = new PQueue({ concurrency: options.concurrency });
   // Pages in the order they were asked for; the oldest one's websites are queued first.
   const pages: PageInRead[] = [];
   // One listener on the caller's signal. At the stop, reads not started yet are dropped from

@@ -53,7 +53,7 @@ describe('errors recorded in job_runs', () => {
           logger: pino({ level: 'silent' }),
           now: Date.now,
         };
-        await expect(syncStatistics(deps, { concurrency: 1, ratePerSecond: 0 })).rejects.toBe(full);
+        await expect(syncStatistics(deps, { concurrency: 1 })).rejects.toBe(full);
         const [run] = stats.recentRuns('sync-stats');
         expect(run?.status).toBe('failed');
         expect(JSON.parse(run?.details ?? 'null')).toEqual({ error: 'SQLITE_FULL: database or disk is full' });
