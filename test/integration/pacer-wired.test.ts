@@ -2,9 +2,27 @@
  * The pacer wired in (docs/fleet.md, "One budget per server"): a running plugin's provider
  * calls take their tokens from the data folder's shared bucket, within WPP_SYNC_RATE.
  */
+import { appendFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createPacerBucketRepo } from '../../src/db/pacer-bucket.repo.js';
-import { protectedWebsite, withPlugin } from '../helpers/plugin.js';
+import { removeTempDir } from '../helpers/temp.js';
+import { protectedWebsite, startTestPlugin, withPlugin } from '../helpers/plugin.js';
+import { startTestSandbox } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
+
+/** The provider's answers the plugin counted (GET /metrics), 429s and all. */
+async function providerAnswers(url: string): Promise<{ all: number; limited: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let all = 0;
+  let limited = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('wpp_provider_responses_total{')) continue;
+    const count = Number(line.slice(line.lastIndexOf(' ') + 1));
+    all += count;
+    if (line.includes('code="429"')) limited += count;
+  }
+  return { all, limited };
+}
 
 describe('the pacer of a running plugin', () => {
   it("takes every provider call's token from the data folder's bucket, at most WPP_SYNC_RATE", async () => {
@@ -30,4 +48,40 @@ describe('the pacer of a running plugin', () => {
       { env: { WPP_SYNC_RATE: '0' } },
     );
   });
+
+  it("sends a new domain's calls before a statistics sync's backlog on a key at a low rate, with few 429s", async () => {
+    // The key allows 8 requests a second; the server would send 40 (WPP_SYNC_RATE) and learns the key's rate from its 429s.
+    const sandbox = await startTestSandbox({ certDelaySeconds: 0, rateLimitPerSecond: 8 });
+    const plugin = await startTestPlugin(sandbox, { env: { WPP_SYNC_RATE: '40' } });
+    try {
+      const domains = Array.from({ length: 32 }, (_, i) => `s${i}.example`);
+      await plugin.postEvents(domains.map((domain) => ({ type: 'domain.added', account: 'sam', domain })));
+      await plugin.idle(60_000);
+      // 32 background reads at about 8 a second: a backlog of four seconds.
+      let syncDoneAt = 0;
+      const sync = plugin.syncStatistics().then((result) => {
+        syncDoneAt = Date.now();
+        return result;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const addedAt = Date.now();
+      await plugin.postEvents([{ type: 'domain.added', account: 'sam', domain: 'urgent.example' }]);
+      await waitFor(() => Boolean(plugin.accounts.getWebsite('urgent.example')?.providerStatus), 20_000, 'the new domain at the provider');
+      const provisionedAt = Date.now();
+      expect((await sync).read).toBe(32);
+      // The new domain did not wait for the backlog: it was at the provider well before the sync ended.
+      expect(provisionedAt - addedAt).toBeLessThan(1500);
+      expect(syncDoneAt - provisionedAt).toBeGreaterThan(1000);
+      const answers = await providerAnswers(plugin.url);
+      // For the figures in docs/fleet.md: one JSON line appended to the file named.
+      const figures = { newDomainMs: provisionedAt - addedAt, syncEndedAfterMs: syncDoneAt - provisionedAt, ...answers };
+      if (process.env.WPP_TEST_PACER_LOG) appendFileSync(process.env.WPP_TEST_PACER_LOG, `${JSON.stringify(figures)}\n`);
+      expect(answers.limited / answers.all).toBeLessThan(0.1);
+    } finally {
+      await plugin.close();
+      await sandbox.close();
+      removeTempDir(plugin.dataDir);
+      removeTempDir(sandbox.dataDir);
+    }
+  }, 90_000);
 });
