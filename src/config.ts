@@ -192,9 +192,9 @@ const envSchema = z.object({
   /** Statistics requests in flight at once; also the accounts an enforcement pass works on at once. Default 16. */
   WPP_SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /**
-   * Provider requests per second of a statistics sync and of an enforcement pass; 0 for no limit.
-   * Default 40 (under the provider's usual per-key rate). Whole: the rate limiter (p-queue)
-   * refuses a fraction below 1 and rounds others up.
+   * The most provider requests per second this server sends in all (the pacer's ceiling,
+   * docs/fleet.md, shared by every process of the data folder); 0 for no limit. Default 40
+   * (under the provider's usual per-key rate). Whole, as it always was.
    */
   WPP_SYNC_RATE: z.coerce.number().int().min(0).max(100_000).default(40),
   /** Receives every enforcement action and warning as signed JSON (X-WPP-Signature, the notification secret). Default: none, nothing is sent. */
