@@ -27,6 +27,8 @@ export interface ProvisioningSettings {
 export interface ProvisioningDeps {
   accounts: AccountsRepo;
   provider: ProviderClient;
+  /** The client of refreshes' look-ups (reconcile's, an import's, a callback's): background work in the request budget. Default `provider`. */
+  refreshProvider?: ProviderClient;
   settings: ProvisioningSettings;
   /** Whether a new website starts protected (`online`) or in `setup`: read per event, an admin may change it at runtime. */
   autoProtect: () => boolean;
@@ -75,6 +77,7 @@ const providerTags = (server: ProvisioningSettings['server'], plan: string) => [
 export function createProvisioning({
   accounts,
   provider,
+  refreshProvider = provider,
   settings,
   autoProtect,
   logger,
@@ -535,7 +538,7 @@ export function createProvisioning({
       if (!known || known.provisionedAt === null) return;
       let remote: ProviderWebsite;
       try {
-        remote = await provider.lookupWebsite(domain);
+        remote = await refreshProvider.lookupWebsite(domain);
       } catch (error) {
         if (!isProviderError(error, 'PROVIDER_NOT_FOUND')) throw error;
         accounts.setProviderStatus(domain, 'missing');

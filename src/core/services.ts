@@ -107,6 +107,8 @@ export function createServices(deps: ServicesDeps) {
   const provisioning = createProvisioning({
     accounts,
     provider: urgent,
+    // A refresh's look-up is background; a pause it finds undone is applied again as urgent.
+    refreshProvider: provider,
     logger,
     settings: deps.settings,
     autoProtect: deps.autoProtect,

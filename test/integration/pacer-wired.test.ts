@@ -4,7 +4,10 @@
  */
 import { appendFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { createProvisioning } from '../../src/core/provisioning.js';
 import { createPacerBucketRepo } from '../../src/db/pacer-bucket.repo.js';
+import { createProviderClient, type ProviderPriority } from '../../src/provider/index.js';
 import { removeTempDir } from '../helpers/temp.js';
 import { protectedWebsite, startTestPlugin, withPlugin } from '../helpers/plugin.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
@@ -84,4 +87,44 @@ describe('the pacer of a running plugin', () => {
       removeTempDir(sandbox.dataDir);
     }
   }, 90_000);
+
+  it("looks a website up for a refresh with background tokens, a new domain's calls with urgent ones", async () => {
+    await withPlugin(
+      async (plugin, sandbox) => {
+        await protectedWebsite(plugin, sandbox, 'dora', 'dora.example');
+        const taken: ProviderPriority[] = [];
+        const client = createProviderClient({
+          baseUrl: sandbox.url,
+          apiKey: sandbox.partnerKey,
+          budget: { take: async (priority) => void taken.push(priority), report: () => undefined },
+        });
+        const provisioning = createProvisioning({
+          accounts: plugin.accounts,
+          provider: client.withPriority('urgent'),
+          refreshProvider: client,
+          settings: {
+            accountDomain: 'panel.example',
+            publicUrl: plugin.url,
+            callbackKey: 'test-callback-key',
+            server: { ip: '192.0.2.5', name: 'web1.host.example', zone: undefined, tag: undefined },
+          },
+          autoProtect: () => true,
+          logger: pino({ level: 'silent' }),
+        });
+        await provisioning.refreshWebsite('dora.example');
+        expect(taken).toEqual(['background']);
+        taken.length = 0;
+        await provisioning.handle({
+          id: 'e1',
+          occurredAt: new Date().toISOString(),
+          type: 'domain.added',
+          account: 'dora',
+          domain: 'dora2.example',
+        });
+        expect(taken.length).toBeGreaterThan(0);
+        expect(new Set(taken)).toEqual(new Set(['urgent']));
+      },
+      { env: { WPP_SYNC_RATE: '0' } },
+    );
+  });
 });
