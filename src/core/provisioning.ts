@@ -144,9 +144,8 @@ export function createProvisioning({
   }
 
   /**
-   * Pauses again a website the provider shows unpaused though the host holds it paused: the
-   * customer's own key undid the pause. The undo is recorded first, so a crash before the pause
-   * still leaves the record (and the job's retry records nothing twice).
+   * Pauses again a website the provider shows unpaused though the host holds it paused: the customer's own key undid the pause.
+   * The undo is recorded first, so a crash before the pause still leaves the record (and the job's retry records nothing twice).
    */
   async function restoreHostPause(website: Website, pausedBy: PausedBy, shownStatus: string, remote: ProviderWebsite): Promise<void> {
     onHostPauseUndone?.({ website, pausedBy, shownStatus, undoneAt: remote.updated_at ?? String(now()) });

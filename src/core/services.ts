@@ -100,14 +100,12 @@ const packagesOf = (deps: ServicesDeps, packages: NonNullable<ServicesDeps['pack
 
 export function createServices(deps: ServicesDeps) {
   const { accounts, stats, provider, logger, now, sync, observer } = deps;
-  // Enforcement, a customer's click and a new domain go before the background's reads in the
-  // server's request budget (docs/fleet.md); the statistics sync keeps the background priority.
+  // Urgent first in the server's request budget (docs/fleet.md): enforcement, a click, a new domain.
   const urgent = provider.withPriority('urgent');
   const monitoring = monitoringOf(deps);
   const provisioning = createProvisioning({
     accounts,
     provider: urgent,
-    // A refresh's look-up is background; a pause it finds undone is applied again as urgent.
     refreshProvider: provider,
     logger,
     settings: deps.settings,
