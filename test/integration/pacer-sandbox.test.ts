@@ -31,7 +31,7 @@ interface Tally {
 
 /** One server: four callers sending through its pacer until the end; `learn` reports each answer to it. */
 async function runServer(sb: TestSandbox, pacer: Pacer, learn: boolean, until: number, tally: Tally): Promise<void> {
-  // No retries inside the client: every 429 is the pacer's to see (docs/fleet.md, "Wiring, next").
+  // No retries inside the client: the test counts every 429 (a wired client reports its retries to its budget itself: provider-budget.test.ts).
   const client = createProviderClient({ baseUrl: sb.url, apiKey: sb.partnerKey, retry: { limit: 0 } });
   const caller = async () => {
     while (Date.now() < until) {
