@@ -49,6 +49,23 @@ function tableSqlAt(dir: string, table: string, version: number): string {
   return sql;
 }
 
+/**
+ * Rebuilds websites as migration `version` left it (a migration that widened a CHECK rebuilt it):
+ * its rows, indexes and triggers kept.
+ */
+function websitesAsAt(db: Database.Database, scratch: string, version: number): void {
+  const objects = db
+    .prepare("SELECT sql FROM sqlite_master WHERE tbl_name = 'websites' AND type IN ('index', 'trigger') AND sql IS NOT NULL")
+    .pluck()
+    .all() as string[];
+  const older = `websites_${version}`;
+  db.exec(
+    `${tableSqlAt(scratch, 'websites', version).replace('CREATE TABLE "websites"', `CREATE TABLE ${older}`)};
+     INSERT INTO ${older} SELECT * FROM websites; DROP TABLE websites; ALTER TABLE ${older} RENAME TO websites;
+     ${objects.join(';\n')};`,
+  );
+}
+
 const counts = (db: Database.Database) =>
   Object.fromEntries(
     ['accounts', 'websites', 'jobs', 'stats_samples', 'website_status_changes', 'enforcement_actions'].map((table) => [
@@ -93,15 +110,7 @@ describe('an upgrade from the previous release', () => {
       // 025 added the pacer's shared bucket.
       db.exec('DROP TABLE pacer_bucket');
       // 024 rebuilt websites for paused_by 'reseller': the table as 023 left it, rows, indexes and triggers kept.
-      const websiteObjects024 = db
-        .prepare("SELECT sql FROM sqlite_master WHERE tbl_name = 'websites' AND type IN ('index', 'trigger') AND sql IS NOT NULL")
-        .pluck()
-        .all() as string[];
-      db.exec(
-        `${tableSqlAt(scratch, 'websites', 23).replace('CREATE TABLE "websites"', 'CREATE TABLE websites_023')};
-         INSERT INTO websites_023 SELECT * FROM websites; DROP TABLE websites; ALTER TABLE websites_023 RENAME TO websites;
-         ${websiteObjects024.join(';\n')};`,
-      );
+      websitesAsAt(db, scratch, 23);
       // 023 added the resellers' language.
       db.exec('DROP TRIGGER sessions_reseller_locale; ALTER TABLE resellers DROP COLUMN locale;');
       // 021 added the mails' log, the resellers' digest events and the readers' languages.
@@ -110,15 +119,9 @@ describe('an upgrade from the previous release', () => {
          ALTER TABLE accounts DROP COLUMN locale;`,
       );
       // 020 added protection per package and rebuilt websites (paused_by 'package'): the table as 019 left it, rows, indexes and triggers kept.
-      const websiteObjects = db
-        .prepare("SELECT sql FROM sqlite_master WHERE tbl_name = 'websites' AND type IN ('index', 'trigger') AND sql IS NOT NULL")
-        .pluck()
-        .all() as string[];
+      websitesAsAt(db, scratch, 19);
       db.exec(
-        `${tableSqlAt(scratch, 'websites', 19).replace('CREATE TABLE "websites"', 'CREATE TABLE websites_019')};
-         INSERT INTO websites_019 SELECT * FROM websites; DROP TABLE websites; ALTER TABLE websites_019 RENAME TO websites;
-         ${websiteObjects.join(';\n')};
-         DROP TABLE packages; ALTER TABLE accounts DROP COLUMN protection_removed_at; ALTER TABLE accounts DROP COLUMN protection_included;`,
+        'DROP TABLE packages; ALTER TABLE accounts DROP COLUMN protection_removed_at; ALTER TABLE accounts DROP COLUMN protection_included;',
       );
       db.exec('DROP TABLE panel_comparisons');
       // 016: monitoring first (a plan's days, each website's end of monitoring).
