@@ -10,6 +10,7 @@ import { createJobQueue } from './core/job-queue.js';
 import { createPluginSettings } from './core/plugin-settings.js';
 import { createProviderContactRecorder } from './core/provider-contact.js';
 import { reconcileWebsites } from './core/reconcile.js';
+import { serverIdentity } from './core/server-identity.js';
 import { createAdminViewsRepo } from './db/admin-views.repo.js';
 import { createSettingsSnapshotsRepo } from './db/settings-snapshots.repo.js';
 import type { Db } from './db/open.js';
@@ -60,6 +61,7 @@ async function wireFoundations(options: PluginOptions, { db, logger, life }: { d
   const { jobs, schedule, stats } = repositories;
   const settings = createPluginSettings(repositories.audit, config);
   if (role.serves) holdServeLock(config, stats, logger, life);
+  const identity = serverIdentity(repositories.accounts, config.server.name);
   const metrics = createMetrics({
     jobCounts: () => jobs.countsByKind(),
     dueWebsites: () => schedule.dueCount(now()),
@@ -78,7 +80,7 @@ async function wireFoundations(options: PluginOptions, { db, logger, life }: { d
       recordContact(attempt);
     },
   });
-  return { ...repositories, settings, metrics, now, connected, provider: connected.provider, sandbox: connected.sandbox };
+  return { ...repositories, settings, metrics, now, identity, connected, provider: connected.provider, sandbox: connected.sandbox };
 }
 
 /** Everything on the open database, in dependency order; what it starts closes with `life`. */
@@ -149,6 +151,7 @@ async function wire(
   return {
     // What the commands and benches use (RunningPlugin): no repository or handle, each a thing they do.
     url,
+    serverId: foundations.identity.serverId,
     sandbox: sandbox && { url: sandbox.url, partnerKey: sandbox.partnerKey },
     syncStatistics: services.syncStatistics,
     readDueStatistics: (signal?: AbortSignal) => services.readTick(TICK_BUDGET_SECONDS, signal),

@@ -266,6 +266,7 @@ function prepareKvStatements(db: Db) {
     kvSet: db.prepare(
       'INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
     ),
+    kvClaim: db.prepare('INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING'),
   };
 }
 
@@ -425,6 +426,11 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
 
     getFact: (key: string) => s.kvGet.get(key)?.value ?? null,
     setFact: (key: string, value: string) => void s.kvSet.run(key, value, now()),
+    /** Stores `value` unless the fact is there already; returns the stored one (the first process to claim it wins). */
+    claimFact(key: string, value: string): string {
+      s.kvClaim.run(key, value, now());
+      return s.kvGet.get(key)?.value ?? value;
+    },
     /** When the provider last gave a usable answer (the admin overview's "provider last answered"). */
     recordProviderAnswer: (at: number) => void s.kvSet.run(PROVIDER_ANSWERED_AT, String(at), at),
   };

@@ -66,6 +66,8 @@ export interface PluginOptions {
 export interface RunningPlugin {
   /** Where the HTTP server listens (serve), or would (the other roles): callback URLs and links are built on it. */
   url: string;
+  /** This panel server's id (core/server-identity.ts): kept in its SQLite, the same for every process of the data folder. */
+  serverId: string;
   /** The provider sandbox this serve started because no provider is configured, printed for the demo; otherwise undefined. */
   sandbox: { url: string; partnerKey: string } | undefined;
   /** One statistics sync now (the schedule runs it every WPP_SYNC_INTERVAL_MINUTES, then enforces). */

@@ -25,6 +25,7 @@ const MEMBERS = [
   'resolveKeptPleskEvents',
   'sandbox',
   'sendMailDigests',
+  'serverId',
   'switchMonitoring',
   'syncStatistics',
   'url',
@@ -61,6 +62,28 @@ describe('the running plugin', () => {
     } finally {
       await sandbox.close();
       removeTempDir(dataDir);
+      removeTempDir(sandbox.dataDir);
+    }
+  });
+
+  it('a data folder keeps one server id for all its processes and starts; another data folder gets its own', async () => {
+    const sandbox = await startTestSandbox();
+    const dataDirs = [createTempDir('wpp-identity-'), createTempDir('wpp-identity-')];
+    const start = (dataDir: string) =>
+      startPlugin({ config: testConfig(dataDir, sandbox), role: 'command', logger: pino({ level: 'silent' }) });
+    try {
+      const [first, second] = await Promise.all([start(dataDirs[0]!), start(dataDirs[0]!)]);
+      const other = await start(dataDirs[1]!);
+      await Promise.all([first.close(), second.close(), other.close()]);
+      const again = await start(dataDirs[0]!);
+      await again.close();
+      expect(first.serverId).toMatch(/^srv-[0-9a-f-]{36}$/);
+      expect([second.serverId, again.serverId]).toEqual([first.serverId, first.serverId]);
+      expect(other.serverId).toMatch(/^srv-/);
+      expect(other.serverId).not.toBe(first.serverId);
+    } finally {
+      await sandbox.close();
+      for (const dataDir of dataDirs) removeTempDir(dataDir);
       removeTempDir(sandbox.dataDir);
     }
   });
