@@ -6,10 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
+import { loadMigrations } from '../../src/db/migrate.js';
+import { paths } from '../../src/paths.js';
 import { isAppError } from '../../src/errors.js';
 import { openFleetDatabase, type FleetDatabase } from '../../src/fleet/database.js';
 import { recordFleetServer } from '../../src/fleet/servers.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+
+/** Every fleet migration shipped (migrations/fleet), as a new database gets them. */
+const shipped = loadMigrations(paths.fleetMigrations);
+const versions = shipped.map((migration) => migration.version);
 
 const machine = { hostname: 'web1', primaryIp: '198.51.100.4' };
 
@@ -79,21 +85,22 @@ describe('the fleet database', () => {
   it('applies its migrations once: a second server opening it applies nothing', async () => {
     const url = await postgres.newDatabase();
     const first = await withFleet(url, async (fleet) => fleet.applied);
-    expect(first).toEqual([1]);
+    expect(versions[0]).toBe(1);
+    expect(first).toEqual(versions);
     const second = await withFleet(url, async (fleet) => fleet.applied);
     expect(second).toEqual([]);
     const recorded = await query<{ version: number; name: string }>(
       url,
       'SELECT version, name FROM fleet_schema_migrations ORDER BY version',
     );
-    expect(recorded).toEqual([{ version: 1, name: 'fleet_servers' }]);
+    expect(recorded).toEqual(shipped.map(({ version, name }) => ({ version, name })));
   });
 
   it('is migrated once when several servers open a new database at the same moment', async () => {
     const url = await postgres.newDatabase();
     const fleets = await Promise.all(Array.from({ length: 4 }, () => openFleetDatabase(url)));
     try {
-      expect(fleets.map((fleet) => fleet.applied).sort()).toEqual([[], [], [], [1]]);
+      expect(fleets.map((fleet) => fleet.applied).sort()).toEqual([[], [], [], versions]);
     } finally {
       await Promise.all(fleets.map((fleet) => fleet.close()));
     }
