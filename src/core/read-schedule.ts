@@ -186,3 +186,27 @@ export function mostAtRisk<T extends DueWebsite>(due: T[], now: number, budget: 
     .slice(0, budget)
     .map(({ website }) => website);
 }
+
+/**
+ * How at risk a due website is, 0 to 1, from the gap the schedule planned its read with: the
+ * schedule plans the read of a website nearing a limit (little headroom, or a rate that reaches
+ * it soon) at a short gap and a quiet one at `maxAgeMs`, so the planned gap already weighs
+ * everything the last reads said. 1: planned at the shortest gap; 0: at the longest, or never
+ * read (nothing known yet: an import's thousand new websites are not all at risk). Comparable
+ * across servers with the same WPP_SYNC_MAX_AGE_MINUTES: the fleet budget orders servers by it.
+ */
+export function readRisk(website: DueWebsite, rules: ScheduleRules = DEFAULT_RULES): number {
+  if (website.lastReadAt === null) return 0;
+  const planned = website.nextReadAt - website.lastReadAt;
+  const span = rules.maxAgeMs - rules.minIntervalMs;
+  if (!(span > 0)) return 0;
+  return Math.min(1, Math.max(0, (rules.maxAgeMs - planned) / span));
+}
+
+/** Planned within this many shortest gaps (5 minutes by default): the website is near a limit, and its read is urgent. */
+export const AT_RISK_GAPS = 5;
+
+/** Whether a due website's read takes urgent tokens (docs/fleet.md): its read was planned within AT_RISK_GAPS shortest gaps. */
+export function isAtRisk(website: DueWebsite, rules: ScheduleRules = DEFAULT_RULES): boolean {
+  return website.lastReadAt !== null && website.nextReadAt - website.lastReadAt <= AT_RISK_GAPS * rules.minIntervalMs;
+}

@@ -18,7 +18,7 @@ import { acquireJobLock, recordSkipped } from './job-lock.js';
 import { createLimitResolver, type LimitResolver } from './limits.js';
 import { counterDelta } from './quota.js';
 import { learnFromReads, type SpikeNotice } from './read-learning.js';
-import { DEFAULT_RULES, mostAtRisk, type ScheduleRules, type SpikeRules } from './read-schedule.js';
+import { DEFAULT_RULES, isAtRisk, mostAtRisk, type ScheduleRules, type SpikeRules } from './read-schedule.js';
 import { createStatsReader, type ManagedWebsite, type PageResult } from './stats-reader.js';
 import { SYNC_LOCK } from './statistics.js';
 
@@ -27,6 +27,8 @@ export interface ReadTickDeps {
   accounts: AccountsRepo;
   schedule: ReadScheduleRepo;
   provider: ProviderClient;
+  /** Reads of websites at risk go through this client: urgent tokens of the server's request budget. Default `provider`. */
+  urgentProvider?: ProviderClient;
   logger: Logger;
   now: () => number;
   /**
@@ -130,9 +132,16 @@ async function actOnPage({ deps, limits, rules, spikeRules, result }: TickContex
  */
 const CANDIDATES_PER_READ = 5;
 
-/** The websites this tick reads: of the earliest due, the `budget` most at risk (read-schedule.ts mostAtRisk). */
-export function dueNow(schedule: ReadScheduleRepo, at: number, budget: number): ManagedWebsite[] {
-  return mostAtRisk(schedule.due(at, budget * CANDIDATES_PER_READ), at, budget);
+/**
+ * The websites this tick reads: of the earliest due, the `budget` most at risk (read-schedule.ts
+ * mostAtRisk); those at risk (isAtRisk: near a limit) marked urgent and read first, so they
+ * take urgent tokens of the server's request budget and, with a fleet database, count in the
+ * fleet's order (docs/fleet.md, "The fleet budget").
+ */
+export function dueNow(schedule: ReadScheduleRepo, at: number, budget: number, rules: ScheduleRules = DEFAULT_RULES): ManagedWebsite[] {
+  const chosen = mostAtRisk(schedule.due(at, budget * CANDIDATES_PER_READ), at, budget);
+  const urgent = chosen.filter((website) => isAtRisk(website, rules)).map((website) => ({ ...website, urgent: true }));
+  return urgent.length === 0 ? chosen : [...urgent, ...chosen.filter((website) => !isAtRisk(website, rules))];
 }
 
 /** One tick of the adaptive sync; see the module comment. One sync or tick at a time (the sync lock). */
@@ -158,13 +167,14 @@ export async function readTick(deps: ReadTickDeps, options: ReadTickOptions): Pr
   }
   const limits = createLimitResolver(stats, accounts);
   const rules = options.rules ?? DEFAULT_RULES;
-  const reader = createStatsReader({ provider: deps.provider, now, limits }, options);
+  const reader = createStatsReader({ provider: deps.provider, urgentProvider: deps.urgentProvider, now, limits }, options);
   const pageSize = options.pageSize ?? 200;
   try {
     // Every tick leaves a run, even one with nothing due: the last successful sync is how
     // the doctor, /metrics and the catch-up at start know the sync is alive.
     result.runId = stats.startRun(SYNC_LOCK, started);
-    const websites = options.websites ?? dueNow(schedule, started + (options.lookaheadMs ?? 0), Math.max(0, Math.floor(options.budget)));
+    const websites =
+      options.websites ?? dueNow(schedule, started + (options.lookaheadMs ?? 0), Math.max(0, Math.floor(options.budget)), rules);
     result.due = websites.length;
 
     const handle = (page: PageResult) => actOnPage({ deps, limits, rules, spikeRules: options.spikeRules, result }, page);

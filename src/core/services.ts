@@ -181,6 +181,8 @@ export function createServices(deps: ServicesDeps) {
   };
   const tickDeps = {
     ...syncDeps,
+    // Reads of websites at risk take urgent tokens (docs/fleet.md, "The fleet budget").
+    urgentProvider: urgent,
     enforceAccounts: (list: string[]) => enforcement.enforceAccounts(list),
   };
   return {

@@ -15,6 +15,8 @@ import type { Counters } from './quota.js';
 export interface ManagedWebsite {
   domain: string;
   account: string;
+  /** Read with urgent tokens of the server's request budget (a website at risk: read-tick.ts). */
+  urgent?: boolean;
 }
 
 export type PageResult = { reads: StatsRead[]; failures: { domain: string; error: string }[] };
@@ -38,8 +40,12 @@ interface PageInRead {
   done: (result: ReadResult) => void;
 }
 
-export function createStatsReader(deps: { provider: ProviderClient; now: () => number; limits: LimitResolver }, options: ReaderOptions) {
+export function createStatsReader(
+  deps: { provider: ProviderClient; urgentProvider?: ProviderClient | undefined; now: () => number; limits: LimitResolver },
+  options: ReaderOptions,
+) {
   const { provider, now, limits } = deps;
+  const urgentProvider = deps.urgentProvider ?? provider;
   // Concurrency only: the rate is the server's request budget, which the provider client takes
   // a token from before every request (docs/fleet.md, "One budget per server").
   const queue = new PQueue({ concurrency: options.concurrency });
@@ -67,7 +73,8 @@ export function createStatsReader(deps: { provider: ProviderClient; now: () => n
   /** Reads one website's counters; null when the stop abandoned the read (it is read again next time). */
   const readOne = async (website: ManagedWebsite): Promise<ReadResult> => {
     try {
-      const s = await provider.getWebsiteStatistics(website.domain, {}, { signal: stop.signal });
+      const client = website.urgent ? urgentProvider : provider;
+      const s = await client.getWebsiteStatistics(website.domain, {}, { signal: stop.signal });
       const counters: Counters = { total: s.total, permitted: s.permitted, blocked: s.blocked, mitigated: s.mitigated };
       const detail = s.mitigatedDetail;
       const mitigationDetail = detail ? { captcha: detail.captcha, deny: detail.deny, byCategory: detail.byCategory } : null;
