@@ -273,6 +273,12 @@ const envSchema = z.object({
   WPP_ADMIN_EMAIL: z.email({ message: 'must be an e-mail address' }).optional(),
   /** The fleet database shared by many panel servers on one partner key (PostgreSQL; docs/fleet.md): a secret. Default: none, this server works alone. */
   WPP_FLEET_DATABASE_URL: postgresUrl.optional(),
+  /**
+   * The partner key's rate the provider set, requests a second: the most the fleet budget hands
+   * out across the servers sharing WPP_FLEET_DATABASE_URL (docs/fleet.md, "The fleet budget").
+   * Default: none, the fleet learns it from the provider's 429s, starting from WPP_SYNC_RATE.
+   */
+  WPP_FLEET_KEY_RATE: z.coerce.number().positive().max(100_000).optional(),
 });
 
 /** The environment as `process.env` holds it. */
@@ -385,7 +391,7 @@ export interface Config {
   /** E-mail (core/mail.ts): the SMTP URL (a secret: it holds the password), the sender, the host's name in mails (undefined: said in the mail's language), the admin's address. */
   mail: { smtpUrl: string | undefined; from: string | undefined; hostName: string | undefined; adminEmail: string | undefined };
   /** The fleet database (src/fleet, docs/fleet.md): its URL, a secret (it holds the password); undefined: this server works alone. */
-  fleet: { databaseUrl: string | undefined };
+  fleet: { databaseUrl: string | undefined; keyRate: number | undefined };
 }
 
 /** The configuration of a command that never reaches the provider: every setting but `provider`. */
@@ -482,7 +488,7 @@ function standaloneSettings(e: ParsedEnv, machine: MachineFacts, warnings: strin
       hostName: e.WPP_HOST_NAME ?? (machine.hostname.includes('.') ? machine.hostname : undefined),
       adminEmail: e.WPP_ADMIN_EMAIL,
     },
-    fleet: { databaseUrl: e.WPP_FLEET_DATABASE_URL },
+    fleet: { databaseUrl: e.WPP_FLEET_DATABASE_URL, keyRate: e.WPP_FLEET_KEY_RATE },
   };
 }
 

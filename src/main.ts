@@ -23,6 +23,7 @@ import { createMetrics } from './metrics.js';
 import { createPluginApp } from './web/plugin-app.js';
 import { startPluginServer } from './web/plugin-server.js';
 import { wireFleet } from './wiring/fleet.js';
+import { wireFleetBudget } from './wiring/fleet-budget.js';
 import { wirePanelImport } from './wiring/panel-import.js';
 import { wirePacer } from './wiring/pacer.js';
 import { connectProvider, httpUrl } from './wiring/provider.js';
@@ -69,19 +70,20 @@ async function wireFoundations(options: PluginOptions, { db, logger, life }: { d
     now,
     processMetrics: role.serves,
   });
+  const pacer = wirePacer(db, config);
   const recordContact = createProviderContactRecorder({ now, recordAnsweredAt: repositories.accounts.recordProviderAnswer });
   const connected = await connectProvider(config, {
     startsSandbox: role.serves,
     logger,
     life,
     client: options.providerOptions,
-    budget: wirePacer(db, config),
+    budget: pacer,
     onAttempt: (attempt) => {
       metrics.providerAttempt(attempt);
       recordContact(attempt);
     },
   });
-  return { ...repositories, settings, metrics, now, identity, connected, provider: connected.provider, sandbox: connected.sandbox };
+  return { ...repositories, settings, metrics, now, identity, pacer, connected, provider: connected.provider, sandbox: connected.sandbox };
 }
 
 /** Everything on the open database, in dependency order; what it starts closes with `life`. */
@@ -95,6 +97,7 @@ async function wire(
   const foundations = await wireFoundations(options, { db, logger, life });
   const { jobs, accounts, stats, schedule, audit, sessions, settings, now, connected, sandbox } = foundations;
   const fleet = wireFleet(config, { serves: role.serves, identity: foundations.identity, logger, life, now });
+  wireFleetBudget(config, { fleet, pacer: foundations.pacer, db, schedule, logger, life, now });
 
   // The worker is created once the server has its port (callback URLs need it); queueing wakes it.
   let wakeWorker = () => {};

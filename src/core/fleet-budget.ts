@@ -149,6 +149,13 @@ export function nextKeyState(
   return { keyRate: Math.max(rules.floor, raised), changedAt: now, decreasedAt: state.decreasedAt };
 }
 
+/**
+ * The part of the key's rate the fleet hands out: calls sent evenly at the full rate arrive
+ * unevenly (network and scheduling jitter), and the provider's own bucket has no slack left
+ * for that; 5% spare is what keeps 429s to about none (test/integration/fleet-budget.test.ts).
+ */
+export const HAND_OUT = 0.95;
+
 /** A claim as stored, with the share it was last handed and until when (the database's clock). */
 export interface StoredClaim extends FleetClaim {
   share: number;
@@ -172,18 +179,23 @@ export interface FleetRound {
  */
 export function decideFleetRound(
   input: { key: FleetKeyState; claims: StoredClaim[]; serverId: string; rateLimited: boolean; now: number },
-  rules: { key: FleetKeyRules; allocation?: AllocationRules },
+  rules: { key: FleetKeyRules; allocation?: AllocationRules; handOut?: number },
 ): FleetRound {
   const { claims, serverId, now } = input;
   const allocation = rules.allocation ?? DEFAULT_ALLOCATION;
   const fresh = freshClaims(claims, now, allocation);
   const demand = fresh.reduce((sum, claim) => sum + claim.urgent + claim.backlog, 0);
   const key = nextKeyState(input.key, { rateLimited: input.rateLimited, demand }, now, rules.key);
-  const shares = allocateFleetRate(key.keyRate, fresh, now, allocation);
+  const handedOut = key.keyRate * (rules.handOut ?? HAND_OUT);
+  const shares = allocateFleetRate(handedOut, fresh, now, allocation);
   const othersLeased = fresh
     .filter((claim) => claim.serverId !== serverId && claim.leaseUntil > now)
     .reduce((sum, claim) => sum + claim.share, 0);
-  const share = Math.max(0, Math.min(shares.get(serverId) ?? 0, key.keyRate - othersLeased));
+  // Never below the floor, though: a share of nothing would leave this server's calls waiting
+  // a long time on a bucket that refills at nothing (at most one floor too many, for a round).
+  const floor = fresh.length > 0 ? Math.min(allocation.floorPerServer, handedOut / fresh.length) : 0;
+  const mine = shares.get(serverId) ?? 0;
+  const share = Math.max(0, Math.min(mine, Math.max(Math.min(floor, mine), handedOut - othersLeased)));
   return { key, share, servers: fresh.length };
 }
 
@@ -208,11 +220,27 @@ export function leaseAwareStore(store: LeasedBucketStore, now: () => number): Bu
   return {
     update: (change) =>
       store.updateLeased((stored, lease) => {
-        if (!lease || lease.until <= now()) return change(stored);
-        const outcome = change(stored && { ...stored, rate: lease.rate });
+        const at = now();
+        if (!lease || lease.until <= at) return change(stored);
+        const outcome = change(stored && leasedBucket(stored, lease, at));
         return { state: { ...outcome.state, rate: lease.rate }, result: outcome.result };
       }),
   };
+}
+
+/**
+ * Under a lease, a server's burst is half a second of its share, not the second a server alone
+ * keeps: the servers' bursts then add up to half a second of the key's rate, and calls sent at
+ * once by several servers (each with its burst saved up) leave the provider's bucket slack.
+ */
+const LEASE_BURST_SECONDS = 0.5;
+
+/** The stored bucket at the lease's rate, refilled to now with the lease's burst (the pacer's own refill then adds nothing). */
+function leasedBucket(stored: BucketState, lease: BucketLease, at: number): BucketState {
+  const burst = Math.max(1, lease.rate * LEASE_BURST_SECONDS);
+  if (at <= stored.refilledAt) return { ...stored, rate: lease.rate, tokens: Math.min(stored.tokens, burst) };
+  const tokens = Math.min(burst, stored.tokens + ((at - stored.refilledAt) / 1000) * lease.rate);
+  return { ...stored, rate: lease.rate, tokens, refilledAt: at };
 }
 
 /** What this server needs, as its long-running process sees it. */
@@ -265,11 +293,12 @@ export function createFleetLeaseRound(deps: FleetLeaseDeps) {
     }
     if (!answer) {
       deps.lease.clear();
-      if (following !== false) {
+      // Not joined yet at the start is no news (the link says so itself if the database is down); losing the fleet is.
+      if (following === true || (following === null && failure !== null)) {
         const reason = failure === null ? 'the fleet database is not joined yet' : describeError(failure);
         deps.logger.warn({ reason }, 'fleet budget unavailable: this server paces itself (its own AIMD) meanwhile');
       }
-      following = false;
+      if (following === true || failure !== null) following = false;
       return null;
     }
     reportedLimit = Math.max(reportedLimit, need.limitedAt);

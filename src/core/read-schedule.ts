@@ -206,7 +206,13 @@ export function readRisk(website: DueWebsite, rules: ScheduleRules = DEFAULT_RUL
 /** Planned within this many shortest gaps (5 minutes by default): the website is near a limit, and its read is urgent. */
 export const AT_RISK_GAPS = 5;
 
-/** Whether a due website's read takes urgent tokens (docs/fleet.md): its read was planned within AT_RISK_GAPS shortest gaps. */
+/**
+ * Whether a due website's read takes urgent tokens (docs/fleet.md): its read was planned within
+ * AT_RISK_GAPS shortest gaps, and sooner than the longest (with WPP_SYNC_MAX_AGE_MINUTES of a few
+ * minutes every website is read that often: that says nothing about a limit).
+ */
 export function isAtRisk(website: DueWebsite, rules: ScheduleRules = DEFAULT_RULES): boolean {
-  return website.lastReadAt !== null && website.nextReadAt - website.lastReadAt <= AT_RISK_GAPS * rules.minIntervalMs;
+  if (website.lastReadAt === null) return false;
+  const planned = website.nextReadAt - website.lastReadAt;
+  return planned <= AT_RISK_GAPS * rules.minIntervalMs && planned < rules.maxAgeMs;
 }

@@ -5,6 +5,7 @@
  * of the process takes its tokens from it.
  */
 import type { Config } from '../config.js';
+import { leaseAwareStore } from '../core/fleet-budget.js';
 import { createPacer, createSharedBucket, systemClock, type Pacer } from '../core/pacer.js';
 import type { Db } from '../db/open.js';
 import { createPacerBucketRepo } from '../db/pacer-bucket.repo.js';
@@ -16,7 +17,8 @@ const PACER_FLOOR_PER_SECOND = 1;
 export function wirePacer(db: Db, config: Pick<Config, 'sync'>): Pacer | undefined {
   const ceiling = config.sync.ratePerSecond;
   if (ceiling <= 0) return undefined;
-  const source = createSharedBucket(createPacerBucketRepo(db), {
+  // While `wpp serve` follows the fleet budget, the bucket paces at the share it leased (core/fleet-budget.ts).
+  const source = createSharedBucket(leaseAwareStore(createPacerBucketRepo(db), systemClock.now), {
     floor: Math.min(PACER_FLOOR_PER_SECOND, ceiling),
     ceiling,
   });

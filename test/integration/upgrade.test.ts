@@ -107,6 +107,8 @@ describe('an upgrade from the previous release', () => {
       }[]) {
         db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ?').run(keys.open(row.k, row.account), row.account);
       }
+      // 029 added the fleet budget's lease to the pacer's bucket (dropped with it below).
+      db.exec('ALTER TABLE pacer_bucket DROP COLUMN lease_until; ALTER TABLE pacer_bucket DROP COLUMN lease_rate;');
       // 025 added the pacer's shared bucket.
       db.exec('DROP TABLE pacer_bucket');
       // 024 rebuilt websites for paused_by 'reseller': the table as 023 left it, rows, indexes and triggers kept.

@@ -152,16 +152,40 @@ describe('decideFleetRound', () => {
     const claims = [stored('a', { urgent: 18 }), stored('b', { share: 15, leaseUntil: NOW + 2000 })];
     const round = decideFleetRound(
       { key: { keyRate: 20, changedAt: NOW, decreasedAt: 0 }, claims, serverId: 'a', rateLimited: false, now: NOW },
-      { key: fleetKeyRules(20, 40) },
+      { key: fleetKeyRules(20, 40), handOut: 1 },
     );
     expect(round.share).toBeCloseTo(5);
     expect(round.servers).toBe(2);
     // Once b's lease has run out, a gets its allocation.
     const later = decideFleetRound(
       { key: round.key, claims: claims.map((c) => ({ ...c, claimedAt: NOW + 2500 })), serverId: 'a', rateLimited: false, now: NOW + 2500 },
-      { key: fleetKeyRules(20, 40) },
+      { key: fleetKeyRules(20, 40), handOut: 1 },
     );
     expect(later.share).toBeCloseTo(18.5);
+  });
+
+  it("keeps a server's floor when the others' leases still hold the whole key, so its calls never wait on a bucket that refills at nothing", () => {
+    const claims = [stored('a', { backlog: 5 }), stored('b', { share: 19, leaseUntil: NOW + 2000 })];
+    const round = decideFleetRound(
+      { key: { keyRate: 20, changedAt: NOW, decreasedAt: 0 }, claims, serverId: 'a', rateLimited: false, now: NOW },
+      { key: fleetKeyRules(20, 40) },
+    );
+    expect(round.share).toBeCloseTo(1);
+  });
+
+  it("hands out 95% of the key's rate: the provider's bucket needs slack for calls that arrive unevenly", () => {
+    const round = decideFleetRound(
+      {
+        key: { keyRate: 20, changedAt: NOW, decreasedAt: 0 },
+        claims: [stored('a', { backlog: 50 })],
+        serverId: 'a',
+        rateLimited: false,
+        now: NOW,
+      },
+      { key: fleetKeyRules(20, 40) },
+    );
+    expect(round.share).toBeCloseTo(19);
+    expect(round.key.keyRate).toBe(20);
   });
 });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  isAtRisk,
+  readRisk,
   DEFAULT_RULES,
   DEFAULT_SPIKE_RULES,
   lateness,
@@ -151,5 +153,31 @@ describe('mostAtRisk', () => {
     expect(mostAtRisk(candidates, now, 2).map((website) => website.domain)).toEqual(['new.example', 'near.example']);
     // Within the budget, all of them, in the order given (the earliest due first).
     expect(mostAtRisk(candidates, now, 4)).toBe(candidates);
+  });
+});
+
+describe('readRisk and isAtRisk', () => {
+  const at = (lastReadAt: number | null, gapMs: number) => ({
+    domain: 'x.example',
+    account: 'x',
+    lastReadAt,
+    nextReadAt: (lastReadAt ?? 0) + gapMs,
+  });
+
+  it('measure how near a limit the schedule found a website by the gap it planned its read with', () => {
+    expect(readRisk(at(0, 60 * MINUTE))).toBe(0);
+    expect(readRisk(at(0, MINUTE))).toBe(1);
+    expect(readRisk(at(0, 30 * MINUTE))).toBeCloseTo(30 / 59);
+    // Nothing known of a website never read: not at risk (an import's new websites are not all urgent).
+    expect(readRisk(at(null, MINUTE))).toBe(0);
+    expect(isAtRisk(at(null, MINUTE))).toBe(false);
+  });
+
+  it('make a read urgent when it was planned within five shortest gaps of the last one', () => {
+    expect(isAtRisk(at(0, 5 * MINUTE))).toBe(true);
+    expect(isAtRisk(at(0, 5 * MINUTE + 1))).toBe(false);
+    // Every website read every few minutes anyway (WPP_SYNC_MAX_AGE_MINUTES 3): a short gap says nothing.
+    expect(isAtRisk(at(0, 3 * MINUTE), rulesFor(3))).toBe(false);
+    expect(isAtRisk(at(0, 2 * MINUTE), rulesFor(3))).toBe(true);
   });
 });
