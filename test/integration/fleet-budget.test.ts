@@ -178,8 +178,11 @@ describe('the fleet budget: three servers, one partner key, one PostgreSQL', () 
     expect(run.read).toEqual([WEBSITES_PER_SERVER, WEBSITES_PER_SERVER, WEBSITES_PER_SERVER]);
     for (const { logs } of servers) expect(logs.filter((line) => line.msg.startsWith('fleet budget unavailable')).length).toBe(1);
 
+    const reopened = Date.now();
     await tunnel.open();
     await waitFor(() => servers.every(following), 10_000, 'every server to follow its lease again');
+    if (process.env.WPP_TEST_PACER_LOG)
+      appendFileSync(process.env.WPP_TEST_PACER_LOG, `${JSON.stringify({ rejoinMs: Date.now() - reopened })}\n`);
     for (const { logs } of servers) expect(logs.filter((line) => line.msg.startsWith('fleet budget joined')).length).toBe(2);
     // Once back, the leases add up to the key's rate at most.
     await new Promise((resolve) => setTimeout(resolve, 2_200));
