@@ -18,6 +18,7 @@ import {
   type StoredClaim,
 } from '../../src/core/fleet-budget.js';
 import { createSharedBucket, type BucketState } from '../../src/core/pacer.js';
+import { loadConfig } from '../../src/config.js';
 
 const NOW = 1_000_000;
 const claim = (serverId: string, need: Partial<FleetClaim> = {}): FleetClaim => ({
@@ -277,5 +278,19 @@ describe('the lease round', () => {
       'warn fleet budget unavailable: this server paces itself (its own AIMD) meanwhile',
       'info fleet budget joined: this server follows its share',
     ]);
+  });
+});
+
+describe('WPP_FLEET_KEY_RATE', () => {
+  const machine = { hostname: 'web1', primaryIp: '198.51.100.4' };
+  it("is optional (the fleet learns the key's rate) and takes a positive number of requests a second", () => {
+    expect(loadConfig({}, machine, 'standalone').fleet.keyRate).toBeUndefined();
+    expect(loadConfig({ WPP_FLEET_KEY_RATE: '50' }, machine, 'standalone').fleet.keyRate).toBe(50);
+    expect(loadConfig({ WPP_FLEET_KEY_RATE: '12.5' }, machine, 'standalone').fleet.keyRate).toBe(12.5);
+  });
+
+  it('refuses zero, a negative number or a word, naming the variable', () => {
+    for (const bad of ['0', '-5', 'fast'])
+      expect(() => loadConfig({ WPP_FLEET_KEY_RATE: bad }, machine, 'standalone')).toThrow(/WPP_FLEET_KEY_RATE/);
   });
 });
