@@ -70,8 +70,8 @@ async function wireFoundations(options: PluginOptions, { db, logger, life }: { d
     now,
     processMetrics: role.serves,
   });
-  const pacer = wirePacer(db, config);
   const recordContact = createProviderContactRecorder({ now, recordAnsweredAt: repositories.accounts.recordProviderAnswer });
+  const pacer = wirePacer(db, config);
   const connected = await connectProvider(config, {
     startsSandbox: role.serves,
     logger,

@@ -179,12 +179,8 @@ export function createServices(deps: ServicesDeps) {
     ...(onSpike ? { onSpike } : {}),
     recheck: (websites: { domain: string; account: string }[]) => deps.queue.refreshWebsites(websites),
   };
-  const tickDeps = {
-    ...syncDeps,
-    // Reads of websites at risk take urgent tokens (docs/fleet.md, "The fleet budget").
-    urgentProvider: urgent,
-    enforceAccounts: (list: string[]) => enforcement.enforceAccounts(list),
-  };
+  // Reads of websites at risk take urgent tokens (docs/fleet.md, "The fleet budget").
+  const tickDeps = { ...syncDeps, urgentProvider: urgent, enforceAccounts: (list: string[]) => enforcement.enforceAccounts(list) };
   return {
     provisioning,
     /** One statistics sync; stopped by the plugin's close and by the caller's own signal (a one-shot command's SIGTERM). */
