@@ -70,18 +70,19 @@ async function wireFoundations(options: PluginOptions, { db, logger, life }: { d
     processMetrics: role.serves,
   });
   const recordContact = createProviderContactRecorder({ now, recordAnsweredAt: repositories.accounts.recordProviderAnswer });
+  const pacer = wirePacer(db, config);
   const connected = await connectProvider(config, {
     startsSandbox: role.serves,
     logger,
     life,
     client: options.providerOptions,
-    budget: wirePacer(db, config),
+    budget: pacer,
     onAttempt: (attempt) => {
       metrics.providerAttempt(attempt);
       recordContact(attempt);
     },
   });
-  return { ...repositories, settings, metrics, now, identity, connected, provider: connected.provider, sandbox: connected.sandbox };
+  return { ...repositories, settings, metrics, now, identity, pacer, connected, provider: connected.provider, sandbox: connected.sandbox };
 }
 
 /** Everything on the open database, in dependency order; what it starts closes with `life`. */
