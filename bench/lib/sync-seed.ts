@@ -139,7 +139,12 @@ export async function seedSandbox(options: {
  * users' keys) and their websites as provisioning leaves them (active, online, read once),
  * and a global per-website hit limit.
  */
-export function seedPluginDatabase(db: Db, options: { n: number; users: SeededUser[]; limit: number; now?: number }): void {
+export function seedPluginDatabase(
+  db: Db,
+  options: { n: number; users: SeededUser[]; limit: number; now?: number; only?: (i: number) => boolean },
+): void {
+  // A server of a fleet holds some of the websites (and their accounts): `only` says which.
+  const only = options.only ?? (() => true);
   const at = options.now ?? Date.now();
   const insertAccount = db.prepare(
     `INSERT INTO accounts (account, email, plan, provider_user_id, provider_api_key, state, created_at, updated_at)
@@ -155,8 +160,11 @@ export function seedPluginDatabase(db: Db, options: { n: number; users: SeededUs
   );
   const origin = JSON.stringify([ORIGIN_IP]);
   db.transaction(() => {
-    for (const user of options.users) insertAccount.run(user.account, user.userId, user.apiKey, at, at);
+    options.users.forEach((user, u) => {
+      if (only(u)) insertAccount.run(user.account, user.userId, user.apiKey, at, at);
+    });
     for (let i = 0; i < options.n; i++) {
+      if (!only(i)) continue;
       const domain = domainOf(i);
       const tokenHash = hashToken(`bench-callback-token:${domain}`);
       insertWebsite.run(domain, accountOf(i, options.users.length), origin, at, tokenHash, at, at);

@@ -50,7 +50,13 @@ export interface ServicesDeps {
   /** The effective auto-protect setting (core/plugin-settings.ts), read per panel event. */
   autoProtect: () => boolean;
   /** WPP_SYNC_CONCURRENCY and WPP_SYNC_RATE: the sync's and enforcement's share of the provider; WPP_SYNC_MAX_AGE_MINUTES. */
-  sync: { concurrency: number; ratePerSecond: number; maxAgeMinutes?: number };
+  sync: {
+    concurrency: number;
+    ratePerSecond: number;
+    maxAgeMinutes?: number;
+    /** The rate the server's pacer has learned (at most ratePerSecond): what a tick can spend now. */
+    learnedRate?: () => number;
+  };
   /** The adaptive sync's schedule, rates and forecasts. */
   schedule: ReadScheduleRepo;
   /** Receives every enforcement action newly recorded, when notifications are on. */
@@ -97,6 +103,18 @@ const packagesOf = (deps: ServicesDeps, packages: NonNullable<ServicesDeps['pack
   graceMs: () => packages.graceDays() * DAY_MS,
   scheduleRelease: (account: string, runAt: number) => deps.queue.releasePackage(account, runAt),
 });
+
+/**
+ * The reads a tick may plan: its seconds at the rate the pacer has learned, not at the ceiling.
+ * Planned at the ceiling on a key the pacer has learned is slower, a tick would queue more reads
+ * than it can send in its minute and hold the sync lock past the next ticks, while websites
+ * about to cross their limits wait behind that backlog.
+ */
+export function tickBudget(sync: ServicesDeps['sync'], seconds: number): number {
+  if (sync.ratePerSecond <= 0) return Number.MAX_SAFE_INTEGER;
+  const rate = Math.min(sync.ratePerSecond, sync.learnedRate?.() ?? sync.ratePerSecond);
+  return Math.max(1, Math.floor(rate * seconds));
+}
 
 export function createServices(deps: ServicesDeps) {
   const { accounts, stats, provider, logger, now, sync, observer } = deps;
@@ -200,7 +218,7 @@ export function createServices(deps: ServicesDeps) {
     readTick: (seconds: number, signal?: AbortSignal): Promise<ReadTickResult> =>
       deps.track(
         readTick(tickDeps, {
-          budget: sync.ratePerSecond > 0 ? sync.ratePerSecond * seconds : Number.MAX_SAFE_INTEGER,
+          budget: tickBudget(sync, seconds),
           concurrency: sync.concurrency,
           rules,
           lookaheadMs: seconds * 1000,

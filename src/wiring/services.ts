@@ -41,6 +41,8 @@ export function wireServices(
     callbackKey: string;
     /** The e-mails (core/mail.ts): told of every action and switch, whatever the webhook's setting. */
     mailer: Mailer;
+    /** The server's request budget (wiring/pacer.ts), when WPP_SYNC_RATE limits it: a tick asks for what it can spend. */
+    pacer?: { rate(): number } | undefined;
   },
   where: { accountDomain: string; server: Config['server']; publicUrl: string; sync: Config['sync'] },
 ) {
@@ -53,7 +55,7 @@ export function wireServices(
     now,
     settings: { accountDomain: where.accountDomain, server: where.server, publicUrl: where.publicUrl, callbackKey },
     autoProtect: settings.autoProtect,
-    sync: where.sync,
+    sync: { ...where.sync, ...(parts.pacer ? { learnedRate: parts.pacer.rate } : {}) },
     schedule,
     notify: alsoMail(notifyWhileOn(settings.notifyUrl, queue.notify), parts.mailer.onEnforcementAction),
     onMonitoringSwitched: parts.mailer.onMonitoringSwitched,
