@@ -191,11 +191,7 @@ export function decideFleetRound(
   const othersLeased = fresh
     .filter((claim) => claim.serverId !== serverId && claim.leaseUntil > now)
     .reduce((sum, claim) => sum + claim.share, 0);
-  // Never below the floor, though: a share of nothing would leave this server's calls waiting
-  // a long time on a bucket that refills at nothing (at most one floor too many, for a round).
-  const floor = fresh.length > 0 ? Math.min(allocation.floorPerServer, handedOut / fresh.length) : 0;
-  const mine = shares.get(serverId) ?? 0;
-  const share = Math.max(0, Math.min(mine, Math.max(Math.min(floor, mine), handedOut - othersLeased)));
+  const share = Math.max(0, Math.min(shares.get(serverId) ?? 0, handedOut - othersLeased));
   return { key, share, servers: fresh.length };
 }
 
@@ -235,12 +231,24 @@ export function leaseAwareStore(store: LeasedBucketStore, now: () => number): Bu
  */
 const LEASE_BURST_SECONDS = 0.5;
 
-/** The stored bucket at the lease's rate, refilled to now with the lease's burst (the pacer's own refill then adds nothing). */
+/**
+ * The rate a leased bucket tells its waiters to wait by, at least: a share below it (a server
+ * whose new share waits for the others' leases to shrink: 0 for a round) would have them wait
+ * many seconds for a token, and not notice the larger share the next round brings.
+ */
+const LEASE_WAIT_RATE = 1;
+
+/**
+ * The stored bucket refilled to now at the lease's rate with the lease's burst, so the pacer's
+ * own refill adds nothing; shown at LEASE_WAIT_RATE at least, which only shortens the wait it
+ * computes (the lease's rate is written back after).
+ */
 function leasedBucket(stored: BucketState, lease: BucketLease, at: number): BucketState {
   const burst = Math.max(1, lease.rate * LEASE_BURST_SECONDS);
-  if (at <= stored.refilledAt) return { ...stored, rate: lease.rate, tokens: Math.min(stored.tokens, burst) };
+  const rate = Math.max(lease.rate, LEASE_WAIT_RATE);
+  if (at <= stored.refilledAt) return { ...stored, rate, tokens: Math.min(stored.tokens, burst) };
   const tokens = Math.min(burst, stored.tokens + ((at - stored.refilledAt) / 1000) * lease.rate);
-  return { ...stored, rate: lease.rate, tokens, refilledAt: at };
+  return { ...stored, rate, tokens, refilledAt: at };
 }
 
 /** What this server needs, as its long-running process sees it. */
@@ -263,8 +271,8 @@ export interface FleetLeaseDeps {
   leaseMs?: number;
 }
 
-/** The smallest lease written: a share of 0 (the others' leases not yet renewed) still lets one request through now and then. */
-const MIN_LEASE_RATE = 0.05;
+/** The smallest lease written (the row's rate must be positive): a share of 0, one request in 100 s. */
+const MIN_LEASE_RATE = 0.01;
 
 /**
  * One lease round a second (the caller's timer): claims, writes the share into the bucket;

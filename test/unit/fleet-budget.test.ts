@@ -165,13 +165,13 @@ describe('decideFleetRound', () => {
     expect(later.share).toBeCloseTo(18.5);
   });
 
-  it("keeps a server's floor when the others' leases still hold the whole key, so its calls never wait on a bucket that refills at nothing", () => {
-    const claims = [stored('a', { backlog: 5 }), stored('b', { share: 19, leaseUntil: NOW + 2000 })];
+  it("gives a server nothing the others' leases still hold, however much it needs", () => {
+    const claims = [stored('a', { urgent: 30 }), stored('b', { share: 19, leaseUntil: NOW + 2000 })];
     const round = decideFleetRound(
       { key: { keyRate: 20, changedAt: NOW, decreasedAt: 0 }, claims, serverId: 'a', rateLimited: false, now: NOW },
       { key: fleetKeyRules(20, 40) },
     );
-    expect(round.share).toBeCloseTo(1);
+    expect(round.share).toBe(0);
   });
 
   it("hands out 95% of the key's rate: the provider's bucket needs slack for calls that arrive unevenly", () => {
@@ -231,6 +231,25 @@ describe('a lease on the SQLite bucket', () => {
     now = NOW + 5000;
     bucket.report({ rateLimited: true }, now);
     expect(store.state()!.rate).toBe(2.5);
+  });
+
+  it('tells its waiters to look again within a second under a lease of almost nothing, so a larger share is noticed', () => {
+    let now = NOW;
+    const store = memoryStore();
+    const bucket = createSharedBucket(
+      leaseAwareStore(store, () => now),
+      { floor: 1, ceiling: 40 },
+      { batchLifeMs: 0 },
+    );
+    store.setLease({ rate: 0.01, until: NOW + 3000 });
+    // The first tokens (a new bucket's, cut to the lease's burst of one) go; then the bucket is empty.
+    let answer = bucket.take(NOW);
+    for (let i = 0; i < 3 && answer.granted; i++) answer = bucket.take(NOW);
+    expect(answer).toEqual({ granted: false, waitMs: 1000 });
+    // Tokens still accrue at the lease's rate: one in 100 s, not one a second.
+    now = NOW + 1000;
+    expect(bucket.take(now).granted).toBe(false);
+    expect(store.state()!.rate).toBe(0.01);
   });
 });
 
