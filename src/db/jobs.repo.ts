@@ -237,6 +237,11 @@ function prepareLifecycleStatements(db: Db) {
   const extendStatement = db.prepare(`
     UPDATE jobs SET lease_until = @leaseUntil, updated_at = @now
     WHERE id = @id AND state = 'running' AND locked_by = @workerId`);
+  // A run the process's close stopped: pending again at once, its attempt not spent (it failed nothing).
+  const releaseStatement = db.prepare(`
+    UPDATE jobs SET state = 'pending', attempts = max(attempts - 1, 0), run_at = @now, lease_until = NULL, locked_by = NULL,
+      updated_at = @now
+    WHERE id = @id AND state = 'running' AND locked_by = @workerId`);
   const retryStatement = db.prepare(`
     UPDATE jobs SET state = 'pending', attempts = 0, run_at = @now, lease_until = NULL, locked_by = NULL,
       finished_at = NULL, updated_at = @now
@@ -255,6 +260,7 @@ function prepareLifecycleStatements(db: Db) {
     extendStatement,
     retryStatement,
     retryAllDeadStatement,
+    releaseStatement,
   };
 }
 
@@ -379,6 +385,11 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
     extendLease(id: number, workerId: string, leaseMs: number): boolean {
       const at = now();
       return s.extendStatement.run({ id, workerId, now: at, leaseUntil: at + leaseMs }).changes === 1;
+    },
+
+    /** A run the process's close stopped: pending again now, its attempt given back. False when the lease was lost. */
+    release(id: number, workerId: string): boolean {
+      return s.releaseStatement.run({ id, workerId, now: now() }).changes === 1;
     },
 
     /**

@@ -60,6 +60,7 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
   const { config, services, queue, logger, life } = deps;
   const worker = createWorker({
     jobs: deps.jobs,
+    stopSignal: life.signal,
     handlers: jobHandlers({
       // On the last attempt a failure is final too: provisioning shows it on the website as it is.
       'panel.event': (event, job) => services.provisioning.handle(event, { finalAttempt: job.attempts >= job.maxAttempts }),

@@ -32,6 +32,11 @@ export interface WorkerOptions {
   isPermanent?: (error: unknown) => boolean;
   /** Clock for sleep computations. Default Date.now. */
   now?: () => number;
+  /**
+   * Aborted when the process closes. A job that fails with its reason was stopped, not failed
+   * (a provider call waiting for a token of the request budget): pending again, attempt kept.
+   */
+  stopSignal?: AbortSignal;
 }
 
 export interface WorkerCounts {
@@ -65,6 +70,7 @@ export function createWorker(options: WorkerOptions) {
   const now = options.now ?? Date.now;
   const log = logger.child({ workerId });
   const backoff = { baseMs: options.backoff?.baseMs ?? 1000, maxMs: options.backoff?.maxMs ?? 300_000 };
+  const stoppedByClose = (error: unknown) => options.stopSignal?.aborted === true && error === options.stopSignal.reason;
 
   const inFlight = new Map<number, Promise<void>>();
   const counts: WorkerCounts = { done: 0, failed: 0, dead: 0 };
@@ -176,6 +182,9 @@ export function createWorker(options: WorkerOptions) {
       } else {
         log.warn({ job: job.id, kind: job.kind }, 'job finished after its lease was lost; another worker owns it now');
       }
+    } else if (stoppedByClose(outcome.error)) {
+      if (await retryWhileBusy(() => jobs.release(job.id, workerId)))
+        log.info({ job: job.id, kind: job.kind }, 'job stopped by the close; pending again for the next start');
     } else {
       await recordFailure(job, outcome.error);
     }
