@@ -49,9 +49,12 @@ export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
   }
 
   return {
-    /** Stores panel events as jobs, one transaction; a replayed event id changes nothing. */
-    ingestEvents(events: PanelEvent[]): IngestResult[] {
-      const results = ingestEvents(jobs, events, maxAttempts);
+    /**
+     * Stores panel events as jobs, one transaction; a replayed event id changes nothing.
+     * `background`: an import's events, not the panel's hook's (docs/fleet.md, "One budget per server").
+     */
+    ingestEvents(events: PanelEvent[], options: { background?: boolean } = {}): IngestResult[] {
+      const results = ingestEvents(jobs, events, maxAttempts, options.background === true);
       onQueued();
       return results;
     },
@@ -102,6 +105,8 @@ export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
           domain,
           payload: { domain, admin },
           maxAttempts,
+          // An admin's bulk action over every unprotected domain: background, after the panel's own events.
+          background: true,
         })),
       );
       onQueued();
