@@ -43,6 +43,8 @@ export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
         domain,
         payload: { domain },
         maxAttempts,
+        // A re-read is background work (reconcile's every minute, a callback's): the panel's own events go first.
+        background: true,
       })),
     );
     onQueued();
