@@ -107,6 +107,8 @@ describe('an upgrade from the previous release', () => {
       }[]) {
         db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ?').run(keys.open(row.k, row.account), row.account);
       }
+      // 030 marked background jobs (an import's events, bulk protect's) and indexed the claim's order by it.
+      db.exec('DROP INDEX jobs_due_by_priority; ALTER TABLE jobs DROP COLUMN background;');
       // 025 added the pacer's shared bucket.
       db.exec('DROP TABLE pacer_bucket');
       // 024 rebuilt websites for paused_by 'reseller': the table as 023 left it, rows, indexes and triggers kept.
