@@ -1,7 +1,8 @@
 /**
  * What a started plugin must undo when it closes, and the work it must let finish first.
  * Closing aborts `signal` (a sync in progress stops: queued reads are dropped, those in
- * flight abandoned), waits for the tracked passes, then runs the closers in reverse order
+ * flight abandoned; provider calls waiting for a token of the request budget are not sent,
+ * and the worker puts their jobs back as pending), waits for the tracked passes, then runs the closers in reverse order
  * of registration: the database, registered first, closes last.
  */
 export function createLifecycle() {

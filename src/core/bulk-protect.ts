@@ -14,6 +14,7 @@ import { actorLabel, type HostActor, type Protection } from './protection.js';
 export interface BulkProtectDeps {
   unprotected: UnprotectedRepo;
   accounts: Pick<AccountsRepo, 'getWebsite'>;
+  /** Retries a dead set-up; bulk protect's retries are background work, like its website.protect jobs. */
   jobs: Pick<JobsRepo, 'retry'>;
   /** Queues `website.protect` jobs (core/job-queue.ts); returns how many were new (one waits per website). */
   protectWebsites(websites: { domain: string; account: string }[], admin: string): number;
@@ -77,7 +78,7 @@ export function createBulkProtect(deps: BulkProtectDeps) {
       }
       let retried = 0;
       for (const failed of unprotected.failedDomainAdds(Number.MAX_SAFE_INTEGER)) {
-        if (!deps.jobs.retry(failed.jobId)) continue;
+        if (!deps.jobs.retry(failed.jobId, { background: true })) continue;
         retried++;
         deps.monitoring.choose([failed], monitorDays, chosenBy);
         // Runs after the retried set-up (an account's jobs run in id order behind its domain.added): with

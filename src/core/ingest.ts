@@ -42,7 +42,8 @@ function dedupeKeyOf(jobs: JobsRepo, event: PanelEvent, delivery: readonly strin
   return between === undefined ? key : `${key}@${between.id}`;
 }
 
-export function ingestEvents(jobs: JobsRepo, events: PanelEvent[], maxAttempts: number): IngestResult[] {
+/** `background`: events not from the panel's hook (an import's): claimed after its own, sent with background tokens. */
+export function ingestEvents(jobs: JobsRepo, events: PanelEvent[], maxAttempts: number, background = false): IngestResult[] {
   const delivery = events.map((event) => `event:${event.id}`);
   const results = queueParsedJobs(
     jobs,
@@ -53,6 +54,7 @@ export function ingestEvents(jobs: JobsRepo, events: PanelEvent[], maxAttempts: 
       domain: isAccountLevel(event.type) ? null : (event.domain ?? null),
       payload: event,
       maxAttempts,
+      background,
     })),
   );
   return results.map(({ job, created }, i) => ({

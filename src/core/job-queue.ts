@@ -43,15 +43,20 @@ export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
         domain,
         payload: { domain },
         maxAttempts,
+        // A re-read is background work (reconcile's every minute, a callback's): the panel's own events go first.
+        background: true,
       })),
     );
     onQueued();
   }
 
   return {
-    /** Stores panel events as jobs, one transaction; a replayed event id changes nothing. */
-    ingestEvents(events: PanelEvent[]): IngestResult[] {
-      const results = ingestEvents(jobs, events, maxAttempts);
+    /**
+     * Stores panel events as jobs, one transaction; a replayed event id changes nothing.
+     * `background`: an import's events, not the panel's hook's (docs/fleet.md, "One budget per server").
+     */
+    ingestEvents(events: PanelEvent[], options: { background?: boolean } = {}): IngestResult[] {
+      const results = ingestEvents(jobs, events, maxAttempts, options.background === true);
       onQueued();
       return results;
     },
@@ -102,6 +107,8 @@ export function createJobQueue({ jobs, maxAttempts, onQueued }: JobQueueDeps) {
           domain,
           payload: { domain, admin },
           maxAttempts,
+          // An admin's bulk action over every unprotected domain: background, after the panel's own events.
+          background: true,
         })),
       );
       onQueued();

@@ -262,28 +262,45 @@ export const systemClock: PacerClock = {
 };
 
 interface Waiter {
+  priority: PacerPriority;
   resolve: () => void;
   reject: (reason: unknown) => void;
   signal?: AbortSignal | undefined;
   onAbort?: () => void;
 }
 
+/** While background callers wait, at most this many grants in a row go to urgent ones (default of `backgroundEvery`). */
+export const DEFAULT_BACKGROUND_EVERY = 10;
+
 /**
  * The pacer a server's provider calls share: `take` resolves when the call may go (urgent
  * waiters first, each priority first come first served), `report` tells how it ended. A
  * success raises the rate only while callers waited for tokens (within `pressureWindowMs`,
- * default a second); a 429 always lowers it.
+ * default a second); a 429 always lowers it. Urgent first is not urgent only: while background
+ * callers wait, one grant in `backgroundEvery` (default 10) goes to the oldest of them, so a
+ * steady urgent stream (a mass enforcement) slows the background but cannot stop it.
  */
-export function createPacer(deps: { source: TokenSource; clock: PacerClock; pressureWindowMs?: number }) {
+export function createPacer(deps: { source: TokenSource; clock: PacerClock; pressureWindowMs?: number; backgroundEvery?: number }) {
   const { source, clock } = deps;
   const pressureWindowMs = deps.pressureWindowMs ?? 1000;
+  const backgroundEvery = deps.backgroundEvery ?? DEFAULT_BACKGROUND_EVERY;
+  if (!Number.isInteger(backgroundEvery) || backgroundEvery < 2) throw new RangeError('a pacer needs backgroundEvery, an integer >= 2');
   const queues: Record<PacerPriority, Waiter[]> = { urgent: [], background: [] };
   let cancelTimer: (() => void) | null = null;
   // When a caller last had to wait for a token: the rate is raised only under that pressure,
   // or an idle server's successes would lift it to the ceiling and it would meet 429s when busy.
   let pressedAt = Number.NEGATIVE_INFINITY;
+  // Urgent grants in a row while background callers waited: at backgroundEvery - 1, the background's turn.
+  let urgentInARow = 0;
 
-  const next = (): Waiter | undefined => queues.urgent[0] ?? queues.background[0];
+  const next = (): Waiter | undefined => {
+    const background = queues.background[0];
+    if (background && (urgentInARow >= backgroundEvery - 1 || !queues.urgent[0])) return background;
+    return queues.urgent[0] ?? background;
+  };
+  const counted = (granted: Waiter) => {
+    urgentInARow = granted.priority === 'urgent' && queues.background.length > 0 ? urgentInARow + 1 : 0;
+  };
   const remove = (waiter: Waiter) => {
     for (const queue of Object.values(queues)) {
       const index = queue.indexOf(waiter);
@@ -314,6 +331,7 @@ export function createPacer(deps: { source: TokenSource; clock: PacerClock; pres
         return;
       }
       remove(waiter);
+      counted(waiter);
       waiter.resolve();
     }
   };
@@ -323,7 +341,7 @@ export function createPacer(deps: { source: TokenSource; clock: PacerClock; pres
     take(priority: PacerPriority, signal?: AbortSignal): Promise<void> {
       if (signal?.aborted) return Promise.reject(signal.reason);
       return new Promise<void>((resolve, reject) => {
-        const waiter: Waiter = { resolve, reject, signal };
+        const waiter: Waiter = { priority, resolve, reject, signal };
         if (signal) {
           waiter.onAbort = () => {
             remove(waiter);

@@ -74,6 +74,13 @@ const providerTags = (server: ProvisioningSettings['server'], plan: string) => [
   ...(server.tag ? [server.tag] : []),
 ];
 
+export interface HandleOptions {
+  /** The job has no attempt left after this one: a failure is shown as it is (domain.added). */
+  finalAttempt?: boolean;
+  /** A background job's event (an import's): the services' choice of the provider's priority (services.ts); not read here. */
+  background?: boolean;
+}
+
 export function createProvisioning({
   accounts,
   provider,
@@ -453,7 +460,7 @@ export function createProvisioning({
 
   return {
     /** `finalAttempt`: the job has no attempt left after this one, so a failure is shown as it is (domain.added). */
-    async handle(given: PanelEvent, { finalAttempt = false }: { finalAttempt?: boolean } = {}): Promise<void> {
+    async handle(given: PanelEvent, { finalAttempt = false }: HandleOptions = {}): Promise<void> {
       const event = underCurrentName(given);
       switch (event.type) {
         case 'account.created':

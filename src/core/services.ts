@@ -21,7 +21,7 @@ import type { SettingsRepo } from '../db/settings.repo.js';
 import type { UnprotectedRepo } from '../db/unprotected.repo.js';
 import { accountLimitsOf } from './limits.js';
 import type { EnforcementNotice } from './notifications.js';
-import { createProvisioning, DEFAULT_PLAN, type ProvisioningSettings } from './provisioning.js';
+import { createProvisioning, DEFAULT_PLAN, type Provisioning, type ProvisioningSettings } from './provisioning.js';
 import { syncStatistics, type SyncOptions, type SyncResult } from './statistics.js';
 import type { SpikeNotice } from './read-learning.js';
 import { rulesFor, type ScheduleRules } from './read-schedule.js';
@@ -121,21 +121,30 @@ export function createServices(deps: ServicesDeps) {
   // Urgent first in the server's request budget (docs/fleet.md): enforcement, a click, a new domain.
   const urgent = provider.withPriority('urgent');
   const monitoring = monitoringOf(deps);
-  const provisioning = createProvisioning({
-    accounts,
-    provider: urgent,
-    refreshProvider: provider,
-    logger,
-    settings: deps.settings,
-    autoProtect: deps.autoProtect,
-    domainLimitFor: (account) => accountLimitsOf(stats, accounts, account).domainLimit,
-    now,
-    // Enforcement is created below; it records the undo when a refresh finds one.
-    onHostPauseUndone: (undone) => void enforcement.recordRepause(undone),
-    endCustomerSessions: deps.endCustomerSessions,
-    monitoring,
-    ...(deps.packages ? { packages: packagesOf(deps, deps.packages) } : {}),
-  });
+  // The same provisioning twice, on one budget: the panel's own events urgent, an import's (a background job) not.
+  const provisioningWith = (eventProvider: ProviderClient) =>
+    createProvisioning({
+      accounts,
+      provider: eventProvider,
+      refreshProvider: provider,
+      logger,
+      settings: deps.settings,
+      autoProtect: deps.autoProtect,
+      domainLimitFor: (account) => accountLimitsOf(stats, accounts, account).domainLimit,
+      now,
+      // Enforcement is created below; it records the undo when a refresh finds one.
+      onHostPauseUndone: (undone) => void enforcement.recordRepause(undone),
+      endCustomerSessions: deps.endCustomerSessions,
+      monitoring,
+      ...(deps.packages ? { packages: packagesOf(deps, deps.packages) } : {}),
+    });
+  const ownEvents = provisioningWith(urgent);
+  const backgroundEvents = provisioningWith(provider);
+  const provisioning: Provisioning = {
+    ...ownEvents,
+    /** `background`: a background job's event (an import's): its provider calls take background tokens. */
+    handle: (event, options = {}) => (options.background ? backgroundEvents : ownEvents).handle(event, options),
+  };
   const enforcement = createEnforcement({
     stats,
     accounts,
@@ -153,21 +162,24 @@ export function createServices(deps: ServicesDeps) {
         : undefined,
   });
   const adminResume = (domain: string, admin: string) => enforcement.adminResume(domain, admin);
-  const protection = createProtection({
-    accounts,
-    provider: urgent,
-    adminResume,
-    ingestEvents: (events) => deps.queue.ingestEvents(events),
-    logger: logger.child({ component: 'protection' }),
-    now,
-    endMonitoring: monitoring.end,
-  });
+  const protectionWith = (protectionProvider: ProviderClient) =>
+    createProtection({
+      accounts,
+      provider: protectionProvider,
+      adminResume,
+      ingestEvents: (events) => deps.queue.ingestEvents(events),
+      logger: logger.child({ component: 'protection' }),
+      now,
+      endMonitoring: monitoring.end,
+    });
+  // A customer's or an admin's click is urgent; bulk protect's queued jobs are background work.
+  const protection = protectionWith(urgent);
   const bulkProtect = createBulkProtect({
     unprotected: deps.unprotected,
     accounts,
     jobs: deps.jobs,
     protectWebsites: (websites, admin) => deps.queue.protectWebsites(websites, admin),
-    protection,
+    protection: protectionWith(provider),
     audit: deps.audit,
     monitoring,
   });

@@ -29,6 +29,8 @@ export interface Job {
   createdAt: number;
   updatedAt: number;
   finishedAt: number | null;
+  /** Background work (an import's events, bulk protect's): claimed after the panel's own due jobs (migration 030). */
+  background: boolean;
 }
 
 export interface NewJob {
@@ -50,6 +52,8 @@ export interface NewJob {
   maxAttempts: number;
   /** Epoch ms; default now. */
   runAt?: number;
+  /** Background work: every due job that is not waits first, and its provider calls take background tokens. Default false. */
+  background?: boolean;
 }
 
 export interface JobFailure {
@@ -78,6 +82,7 @@ const newJobSchema = z.object({
   payload: z.unknown(),
   maxAttempts: z.number().int().min(1),
   runAt: z.number().int().nonnegative().optional(),
+  background: z.boolean().optional(),
 });
 
 export class InvalidJobError extends Error {
@@ -102,6 +107,7 @@ interface JobRow {
   created_at: number;
   updated_at: number;
   finished_at: number | null;
+  background: number;
 }
 
 function toJob(row: JobRow): Job {
@@ -122,6 +128,7 @@ function toJob(row: JobRow): Job {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,
+    background: row.background === 1,
   };
 }
 
@@ -165,9 +172,11 @@ const NO_EARLIER_CONFLICT_SQL = `(j.account IS NULL OR NOT EXISTS (
  * The `e.state IN (...)` term is written exactly as the partial index jobs_open_by_account's
  * WHERE clause, which is what lets SQLite use that index for the NOT EXISTS probe.
  *
- * The two kinds of claimable job are looked up separately, each in (run_at, id) order
- * straight from the jobs_due index and stopping after `limit` claimable ones; the first
- * `limit` of both together are the result. Written as one WHERE with an OR, SQLite had to
+ * The kinds of claimable job are looked up separately, each in (run_at, id) order straight
+ * from an index (jobs_due_by_priority for due jobs, the panel's own apart from background
+ * ones; jobs_due for expired leases) and stopping after `limit` claimable ones; the first
+ * `limit` of them together, background last (migration 030), are the result: a new domain
+ * from the panel's hook is claimed before an import's thousands of queued events. Written as one WHERE with an OR, SQLite had to
  * run the NOT EXISTS probe for every due job and sort them all before the LIMIT: with
  * thousands of jobs queued per account (a panel's bulk import), each claim took tens of
  * milliseconds and claims were most of the worker's time.
@@ -176,22 +185,27 @@ export const CLAIMABLE_IDS_SQL = `
   SELECT c.id FROM jobs c
   WHERE c.id IN (
       SELECT j.id FROM jobs j
-      WHERE j.state = 'pending' AND j.run_at <= @now AND ${NO_EARLIER_CONFLICT_SQL}
+      WHERE j.state = 'pending' AND j.background = 0 AND j.run_at <= @now AND ${NO_EARLIER_CONFLICT_SQL}
       ORDER BY j.run_at, j.id
       LIMIT @limit)
+    OR c.id IN (
+      SELECT j.id FROM jobs j
+      WHERE j.state = 'pending' AND j.background = 1 AND j.run_at <= @now AND ${NO_EARLIER_CONFLICT_SQL}
+      ORDER BY j.run_at, j.id
+      LIMIT @backgroundLimit)
     OR c.id IN (
       SELECT j.id FROM jobs j
       WHERE j.state = 'running' AND j.lease_until < @now AND ${NO_EARLIER_CONFLICT_SQL}
       ORDER BY j.run_at, j.id
       LIMIT @limit)
-  ORDER BY c.run_at, c.id
+  ORDER BY c.background, c.run_at, c.id
   LIMIT @limit`;
 
 /** Adding jobs: a new row, or the job already waiting under the same key. */
 function prepareEnqueueStatements(db: Db) {
   const insertStatement = db.prepare(`
-    INSERT INTO jobs (kind, dedupe_key, pending_key, account, domain, payload, max_attempts, run_at, created_at, updated_at)
-    VALUES (@kind, @dedupeKey, @pendingKey, @account, @domain, @payload, @maxAttempts, @runAt, @now, @now)
+    INSERT INTO jobs (kind, dedupe_key, pending_key, account, domain, payload, max_attempts, run_at, created_at, updated_at, background)
+    VALUES (@kind, @dedupeKey, @pendingKey, @account, @domain, @payload, @maxAttempts, @runAt, @now, @now, @background)
     ON CONFLICT (dedupe_key) DO NOTHING
     RETURNING *`);
   const byDedupeKey = db.prepare('SELECT * FROM jobs WHERE dedupe_key = ?');
@@ -237,9 +251,14 @@ function prepareLifecycleStatements(db: Db) {
   const extendStatement = db.prepare(`
     UPDATE jobs SET lease_until = @leaseUntil, updated_at = @now
     WHERE id = @id AND state = 'running' AND locked_by = @workerId`);
+  // A run the process's close stopped: pending again at once, its attempt not spent (it failed nothing).
+  const releaseStatement = db.prepare(`
+    UPDATE jobs SET state = 'pending', attempts = max(attempts - 1, 0), run_at = @now, lease_until = NULL, locked_by = NULL,
+      updated_at = @now
+    WHERE id = @id AND state = 'running' AND locked_by = @workerId`);
   const retryStatement = db.prepare(`
     UPDATE jobs SET state = 'pending', attempts = 0, run_at = @now, lease_until = NULL, locked_by = NULL,
-      finished_at = NULL, updated_at = @now
+      finished_at = NULL, updated_at = @now, background = max(background, @background)
     WHERE id = @id AND state = 'dead'
     RETURNING *`);
   const retryAllDeadStatement = db.prepare(`
@@ -255,6 +274,7 @@ function prepareLifecycleStatements(db: Db) {
     extendStatement,
     retryStatement,
     retryAllDeadStatement,
+    releaseStatement,
   };
 }
 
@@ -303,6 +323,7 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
       maxAttempts: job.maxAttempts,
       runAt: job.runAt ?? at,
       now: at,
+      background: job.background === true ? 1 : 0,
     }) as JobRow | undefined;
     if (row) return { job: toJob(row), created: true };
     // Only a dedupe_key conflict makes the insert do nothing.
@@ -315,11 +336,11 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
     return jobs.map((job) => insertOne(job, at));
   });
 
-  const claimTransaction = db.transaction((workerId: string, limit: number, leaseMs: number) => {
+  const claimTransaction = db.transaction((workerId: string, limit: number, leaseMs: number, backgroundLimit: number) => {
     const at = now();
     s.buryExhaustedStatement.run({ now: at });
-    const rows = s.claimStatement.all({ now: at, limit, workerId, leaseUntil: at + leaseMs }) as JobRow[];
-    return rows.map(toJob).sort((a, b) => a.runAt - b.runAt || a.id - b.id);
+    const rows = s.claimStatement.all({ now: at, limit, backgroundLimit, workerId, leaseUntil: at + leaseMs }) as JobRow[];
+    return rows.map(toJob).sort((a, b) => Number(a.background) - Number(b.background) || a.runAt - b.runAt || a.id - b.id);
   });
 
   return {
@@ -336,13 +357,14 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
     },
 
     /**
-     * Atomically takes up to `limit` claimable jobs, oldest first (run_at, id): marks them
+     * Atomically takes up to `limit` claimable jobs, background ones last, each oldest first (run_at, id): marks them
      * running, attempts + 1, leased to `workerId` for `leaseMs`. Expired leases on a job's
-     * last allowed attempt make it dead instead (LEASE_EXPIRED in last_error).
+     * last allowed attempt make it dead instead (LEASE_EXPIRED in last_error). At most
+     * `backgroundLimit` (default `limit`) of them due background jobs: the worker keeps room for the panel's own.
      */
-    claim(workerId: string, limit: number, leaseMs: number): Job[] {
+    claim(workerId: string, limit: number, leaseMs: number, backgroundLimit = limit): Job[] {
       if (!Number.isInteger(limit) || limit <= 0) return [];
-      return claimTransaction.immediate(workerId, limit, leaseMs);
+      return claimTransaction.immediate(workerId, limit, leaseMs, Math.max(0, Math.min(limit, Math.floor(backgroundLimit))));
     },
 
     /** Marks the job done, only while `workerId` still holds it (a reclaimed job's old worker loses). */
@@ -381,13 +403,18 @@ export function createJobsRepo(db: Db, now: () => number = Date.now) {
       return s.extendStatement.run({ id, workerId, now: at, leaseUntil: at + leaseMs }).changes === 1;
     },
 
+    /** A run the process's close stopped: pending again now, its attempt given back. False when the lease was lost. */
+    release(id: number, workerId: string): boolean {
+      return s.releaseStatement.run({ id, workerId, now: now() }).changes === 1;
+    },
+
     /**
      * Manual retry of a dead job: pending now with attempts 0; last_error stays until the next
      * run replaces or clears it. Null when the job does not exist or is not dead (a done job is
      * not run again: it could re-apply an old event after newer ones).
      */
-    retry(id: number): Job | null {
-      const row = s.retryStatement.get({ id, now: now() }) as JobRow | undefined;
+    retry(id: number, options: { background?: boolean } = {}): Job | null {
+      const row = s.retryStatement.get({ id, now: now(), background: options.background === true ? 1 : 0 }) as JobRow | undefined;
       return row ? toJob(row) : null;
     },
 

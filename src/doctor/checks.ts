@@ -30,6 +30,7 @@ import { createSettingsRepo } from '../db/settings.repo.js';
 /** The admin's grace period as the plugin reads it (its override, else the default). */
 const graceDaysIn = (db: Database.Database) => createPluginSettings(createSettingsRepo(db), { autoProtect: true }).packageGraceDays();
 import { checkMail } from './mail-check.js';
+import { openDoctorBudget } from './provider-budget.js';
 
 export interface DoctorDeps {
   env: Env;
@@ -120,11 +121,17 @@ export async function checkDatabase(config: Config, signal: AbortSignal): Promis
   return ok(`${where}, migration ${probe.version} (current), quick_check ok`);
 }
 
-export async function checkProvider(config: Config, deps: DoctorDeps): Promise<CheckResult> {
+/**
+ * One keyed call to the provider. Its token comes from the server's request budget (urgent:
+ * an operator waits), so the doctor beside a busy server sends nothing the server's pacer does
+ * not count; the time it waited for the token is not the provider's slowness.
+ */
+export async function checkProvider(config: Config, deps: DoctorDeps, signal?: AbortSignal): Promise<CheckResult> {
   if ('embedded' in config.provider && !existsSync(join(config.dataDir, 'sandbox', 'sandbox.sqlite'))) {
     return fail(`the embedded sandbox has never run in ${join(config.dataDir, 'sandbox')}: start \`wpp serve\`, or set WPP_PROVIDER_URL`);
   }
   const target = providerTarget(config);
+  const paced = openDoctorBudget(config);
   const client = createProviderClient({
     baseUrl: target.url,
     apiKey: target.apiKey,
@@ -132,8 +139,10 @@ export async function checkProvider(config: Config, deps: DoctorDeps): Promise<C
     retry: { limit: 0 },
     userAgent: 'wpp-doctor',
     ...deps.providerOptions,
+    ...(paced ? { budget: paced.budget, priority: 'urgent' as const } : {}),
+    ...(signal ? { signal } : {}),
   });
-  const now = performance.now();
+  const calledAt = performance.now();
   // A cheap call that needs the key: reading one (made-up) user. Not found means the key was accepted.
   try {
     await client.getUser(`wpp-doctor@${config.accountDomain}`);
@@ -146,9 +155,12 @@ export async function checkProvider(config: Config, deps: DoctorDeps): Promise<C
       if (isProviderError(error, 'PROVIDER_UNAVAILABLE')) return fail(`${target.url} is down or unreachable: ${describeError(error)}`);
       return fail(`${target.url} answered unexpectedly: ${describeError(error)}`);
     }
+  } finally {
+    paced?.close();
   }
-  const took = performance.now() - now;
-  const detail = `${target.url} accepted the key in ${Math.round(took)} ms`;
+  const took = performance.now() - (paced?.grantedAt() ?? calledAt);
+  const unpaced = paced?.unpaced();
+  const detail = `${target.url} accepted the key in ${Math.round(took)} ms${unpaced ? ` (sent unpaced: the request budget could not be used: ${unpaced})` : ''}`;
   return took > (deps.slowMs ?? 2000) ? warn(`${detail}: slow (over ${deps.slowMs ?? 2000} ms)`) : ok(detail);
 }
 
@@ -281,7 +293,7 @@ export function standardChecks(deps: DoctorDeps): DoctorCheck[] {
   return [
     { name: 'configuration', run: async () => checkConfiguration(config.load) },
     { name: 'database', run: (signal) => checkDatabase(config.need(), signal) },
-    { name: 'provider', run: () => checkProvider(config.need(), deps) },
+    { name: 'provider', run: (signal) => checkProvider(config.need(), deps, signal) },
     { name: 'public-url', run: (signal) => checkPublicUrl(config.need(), signal) },
     { name: 'service', run: (signal) => checkService(config.need(), signal, now) },
     { name: 'clock', run: (signal) => checkClock(config.need(), signal, now) },

@@ -60,9 +60,12 @@ export function startBackground(deps: BackgroundDeps, options: BackgroundOptions
   const { config, services, queue, logger, life } = deps;
   const worker = createWorker({
     jobs: deps.jobs,
+    stopSignal: life.signal,
     handlers: jobHandlers({
       // On the last attempt a failure is final too: provisioning shows it on the website as it is.
-      'panel.event': (event, job) => services.provisioning.handle(event, { finalAttempt: job.attempts >= job.maxAttempts }),
+      // An import's events are background jobs: their provider calls take background tokens.
+      'panel.event': (event, job) =>
+        services.provisioning.handle(event, { finalAttempt: job.attempts >= job.maxAttempts, background: job.background }),
       'website.refresh': ({ domain }) => services.provisioning.refreshWebsite(domain),
       'server.register': async () => void (await services.provisioning.registerServer()),
       // Queued only while a URL is effective. The URL is read at send time: a job queued before an admin

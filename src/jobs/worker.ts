@@ -32,6 +32,11 @@ export interface WorkerOptions {
   isPermanent?: (error: unknown) => boolean;
   /** Clock for sleep computations. Default Date.now. */
   now?: () => number;
+  /**
+   * Aborted when the process closes. A job that fails with its reason was stopped, not failed
+   * (a provider call waiting for a token of the request budget): pending again, attempt kept.
+   */
+  stopSignal?: AbortSignal;
 }
 
 export interface WorkerCounts {
@@ -65,8 +70,11 @@ export function createWorker(options: WorkerOptions) {
   const now = options.now ?? Date.now;
   const log = logger.child({ workerId });
   const backoff = { baseMs: options.backoff?.baseMs ?? 1000, maxMs: options.backoff?.maxMs ?? 300_000 };
+  const stoppedByClose = (error: unknown) => options.stopSignal?.aborted === true && error === options.stopSignal.reason;
 
   const inFlight = new Map<number, Promise<void>>();
+  // The background jobs among them (JobsRepo's `background`): they never take the last slot.
+  const backgroundInFlight = new Set<number>();
   const counts: WorkerCounts = { done: 0, failed: 0, dead: 0 };
   let stopping = false;
   let loop: Promise<void> | null = null;
@@ -176,6 +184,9 @@ export function createWorker(options: WorkerOptions) {
       } else {
         log.warn({ job: job.id, kind: job.kind }, 'job finished after its lease was lost; another worker owns it now');
       }
+    } else if (stoppedByClose(outcome.error)) {
+      if (await retryWhileBusy(() => jobs.release(job.id, workerId)))
+        log.info({ job: job.id, kind: job.kind }, 'job stopped by the close; pending again for the next start');
     } else {
       await recordFailure(job, outcome.error);
     }
@@ -190,16 +201,23 @@ export function createWorker(options: WorkerOptions) {
       })
       .finally(() => {
         inFlight.delete(job.id);
+        backgroundInFlight.delete(job.id);
         wake();
       });
     inFlight.set(job.id, task);
+    if (job.background) backgroundInFlight.add(job.id);
   }
 
-  /** Claims as many due jobs as there is room for and starts them; returns how many. */
+  /**
+   * Claims as many due jobs as there is room for and starts them; returns how many. Background
+   * jobs (an import's, bulk protect's) fill at most all slots but one: a new domain from the
+   * panel's hook finds a slot at once, however long the background's calls wait for tokens.
+   */
   function fill(): number {
     const room = concurrency - inFlight.size;
     if (room <= 0 || stopping) return 0;
-    const claimed = jobs.claim(workerId, room, leaseMs);
+    const backgroundRoom = concurrency === 1 ? room : Math.max(0, concurrency - 1 - backgroundInFlight.size);
+    const claimed = jobs.claim(workerId, room, leaseMs, backgroundRoom);
     // A lease renewal that stalled lets this worker re-claim its own job: it is still running here.
     for (const job of claimed) if (!inFlight.has(job.id)) launch(job);
     return claimed.length;

@@ -109,6 +109,11 @@ export interface ProviderClientOptions {
   budget?: ProviderBudget;
   /** The priority this client's attempts take their tokens with. Default `background`. */
   priority?: ProviderPriority;
+  /**
+   * Aborted when the process closes: an attempt still waiting for its budget's token is not
+   * sent, and its call rejects with the signal's reason (no attempt observed, nothing sent).
+   */
+  signal?: AbortSignal;
 }
 
 export interface StatisticsRange {
@@ -226,13 +231,37 @@ function transportSettings(options: ProviderClientOptions) {
 
 type TransportSettings = ReturnType<typeof transportSettings>;
 
-/** The budget's two ends for both transports: a token before each attempt, each answer reported. */
+/** What a got attempt throws when the close stopped its wait for a token: it was never sent. */
+class TokenWaitStopped extends Error {
+  readonly code = 'WPP_TOKEN_WAIT_STOPPED';
+  constructor(readonly reason: unknown) {
+    super('stopped while waiting for a token of the request budget');
+  }
+}
+
+/** The close's reason when `error` (got wraps what its hooks throw) is a wait for a token it stopped. */
+function stoppedWhileWaiting(error: unknown): { reason: unknown } | undefined {
+  if (error instanceof TokenWaitStopped) return error;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause instanceof TokenWaitStopped ? cause : undefined;
+}
+
+/**
+ * The budget's two ends for both transports: a token before each attempt, each answer
+ * reported. The wait for a token ends with the caller's signal or the process's close.
+ */
 function budgetHooks(options: ProviderClientOptions) {
-  const { budget } = options;
+  const { budget, signal: closing } = options;
   const priority = options.priority ?? 'background';
   if (!budget) return {};
+  const stopOf = (signal?: AbortSignal) => (signal && closing ? AbortSignal.any([signal, closing]) : (signal ?? closing));
   return {
-    beforeAttempt: (signal?: AbortSignal) => budget.take(priority, signal),
+    beforeAttempt: (signal?: AbortSignal) => budget.take(priority, stopOf(signal)),
+    // got's attempts have no caller's signal; a stop is told apart from a budget that failed.
+    beforeGotAttempt: () =>
+      budget.take(priority, closing).catch((reason: unknown) => {
+        throw closing?.aborted ? new TokenWaitStopped(reason) : reason;
+      }),
     onAnswer: (status: number, retryAfterMs: number | undefined) =>
       budget.report(status === 429 ? { rateLimited: true, retryAfterMs } : 'ok'),
   };
@@ -326,7 +355,7 @@ function createHttp(settings: TransportSettings, { observe, observeFailure }: At
       beforeRequest: [
         // Every attempt, each retry too, waits for the budget's token before it is sent.
         async () => {
-          await budget.beforeAttempt?.();
+          await budget.beforeGotAttempt?.();
         },
         (requestOptions) => {
           // The Authorization header must only ever go to the configured provider.
@@ -386,6 +415,9 @@ function createTransport(options: ProviderClientOptions) {
         context: { provider: { method: call.method, path: call.path, idempotent } satisfies RetryContext },
       });
     } catch (error) {
+      // Stopped before its token: not sent, so neither an attempt nor a provider failure.
+      const stopped = stoppedWhileWaiting(error);
+      if (stopped) throw stopped.reason;
       const attempts = ((error as Partial<RequestError>).request?.retryCount ?? 0) + 1;
       if (!(error as Partial<RequestError>).response) observeFailure(call.method, error);
       const mapped = errorFromTransport({ method: call.method, path: call.path, attempts }, error, apiKey);

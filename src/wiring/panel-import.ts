@@ -41,7 +41,8 @@ export function wirePanelImport(
     repo: imports,
     stats: parts.stats,
     provider: parts.provider,
-    ingestEvents: (events) => queue.ingestEvents(events),
+    // An import's events are background work: a new domain from the panel's hook goes first.
+    ingestEvents: (events) => queue.ingestEvents(events, { background: true }),
     recordResellers: (resellers) => parts.accounts.saveResellers(resellers),
     chooseMonitoring: createMonitoringRepo(parts.db, parts.now).save,
     recordPackages: (packages, at) => {

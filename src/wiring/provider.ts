@@ -60,6 +60,8 @@ export async function connectProvider(
     ...options.client,
     ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
+    // Closing stops the calls still waiting for a token instead of waiting for each in turn.
+    signal: life.signal,
   });
   return { provider, sandbox, url: target.url };
 }

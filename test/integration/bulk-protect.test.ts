@@ -45,6 +45,14 @@ describe('bulk protect', () => {
         await client.get('/admin/bulk-protect');
         await client.post('/admin/bulk-protect');
         await plugin.idle();
+        // Bulk protect's work is background (docs/fleet.md): its jobs and the set-up it retried wait for the panel's own.
+        const jobs = plugin.jobs.list({ limit: 100 });
+        const protectJobs = jobs.filter((j) => j.kind === 'website.protect');
+        expect(protectJobs.length).toBeGreaterThanOrEqual(3);
+        expect(protectJobs.every((j) => j.background)).toBe(true);
+        const retried = jobs.filter((j) => j.kind === 'panel.event' && (j.payload as { domain?: string }).domain === 'c2.example');
+        expect(retried.map((j) => j.background)).toEqual([true]);
+        expect(jobs.filter((j) => j.kind === 'panel.event' && j.background)).toHaveLength(1);
 
         for (const domain of ['a1.example', 'a2.example', 'c1.example', 'c2.example']) {
           expect(plugin.accounts.getWebsite(domain)?.desiredStatus, domain).toBe('online');

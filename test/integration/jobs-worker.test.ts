@@ -293,6 +293,67 @@ describe('worker: loop', () => {
       }
     }));
 
+  it("keeps its last slot for the panel's own jobs while background ones (an import's) wait on the provider", () =>
+    withQueue(async ({ repo }) => {
+      const gate = deferred();
+      const started: { id: number; background: boolean }[] = [];
+      const worker = createWorker({
+        jobs: repo,
+        handlers: {
+          test: async (j) => {
+            started.push({ id: j.id, background: j.background });
+            // Background jobs hang (their calls wait for tokens); the panel's own finish.
+            if (j.background) await gate.promise;
+          },
+        },
+        logger: silent,
+        concurrency: 3,
+        pollMs: 60_000,
+      });
+      repo.enqueueMany(Array.from({ length: 10 }, (_, i) => job({ account: `imp${i}`, background: true })));
+      worker.start();
+      try {
+        await waitFor(() => started.length >= 2, 10_000, 'background jobs to start');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        // Two of three slots: the third stays free for the panel's own.
+        expect(started.every((s) => s.background)).toBe(true);
+        expect(worker.stats().inFlight).toBe(2);
+        const { job: own } = repo.enqueue(job({ account: 'newcomer' }));
+        worker.wake();
+        await waitFor(() => repo.get(own.id)?.state === 'done', 10_000, "the panel's own job to run");
+        expect(started.filter((s) => s.background)).toHaveLength(2);
+      } finally {
+        gate.resolve();
+        await worker.stop();
+      }
+    }));
+
+  it('releases a job the close stopped: pending again, attempt given back, not counted as failed', () =>
+    withQueue(async ({ repo }) => {
+      const closing = new AbortController();
+      const { lines, logger } = captureLogger();
+      const worker = createWorker({
+        jobs: repo,
+        handlers: {
+          // A provider call waiting for its token rejects with the close's reason.
+          test: () =>
+            new Promise<void>((_resolve, reject) => closing.signal.addEventListener('abort', () => reject(closing.signal.reason))),
+        },
+        logger,
+        concurrency: 1,
+        stopSignal: closing.signal,
+      });
+      const { job: queued } = repo.enqueue(job({ maxAttempts: 1 }));
+      worker.start();
+      await waitFor(() => repo.get(queued.id)?.state === 'running', 10_000, 'the job to start');
+      closing.abort(new Error('closing'));
+      await worker.stop();
+      // On its only attempt, yet not dead: the close is no failure of the job.
+      expect(repo.get(queued.id)).toMatchObject({ state: 'pending', attempts: 0, lastError: null });
+      expect(worker.stats()).toMatchObject({ failed: 0, dead: 0 });
+      expect(lines.some((line) => line.msg === 'job stopped by the close; pending again for the next start')).toBe(true);
+    }));
+
   it('drains while the loop runs too, sharing its concurrency', () =>
     withQueue(async ({ repo }) => {
       let running = 0;

@@ -91,4 +91,30 @@ describe('the provider client with a budget', () => {
     await expect(call).resolves.toEqual(expect.any(Array));
     expect(attempts).toBe(1);
   });
+
+  it("stops a call still waiting for its token when the client's signal aborts (the close): not sent, no attempt", async () => {
+    sandbox = await startTestSandbox();
+    let attempts = 0;
+    // A budget that never grants (a long backlog), and stops a wait when its caller's signal aborts, as the pacer does.
+    const budget: ProviderBudget = {
+      take: (_priority, signal) =>
+        new Promise<void>((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true })),
+      report: () => undefined,
+    };
+    const closing = new AbortController();
+    const client = createProviderClient({
+      baseUrl: sandbox.url,
+      apiKey: sandbox.partnerKey,
+      budget,
+      signal: closing.signal,
+      onAttempt: () => attempts++,
+    });
+    const reason = new Error('closing');
+    const calls = [client.listUsers(), client.getWebsiteStatistics('a.example')];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    closing.abort(reason);
+    // Both transports: the got path (listUsers) and the statistics' lean path.
+    for (const call of calls) await expect(call).rejects.toBe(reason);
+    expect(attempts).toBe(0);
+  });
 });

@@ -107,6 +107,8 @@ describe('an upgrade from the previous release', () => {
       }[]) {
         db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ?').run(keys.open(row.k, row.account), row.account);
       }
+      // 030 marked background jobs (an import's events, bulk protect's) and indexed the claim's order by it.
+      db.exec('DROP INDEX jobs_due_by_priority; ALTER TABLE jobs DROP COLUMN background;');
       // 029 added the fleet budget's lease to the pacer's bucket (dropped with it below).
       db.exec('ALTER TABLE pacer_bucket DROP COLUMN lease_until; ALTER TABLE pacer_bucket DROP COLUMN lease_rate;');
       // 025 added the pacer's shared bucket.

@@ -117,9 +117,13 @@ describe('migration 006', () => {
       const db = openDatabase(join(dir, 'plugin.sqlite'));
       try {
         migrate(db, older);
-        const jobs = createJobsRepo(db);
-        for (const kind of ['panel_event', 'notify', 'website.refresh']) jobs.enqueue({ kind, payload: {}, maxAttempts: 3 });
+        // Queued as the code of migration 005's time did (today's repository writes columns added since).
+        const insert = db.prepare(
+          "INSERT INTO jobs (kind, payload, max_attempts, run_at, created_at, updated_at) VALUES (?, '{}', 3, 0, 0, 0)",
+        );
+        for (const kind of ['panel_event', 'notify', 'website.refresh']) insert.run(kind);
         migrate(db, paths.migrations);
+        const jobs = createJobsRepo(db);
         expect(
           jobs
             .list()

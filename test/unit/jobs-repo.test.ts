@@ -256,6 +256,50 @@ describe('jobs repository: claim', () => {
     }));
 });
 
+describe('jobs repository: background jobs (an import, bulk protect)', () => {
+  it("claims every due job of the panel's own before background ones, however much older those are", () =>
+    withRepo(({ repo, clock }) => {
+      const t = clock.now();
+      const imported = [1, 2, 3].map((n) => repo.enqueue(job({ account: `imp${n}`, runAt: t - 1000 + n, background: true })).job);
+      const own = repo.enqueue(job({ account: 'newcomer', runAt: t })).job;
+      expect(imported.every((j) => j.background)).toBe(true);
+      expect(own.background).toBe(false);
+      expect(ids(repo.claim('w1', 2, 5000))).toEqual([own.id, imported[0]!.id]);
+      expect(ids(repo.claim('w1', 5, 5000))).toEqual([imported[1]!.id, imported[2]!.id]);
+    }));
+
+  it("takes at most backgroundLimit background jobs in a claim, keeping room for the panel's own", () =>
+    withRepo(({ repo, clock }) => {
+      const t = clock.now();
+      for (let n = 0; n < 4; n++) repo.enqueue(job({ account: `imp${n}`, runAt: t - 100, background: true }));
+      expect(repo.claim('w1', 4, 5000, 0)).toEqual([]);
+      expect(repo.claim('w1', 4, 5000, 3)).toHaveLength(3);
+      const own = repo.enqueue(job({ account: 'newcomer' })).job;
+      expect(ids(repo.claim('w1', 4, 5000, 0))).toEqual([own.id]);
+    }));
+
+  it('gives back a run the close stopped: pending again, its attempt not spent, only by the worker holding it', () =>
+    withRepo(({ repo }) => {
+      const queued = repo.enqueue(job()).job;
+      const [claimed] = repo.claim('w1', 1, 5000);
+      expect(claimed?.attempts).toBe(1);
+      expect(repo.release(queued.id, 'w2')).toBe(false);
+      expect(repo.release(queued.id, 'w1')).toBe(true);
+      expect(repo.get(queued.id)).toMatchObject({ state: 'pending', attempts: 0, lockedBy: null, leaseUntil: null });
+    }));
+
+  it("keeps a retried dead job's mark, and marks it background when bulk protect retries it", () =>
+    withRepo(({ repo }) => {
+      const dead = repo.enqueue(job({ maxAttempts: 1 })).job;
+      repo.claim('w1', 1, 5000);
+      repo.fail(dead.id, 'w1', { error: 'refused', delayMs: 0, permanent: true });
+      expect(repo.retry(dead.id)?.background).toBe(false);
+      repo.claim('w1', 1, 5000);
+      repo.fail(dead.id, 'w1', { error: 'refused', delayMs: 0, permanent: true });
+      expect(repo.retry(dead.id, { background: true })?.background).toBe(true);
+    }));
+});
+
 describe('jobs repository: fail, retry, views', () => {
   it('schedules a failed job after its delay, then buries it after maxAttempts with last_error kept', () =>
     withRepo(({ repo, clock }) => {
@@ -370,9 +414,9 @@ describe('jobs repository: claim query plan', () => {
       const plan = (
         db
           .prepare(`EXPLAIN QUERY PLAN UPDATE jobs SET state = 'running' WHERE id IN (${CLAIMABLE_IDS_SQL})`)
-          .all({ now: clock.now(), limit: 10 }) as { detail: string }[]
+          .all({ now: clock.now(), limit: 10, backgroundLimit: 10 }) as { detail: string }[]
       ).map((row) => row.detail);
-      expect(plan).toContain('SEARCH j USING INDEX jobs_due (state=? AND run_at<?)');
+      expect(plan).toContain('SEARCH j USING INDEX jobs_due_by_priority (state=? AND background=? AND run_at<?)');
       expect(plan).toContain('SEARCH e USING INDEX jobs_open_by_account (account=? AND id<?)');
       expect(plan.some((detail) => detail.startsWith('SCAN'))).toBe(false);
 
