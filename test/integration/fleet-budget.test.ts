@@ -166,12 +166,15 @@ describe('the fleet budget: three servers, one partner key, one PostgreSQL', () 
     expect(Math.max(...run.doneMs)).toBeLessThan(((3 * WEBSITES_PER_SERVER) / KEY_RATE) * 1000 * 1.8);
   }, 30_000);
 
-  it('with the fleet database cut off, each server paces itself and keeps working, and follows the fleet again once it is back', async () => {
-    await tunnel.close();
-    await waitFor(() => servers.every((server) => !following(server)), 5_000, 'every server to drop its lease');
+  it('with the fleet database cut off mid-run, each server paces itself and keeps working, and follows the fleet again once it is back', async () => {
     for (const server of servers) planReads(server, false);
     const before = await totals(servers);
-    const run = await readAll();
+    const reading = readAll();
+    // Half a second into the reads, the database goes away under them.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await tunnel.close();
+    await waitFor(() => servers.every((server) => !following(server)), 5_000, 'every server to drop its lease');
+    const run = await reading;
     const after = await totals(servers);
     const alone = { ...run, requests: after.all - before.all, limited: after.limited - before.limited };
     if (process.env.WPP_TEST_PACER_LOG) appendFileSync(process.env.WPP_TEST_PACER_LOG, `${JSON.stringify({ alone })}\n`);
