@@ -166,6 +166,8 @@ export function createFleetSettings(deps: FleetSettingsDeps) {
     }
   };
   return {
+    /** This server: who shares a change, as the page names it. */
+    identity: deps.identity,
     reachable: deps.reachable,
     /** Applies the changes this server has not applied yet; rejects when the database cannot be reached. */
     pull,

@@ -18,6 +18,10 @@ const APPEND_LOCK = 0x7770_7073_6574_7473n;
 /** Appends one change; resolves with its version once committed. */
 export async function appendFleetSettingsChange(pool: pg.Pool, change: NewFleetSettingsChange): Promise<number> {
   const client = await pool.connect();
+  // A connection lost while checked out is an 'error' event on the client: unheard, it would end the process.
+  let lost: Error | undefined;
+  const onLost = (error: Error) => void (lost = error);
+  client.on('error', onLost);
   try {
     await client.query('BEGIN');
     try {
@@ -30,10 +34,13 @@ export async function appendFleetSettingsChange(pool: pg.Pool, change: NewFleetS
       return Number(inserted.rows[0]?.version);
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
+      lost ??= error instanceof Error ? error : new Error(String(error));
       throw error;
     }
   } finally {
-    client.release();
+    client.removeListener('error', onLost);
+    // After a failure the connection goes back as broken, so the pool drops it instead of handing it out again.
+    client.release(lost);
   }
 }
 
