@@ -5,6 +5,7 @@
  * rules are core's (the same as `wpp limits` and `wpp plans set`); each change is recorded
  * with `admin:<name>`. A form with problems comes back (400) with each message next to its
  * field and nothing stored; a stored one redirects (303) to the page with a fixed message.
+ * With a fleet database, a limits or plan change may be for all servers (admin-fleet-settings.ts).
  */
 import type { Format } from '../../core/format.js';
 import type { Translate } from '../../core/i18n.js';
