@@ -23,6 +23,7 @@ import { createMetrics } from './metrics.js';
 import { createPluginApp } from './web/plugin-app.js';
 import { startPluginServer } from './web/plugin-server.js';
 import { wireFleet } from './wiring/fleet.js';
+import { wireFleetSettings } from './wiring/fleet-settings.js';
 import { wirePanelImport } from './wiring/panel-import.js';
 import { wirePacer } from './wiring/pacer.js';
 import { connectProvider, httpUrl } from './wiring/provider.js';
@@ -96,6 +97,7 @@ async function wire(
   const foundations = await wireFoundations(options, { db, logger, life });
   const { jobs, accounts, stats, schedule, audit, sessions, settings, now, connected, sandbox } = foundations;
   const fleet = wireFleet(config, { serves: role.serves, identity: foundations.identity, logger, life, now });
+  const fleetSettings = fleet && wireFleetSettings(fleet, { store: { stats, accounts, audit }, logger, life });
 
   // The worker is created once the server has its port (callback URLs need it); queueing wakes it.
   let wakeWorker = () => {};
@@ -105,7 +107,7 @@ async function wire(
 
   // One bag of the parts built so far; each area's assembly takes what it needs from it.
   const mail = wireMail({ ...foundations, config, db, queue, logger });
-  const parts = { ...foundations, config, db, logger, queue, life, fleet, mailer: mail.mailer };
+  const parts = { ...foundations, config, db, logger, queue, life, fleet, fleetSettings, mailer: mail.mailer };
   const services = wireServices(
     { ...parts, callbackKey: secrets.callback },
     { accountDomain, server, publicUrl: config.publicUrl ?? url, sync: config.sync },

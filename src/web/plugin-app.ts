@@ -30,6 +30,7 @@ import type { SessionsRepo } from '../db/sessions.repo.js';
 import type { PanelEvent } from '../panel/events.js';
 import type { PluginSecrets } from '../secrets.js';
 import { createApp } from './app.js';
+import type { FleetSettings } from '../core/fleet-settings.js';
 import { createDirectAdminSessionVerifier, type DirectAdminApiOptions } from '../panel/directadmin-session.js';
 import { listenerIsDirectAdmins } from '../panel/directadmin-listener.js';
 
@@ -72,6 +73,8 @@ export interface PluginAppDeps {
   mail?: MailPagesDeps;
   /** Where DirectAdmin's API is and how its listener is checked; default its real one (tests give a fake DirectAdmin). */
   directadmin?: DirectAdminApiOptions;
+  /** Fleet settings (WPP_FLEET_DATABASE_URL): the Settings page's "All servers" choice. */
+  fleetSettings?: FleetSettings | undefined;
 }
 
 /** The rules editor's URL template: WPP_RULES_EDITOR_URL, else the provider's (or the embedded sandbox's) dashboard. */
@@ -121,6 +124,7 @@ function adminPagesDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): A
       notifySecret: secrets.notify,
       packages: deps.repos.packages,
       now: deps.now,
+      fleet: deps.fleetSettings,
     },
     demo: demoDeps(deps, ingest),
     mail: deps.mail,
