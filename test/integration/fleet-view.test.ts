@@ -9,9 +9,11 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runWpp } from '../helpers/cli.js';
+import { expectTranslated } from '../helpers/i18n-check.js';
 import { createPageClient, textOf } from '../helpers/page-client.js';
 import { admin, customer, launchUrl, reseller } from '../helpers/pages.js';
-import { startTestPlugin } from '../helpers/plugin.js';
+import { startTestPlugin, testEnv } from '../helpers/plugin.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { removeTempDir, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
@@ -36,6 +38,16 @@ async function fleetQuery<T = Record<string, unknown>>(url: string, text: string
     return (await client.query(text, values)).rows as T[];
   } finally {
     await client.end();
+  }
+}
+
+/** How many rows `text` finds; 0 while the fleet migrations have not made its table yet (the server joins in the background). */
+async function fleetCount(url: string, text: string): Promise<number> {
+  try {
+    return (await fleetQuery(url, text)).length;
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return 0;
+    throw error;
   }
 }
 
@@ -107,11 +119,11 @@ describe('All servers', () => {
       await websitesWithPause(two, 'bruno', ['bravo-one.example'], 'bravo-one.example');
       // Both servers' pauses reach the fleet database.
       await waitFor(
-        async () => (await fleetQuery(url, "SELECT 1 FROM fleet_websites WHERE paused_by = 'enforcement'")).length === 2,
+        async () => (await fleetCount(url, "SELECT 1 FROM fleet_websites WHERE paused_by = 'enforcement'")) === 2,
         15_000,
         'both pauses in the fleet database',
       );
-      await waitFor(async () => (await fleetQuery(url, 'SELECT 1 FROM fleet_enforcement_log')).length === 2, 15_000, 'both actions');
+      await waitFor(async () => (await fleetCount(url, 'SELECT 1 FROM fleet_enforcement_log')) === 2, 15_000, 'both actions');
 
       for (const plugin of [one, two]) {
         const pages = await adminPages(plugin);
@@ -169,12 +181,7 @@ describe('All servers', () => {
     const url = database.replace(`:${postgres.port}/`, `:${proxy.port}/`);
     const plugin = await startFleetPlugin(url, 'web3.host.example');
     try {
-      await waitFor(
-        async () => (await fleetQuery(database, "SELECT 1 FROM pg_tables WHERE tablename = 'fleet_server_health'")).length === 1,
-        15_000,
-        'the fleet migrations',
-      );
-      await waitFor(async () => (await fleetQuery(database, 'SELECT 1 FROM fleet_server_health')).length === 1, 15_000, 'the first round');
+      await waitFor(async () => (await fleetCount(database, 'SELECT 1 FROM fleet_server_health')) === 1, 15_000, 'the first round');
       const pages = await adminPages(plugin);
       expect((await pages.get('/admin/fleet')).status).toBe(200);
 
@@ -200,7 +207,7 @@ describe('All servers', () => {
 
       await proxy.up();
       await waitFor(() => outbox() === 0, 20_000, 'the outbox to empty');
-      await waitFor(async () => (await fleetQuery(database, 'SELECT 1 FROM fleet_enforcement_log')).length === 1, 10_000, 'the pause');
+      await waitFor(async () => (await fleetCount(database, 'SELECT 1 FROM fleet_enforcement_log')) === 1, 10_000, 'the pause');
       const sent = await fleetQuery(database, 'SELECT domain, paused_by FROM fleet_websites ORDER BY domain');
       expect(sent).toEqual([
         { domain: 'charlie-one.example', paused_by: null },
@@ -252,4 +259,76 @@ describe('All servers', () => {
       await close(fleetPlugin, alone);
     }
   }, 60_000);
+
+  it("publishes the last `wpp doctor` run with the server's health", async () => {
+    const url = await postgres.newDatabase();
+    const plugin = await startFleetPlugin(url, 'web5.host.example');
+    try {
+      const env = testEnv(plugin.dataDir, sandbox, { WPP_PORT: new URL(plugin.url).port, WPP_PUBLIC_URL: plugin.url });
+      const run = await runWpp(['doctor', '--json'], { env });
+      const printed = JSON.parse(run.stdout) as { checks: { name: string; status: string }[] };
+      const worst = printed.checks.some((c) => c.status === 'fail')
+        ? 'fail'
+        : printed.checks.some((c) => c.status === 'warn')
+          ? 'warn'
+          : 'ok';
+      const [row] = await waitFor(
+        async () => {
+          const rows = await fleetQuery<{ doctor_status: string | null; doctor_checks: { name: string }[] | null }>(
+            url,
+            'SELECT doctor_status, doctor_checks FROM fleet_server_health',
+          );
+          return rows[0]?.doctor_status ? rows : undefined;
+        },
+        15_000,
+        'the doctor run in the fleet database',
+      );
+      expect(row?.doctor_status).toBe(worst);
+      expect(row?.doctor_checks?.map((c) => c.name)).toEqual(printed.checks.map((c) => c.name));
+      const pages = await adminPages(plugin);
+      const health = textOf((await pages.get('/admin/fleet')).body);
+      expect(health).toContain({ ok: 'all checks ok', warn: 'warnings', fail: 'failures' }[worst]);
+      expect(health).not.toContain('never run');
+    } finally {
+      await close(plugin);
+    }
+  }, 60_000);
+
+  it("speaks the admin's language on every page, the fleet database up or down", async () => {
+    const database = await postgres.newDatabase();
+    const proxy = await switchablePort(postgres.port);
+    await proxy.up();
+    const url = database.replace(`:${postgres.port}/`, `:${proxy.port}/`);
+    const plugin = await startFleetPlugin(url, 'web6.host.example');
+    try {
+      await websitesWithPause(plugin, 'dora', ['delta-one.example', 'delta-two.example'], 'delta-one.example');
+      await waitFor(async () => (await fleetCount(database, 'SELECT 1 FROM fleet_enforcement_log')) === 1, 15_000, 'the pause');
+      const visits = [
+        { name: 'all servers', as: 'admin', path: '/admin/fleet', status: 200 },
+        { name: 'search', as: 'admin', path: '/admin/fleet/websites?q=delta', status: 200 },
+        { name: 'search asked', as: 'admin', path: '/admin/fleet/websites', status: 200 },
+        { name: 'log', as: 'admin', path: '/admin/fleet/log', status: 200 },
+      ] as const;
+      const data = [
+        'web6.host.example',
+        plugin.serverId,
+        'delta-one.example',
+        'delta-two.example',
+        'dora',
+        'enforcement',
+        'alice-admin',
+        'Doctor',
+      ];
+      await expectTranslated(plugin, visits, data);
+      await proxy.down();
+      await expectTranslated(
+        plugin,
+        visits.map((visit) => ({ ...visit, name: `${visit.name} (database down)` })),
+        data,
+      );
+    } finally {
+      await close(plugin);
+      await proxy.down();
+    }
+  }, 90_000);
 });
