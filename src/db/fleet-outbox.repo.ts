@@ -1,7 +1,7 @@
 /**
  * The fleet view's outbox in the plugin's SQLite (migration 028, docs/fleet.md "The fleet
  * view"): the websites whose latest state the fleet database has not yet got (written by
- * triggers, one row per domain), the id up to which the enforcement log was sent, the last
+ * triggers made while the server is in a fleet, one row per domain), the id up to which the enforcement log was sent, the last
  * `wpp doctor` run, and the server's health read fresh at each round. Storage only: what to
  * send when is core/fleet-view.ts's.
  */
@@ -9,9 +9,38 @@ import type { DoctorSummary, FleetOutbox, OutboxWebsite, PublishedAction, Publis
 import { PROVIDER_ANSWERED_AT } from './accounts.repo.js';
 import type { Db } from './open.js';
 
-/** While this kv row exists, the triggers of migration 028 queue every website change. */
+/** Set once this server has queued all its websites for a fleet database: the first start with one queues them all. */
 export const FLEET_PUBLISHING = 'fleet.publishing';
 const ACTIONS_SENT = 'fleet.actions_sent_id';
+
+/** Queues a domain: a new row, or the next version of its row (its first change's time kept, so the oldest is sent first). */
+const queue = (domain: string) =>
+  `INSERT INTO fleet_outbox (domain, changed_at) VALUES (${domain}, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))
+   ON CONFLICT (domain) DO UPDATE SET version = version + 1;`;
+
+/**
+ * What the fleet sees of a website, queued in the transaction of the change itself, whichever
+ * process makes it (a hook, the worker, enforcement, a sync, a one-shot command): its row
+ * (state, statuses, who paused, provisioning), its quota (usage, limit, level, period, as
+ * enforcement computes them) and the adaptive sync's forecast. Only real changes queue.
+ */
+const TRIGGERS: Record<string, string> = {
+  fleet_outbox_website_inserted: `AFTER INSERT ON websites BEGIN ${queue('NEW.domain')} END`,
+  fleet_outbox_website_updated: `AFTER UPDATE OF account, state, desired_status, paused_by, provider_status, provisioned_at,
+    provisioning_error_code ON websites
+    WHEN OLD.account IS NOT NEW.account OR OLD.state IS NOT NEW.state OR OLD.desired_status IS NOT NEW.desired_status
+      OR OLD.paused_by IS NOT NEW.paused_by OR OLD.provider_status IS NOT NEW.provider_status
+      OR OLD.provisioned_at IS NOT NEW.provisioned_at OR OLD.provisioning_error_code IS NOT NEW.provisioning_error_code
+    BEGIN ${queue('NEW.domain')} END`,
+  fleet_outbox_website_deleted: `AFTER DELETE ON websites BEGIN ${queue('OLD.domain')} END`,
+  fleet_outbox_quota_updated: `AFTER UPDATE ON website_quota
+    WHEN OLD.usage IS NOT NEW.usage OR OLD.website_limit IS NOT NEW.website_limit OR OLD.level IS NOT NEW.level
+      OR OLD.period_end IS NOT NEW.period_end
+    BEGIN ${queue('NEW.domain')} END`,
+  fleet_outbox_forecast_updated: `AFTER UPDATE OF limit_reached_at ON read_schedule
+    WHEN OLD.limit_reached_at IS NOT NEW.limit_reached_at
+    BEGIN ${queue('NEW.domain')} END`,
+};
 
 interface OutboxRow {
   domain: string;
@@ -134,6 +163,7 @@ export function createFleetOutboxRepo(db: Db, now: () => number = Date.now) {
     for (const marker of sent) s.forget.run(marker.domain, marker.version);
   });
   const start = db.transaction(() => {
+    for (const [name, body] of Object.entries(TRIGGERS)) db.exec(`CREATE TRIGGER IF NOT EXISTS ${name} ${body}`);
     if (s.fact.get(FLEET_PUBLISHING)) return false;
     s.setFact.run(FLEET_PUBLISHING, '1', now());
     // Every website once: the fleet database may never have heard of this server.
@@ -141,6 +171,7 @@ export function createFleetOutboxRepo(db: Db, now: () => number = Date.now) {
     return true;
   });
   const stop = db.transaction(() => {
+    for (const name of Object.keys(TRIGGERS)) db.exec(`DROP TRIGGER IF EXISTS ${name}`);
     s.dropFact.run(FLEET_PUBLISHING);
     s.clear.run();
   });
@@ -165,9 +196,9 @@ export function createFleetOutboxRepo(db: Db, now: () => number = Date.now) {
   };
   return {
     ...outbox,
-    /** Turns the triggers on (queueing every website the first time); true when they were off. */
+    /** Makes the triggers (each start: a migration that rebuilt a table dropped its triggers), queueing every website the first time; true then. */
     startPublishing: (): boolean => start(),
-    /** Turns them off and empties the outbox: a server that left the fleet keeps nothing for it. */
+    /** Drops the triggers and empties the outbox: a server that left the fleet keeps nothing for it, and pays nothing for it. */
     stopPublishing: (): void => stop(),
     publishing: (): boolean => s.fact.get(FLEET_PUBLISHING) !== undefined,
     /** The last `wpp doctor` run, replacing the one before. */

@@ -107,11 +107,8 @@ describe('an upgrade from the previous release', () => {
       }[]) {
         db.prepare('UPDATE accounts SET provider_api_key = ? WHERE account = ?').run(keys.open(row.k, row.account), row.account);
       }
-      // 028 added the fleet view's outbox, its triggers and the doctor's last run.
-      db.exec(
-        `DROP TRIGGER fleet_outbox_website_inserted; DROP TRIGGER fleet_outbox_website_updated; DROP TRIGGER fleet_outbox_website_deleted;
-         DROP TRIGGER fleet_outbox_quota_updated; DROP TRIGGER fleet_outbox_forecast_updated; DROP TABLE fleet_outbox; DROP TABLE doctor_results;`,
-      );
+      // 028 added the fleet view's outbox and the doctor's last run (its triggers exist only on a server in a fleet).
+      db.exec('DROP TABLE fleet_outbox; DROP TABLE doctor_results;');
       // 025 added the pacer's shared bucket.
       db.exec('DROP TABLE pacer_bucket');
       // 024 rebuilt websites for paused_by 'reseller': the table as 023 left it, rows, indexes and triggers kept.

@@ -80,14 +80,20 @@ describe('the fleet outbox', () => {
     await withDb((db) => {
       const accounts = seeded(db);
       const outbox = createFleetOutboxRepo(db, () => NOW);
+      const triggers = () =>
+        db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'fleet_outbox_%'").pluck().get();
       accounts.saveWebsite(website('a.example'));
       expect(outbox.pendingCount()).toBe(0);
+      // Outside a fleet no trigger exists: not even one that would not fire (it would cost every quota update).
+      expect(triggers()).toBe(0);
       expect(outbox.startPublishing()).toBe(true);
+      expect(triggers()).toBe(5);
       expect(outbox.pendingCount()).toBe(1);
       expect(outbox.startPublishing()).toBe(false);
       accounts.saveWebsite(website('b.example'));
       expect(outbox.pendingCount()).toBe(2);
       outbox.stopPublishing();
+      expect(triggers()).toBe(0);
       accounts.saveWebsite({ ...website('c.example') });
       expect(outbox.pendingCount()).toBe(0);
     });
