@@ -6,6 +6,7 @@
  * committed, so a crash between the two sends it again, which the sink's upserts make harmless.
  */
 import type { Page } from '../db/admin-views.repo.js';
+import { retryWhileBusy } from '../db/busy.js';
 import type { EnforcementAction, PausedBy, ProvisioningFailure, Website } from './types.js';
 
 /** A website as the other servers' pages show it: its state (in the words of core/website-state.ts), usage, limit and forecast. */
@@ -109,7 +110,8 @@ export async function publishRound(outbox: FleetOutbox, sink: FleetSink, options
     const pending = outbox.pendingWebsites(batchSize);
     if (pending.length === 0) break;
     await sink.websites(options.serverId, pending, options.now());
-    outbox.websitesSent(pending);
+    // Another process's write may hold the lock a moment: what was sent is forgotten once it is free (resent, harmless, if the process dies meanwhile).
+    await retryWhileBusy(() => outbox.websitesSent(pending));
     websites += pending.length;
     if (pending.length < batchSize) break;
   }
@@ -122,7 +124,7 @@ export async function publishRound(outbox: FleetOutbox, sink: FleetSink, options
       options.serverId,
       next.map((row) => row.action),
     );
-    outbox.actionsSent(last.id);
+    await retryWhileBusy(() => outbox.actionsSent(last.id));
     actions += next.length;
     if (next.length < batchSize) break;
   }

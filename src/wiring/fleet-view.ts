@@ -7,11 +7,13 @@
  */
 import type { Logger } from 'pino';
 import type { FleetViewReader } from '../core/fleet-view.js';
+import { retryWhileBusy } from '../db/busy.js';
 import { createFleetOutboxRepo } from '../db/fleet-outbox.repo.js';
 import type { Db } from '../db/open.js';
 import type { FleetLink } from '../fleet/link.js';
 import { createFleetSink, createFleetViewReader } from '../fleet/view.js';
 import { startFleetPublisher } from '../jobs/fleet-publisher.js';
+import { describeError } from '../errors.js';
 import type { Lifecycle } from '../lifecycle.js';
 
 /** What the "All servers" pages are given: the reader, and when the fleet database last answered this process (null: not since it started). */
@@ -33,18 +35,35 @@ export function wireFleetView(deps: {
   if (!deps.serves) return undefined;
   const outbox = createFleetOutboxRepo(deps.db, deps.now);
   const { fleet } = deps;
-  if (!fleet) {
+  // The switch is a write (the triggers, and the first time every website): another process may hold the lock at
+  // the start, so it is retried in the background; the publisher waits for it.
+  const switching = retryWhileBusy(() => {
+    if (fleet) return outbox.startPublishing();
     if (outbox.publishing()) outbox.stopPublishing();
-    return undefined;
-  }
-  if (outbox.startPublishing())
-    deps.logger.info({ queued: outbox.pendingCount() }, 'fleet view: every website queued for the fleet database');
+    return false;
+  });
+  let switched = false;
+  void switching.then(
+    (queuedAll) => {
+      switched = true;
+      if (queuedAll) deps.logger.info({ queued: outbox.pendingCount() }, 'fleet view: every website queued for the fleet database');
+    },
+    (error: unknown) => deps.logger.warn({ reason: describeError(error) }, 'fleet view: the outbox could not be switched'),
+  );
+  // The database closes last: the switch is let finish (or fail) before.
+  deps.life.onClose(() =>
+    switching.then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
+  if (!fleet) return undefined;
   let lastAnsweredAt: number | null = null;
   const answered = (at: number) => void (lastAnsweredAt = Math.max(lastAnsweredAt ?? 0, at));
   const publisher = startFleetPublisher({
     outbox,
     sink: createFleetSink(() => fleet.pool()),
-    linked: () => fleet.pool() !== null,
+    linked: () => switched && fleet.pool() !== null,
     serverId: fleet.identity.serverId,
     now: deps.now,
     logger: deps.logger.child({ part: 'fleet-view' }),
