@@ -196,8 +196,9 @@ export function createFleetViewReader(pool: () => pg.Pool | null): FleetViewRead
   };
 }
 
+// The server's own columns last: a server without a health row yet (h.* all null) keeps its id.
 const SERVERS_SQL = `
-  SELECT s.server_id, s.name, s.registered_at, s.last_seen_at, h.*,
+  SELECT h.*, s.server_id, s.name, s.registered_at, s.last_seen_at,
     (SELECT COUNT(*) FROM fleet_websites w WHERE w.server_id = s.server_id) AS websites_published
   FROM fleet_servers s LEFT JOIN fleet_server_health h ON h.server_id = s.server_id
   ORDER BY s.name, s.server_id`;

@@ -36,6 +36,14 @@ export function startFleetPublisher(deps: FleetPublisherDeps): FleetPublisher {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<PublishRound | null> = Promise.resolve(null);
 
+  // For the log only: a database this process cannot read right now must not stop the loop.
+  const outboxSize = () => {
+    try {
+      return deps.outbox.pendingCount();
+    } catch {
+      return undefined;
+    }
+  };
   const round = async (): Promise<PublishRound | null> => {
     if (!deps.linked()) return null;
     try {
@@ -47,7 +55,7 @@ export function startFleetPublisher(deps: FleetPublisherDeps): FleetPublisher {
     } catch (error) {
       if (!failing)
         deps.logger.warn(
-          { reason: describeError(error), outbox: deps.outbox.pendingCount() },
+          { reason: describeError(error), outbox: outboxSize() },
           'fleet view not published: the outbox keeps it until the fleet database answers',
         );
       failing = true;

@@ -169,6 +169,20 @@ describe('All servers', () => {
         { server_id: two.serverId, websites: 1, last_sync_status: 'ok', outbox: 0 },
         { server_id: one.serverId, websites: 2, last_sync_status: 'ok', outbox: 0 },
       ]);
+
+      // A server that registered long ago and has not been heard from for 10 minutes (no health row either) is marked stale.
+      await fleetQuery(
+        url,
+        `INSERT INTO fleet_servers (server_id, name, registered_at, last_seen_at)
+         VALUES ('srv-gone', 'web9.host.example', now() - interval '1 day', now() - interval '10 minutes')`,
+      );
+      const servers = (await (await adminPages(one)).get('/admin/fleet')).body;
+      const rowOf = (id: string) =>
+        /<tr>(?:(?!<\/tr>)[\s\S])*<\/tr>/g.exec(servers.slice(servers.lastIndexOf('<tr>', servers.indexOf(id))))?.[0] ?? '';
+      expect(rowOf('srv-gone')).toContain('web9.host.example');
+      expect(rowOf('srv-gone')).toContain('badge warn">stale');
+      expect(textOf(rowOf('srv-gone'))).toContain('10 minutes ago');
+      expect(rowOf(two.serverId)).not.toContain('stale');
     } finally {
       await close(one, two);
     }

@@ -55,6 +55,7 @@ export function createFleetRouter(deps: FleetPagesDeps): express.Router {
       down: read.down,
       servers: read.data ?? [],
       staleBefore: now - FLEET_STALE_MS,
+      staleMinutes: FLEET_STALE_MS / 60_000,
     });
   });
 
