@@ -18,6 +18,17 @@ import type {
 } from '../core/fleet-view.js';
 import type { Page } from '../db/admin-views.repo.js';
 
+/**
+ * How long a write of the publisher, or a read of a page, waits for the database's answer. A
+ * database that accepts connections but does not answer (stopped, its disk full, a network
+ * gone quiet) must not hold a page or the publisher's loop for ever: the query fails, its
+ * connection is dropped (pg-pool discards a client released with an error), and the caller
+ * keeps its outbox or says the database does not answer.
+ */
+export const WRITE_TIMEOUT_MS = 30_000;
+export const READ_TIMEOUT_MS = 5_000;
+const timed = (text: string, values: unknown[], ms: number): pg.QueryConfig => ({ text, values, query_timeout: ms }) as pg.QueryConfig;
+
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 200;
 
@@ -38,25 +49,34 @@ export function createFleetSink(pool: () => pg.Pool | null): FleetSink {
       const kept = rows.flatMap((row) => (row.website ? [row.website] : []));
       const client = await live().connect();
       try {
-        await client.query('BEGIN');
-        if (gone.length > 0) await client.query('DELETE FROM fleet_websites WHERE server_id = $1 AND domain = ANY($2)', [serverId, gone]);
-        if (kept.length > 0) await client.query(UPSERT_WEBSITES, [serverId, at(now), ...websiteColumns(kept)]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
+        await client.query(timed('BEGIN', [], WRITE_TIMEOUT_MS));
+        if (gone.length > 0)
+          await client.query(
+            timed('DELETE FROM fleet_websites WHERE server_id = $1 AND domain = ANY($2)', [serverId, gone], WRITE_TIMEOUT_MS),
+          );
+        if (kept.length > 0) await client.query(timed(UPSERT_WEBSITES, [serverId, at(now), ...websiteColumns(kept)], WRITE_TIMEOUT_MS));
+        await client.query(timed('COMMIT', [], WRITE_TIMEOUT_MS));
         client.release();
+      } catch (error) {
+        // The connection is dropped, not reused: PostgreSQL rolls its transaction back, and one that timed out may still be busy.
+        client.release(error instanceof Error ? error : new Error(String(error)));
+        throw error;
       }
     },
     async actions(serverId, actions) {
       if (actions.length === 0) return;
-      await live().query(INSERT_ACTIONS, [serverId, ...actionColumns(actions)]);
+      await live().query(timed(INSERT_ACTIONS, [serverId, ...actionColumns(actions)], WRITE_TIMEOUT_MS));
     },
     async health(serverId, health, now) {
-      await live().query(UPSERT_HEALTH, healthValues(serverId, health, now));
+      await live().query(timed(UPSERT_HEALTH, healthValues(serverId, health, now), WRITE_TIMEOUT_MS));
       // The server is seen: the same clock as its registration (fleet/servers.ts).
-      await live().query('UPDATE fleet_servers SET last_seen_at = GREATEST(last_seen_at, $2) WHERE server_id = $1', [serverId, at(now)]);
+      await live().query(
+        timed(
+          'UPDATE fleet_servers SET last_seen_at = GREATEST(last_seen_at, $2) WHERE server_id = $1',
+          [serverId, at(now)],
+          WRITE_TIMEOUT_MS,
+        ),
+      );
     },
   };
 }
@@ -158,7 +178,7 @@ export function createFleetViewReader(pool: () => pg.Pool | null): FleetViewRead
   const query = async (text: string, values: unknown[] = []) => {
     const current = pool();
     if (!current) throw new Error('the fleet database has not been reached yet');
-    return (await current.query(text, values)).rows as Record<string, unknown>[];
+    return (await current.query(timed(text, values, READ_TIMEOUT_MS))).rows as Record<string, unknown>[];
   };
   return {
     async servers() {

@@ -51,15 +51,20 @@ async function fleetCount(url: string, text: string): Promise<number> {
   }
 }
 
-/** A port on 127.0.0.1 forwarded to PostgreSQL while open: `down()` drops every connection and refuses new ones, `up()` forwards again. */
+/**
+ * A port on 127.0.0.1 forwarded to PostgreSQL while open: `down()` drops every connection and refuses new ones, `up()`
+ * forwards again, `hang()` keeps every connection open but passes nothing any more (a database that does not answer).
+ */
 async function switchablePort(target: number) {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const port = (probe.address() as AddressInfo).port;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   let forward: Server | undefined;
+  let hung = false;
   const sockets = new Set<Socket>();
   const up = async () => {
+    hung = false;
     forward = createServer((client) => {
       const upstream = connect(target, '127.0.0.1');
       for (const socket of [client, upstream]) {
@@ -67,7 +72,8 @@ async function switchablePort(target: number) {
         socket.on('error', () => socket.destroy());
         socket.on('close', () => sockets.delete(socket));
       }
-      client.pipe(upstream).pipe(client);
+      client.on('data', (data) => void (hung || upstream.write(data)));
+      upstream.on('data', (data) => void (hung || client.write(data)));
     });
     await new Promise<void>((resolve) => forward?.listen(port, '127.0.0.1', resolve));
   };
@@ -77,7 +83,7 @@ async function switchablePort(target: number) {
     await closing;
     forward = undefined;
   };
-  return { port, up, down };
+  return { port, up, down, hang: () => void (hung = true) };
 }
 
 async function startFleetPlugin(url: string, name: string): Promise<Plugin> {
@@ -249,6 +255,34 @@ describe('All servers', () => {
       await proxy.down();
     }
   }, 90_000);
+
+  it('says the database does not answer when it hangs, after a few seconds rather than hanging', async () => {
+    const database = await postgres.newDatabase();
+    const proxy = await switchablePort(postgres.port);
+    await proxy.up();
+    const url = database.replace(`:${postgres.port}/`, `:${proxy.port}/`);
+    const plugin = await startFleetPlugin(url, 'web7.host.example');
+    try {
+      await waitFor(async () => (await fleetCount(database, 'SELECT 1 FROM fleet_server_health')) === 1, 15_000, 'the first round');
+      const pages = await adminPages(plugin);
+      expect(textOf((await pages.get('/admin/fleet')).body)).toContain('web7.host.example');
+      proxy.hang();
+      const started = Date.now();
+      const page = await pages.get('/admin/fleet/log');
+      const waited = Date.now() - started;
+      expect(page.status).toBe(200);
+      expect(textOf(page.body)).toContain('The fleet database does not answer.');
+      // The page's reads give up after READ_TIMEOUT_MS (5 s), whatever the database does.
+      expect(waited).toBeLessThan(9000);
+      // Meanwhile the server keeps working, and its changes wait in the outbox.
+      await plugin.postEvents([{ type: 'domain.added', account: 'gina', domain: 'golf.example' }]);
+      await plugin.idle();
+      expect(plugin.db.prepare("SELECT COUNT(*) FROM fleet_outbox WHERE domain = 'golf.example'").pluck().get()).toBe(1);
+    } finally {
+      await close(plugin);
+      await proxy.down();
+    }
+  }, 60_000);
 
   it("is the admin's only, and absent without a fleet database", async () => {
     const url = await postgres.newDatabase();
