@@ -24,6 +24,7 @@ import { createPluginApp } from './web/plugin-app.js';
 import { startPluginServer } from './web/plugin-server.js';
 import { wireFleet } from './wiring/fleet.js';
 import { wireFleetSettings } from './wiring/fleet-settings.js';
+import { wireFleetView } from './wiring/fleet-view.js';
 import { wirePanelImport } from './wiring/panel-import.js';
 import { wirePacer } from './wiring/pacer.js';
 import { connectProvider, httpUrl } from './wiring/provider.js';
@@ -98,6 +99,7 @@ async function wire(
   const { jobs, accounts, stats, schedule, audit, sessions, settings, now, connected, sandbox } = foundations;
   const fleet = wireFleet(config, { serves: role.serves, identity: foundations.identity, logger, life, now });
   const fleetSettings = fleet && wireFleetSettings(fleet, { store: { stats, accounts, audit }, logger, life });
+  const fleetView = wireFleetView({ serves: role.serves, fleet, db, logger, life, now, publishEveryMs: options.fleetPublishEveryMs });
 
   // The worker is created once the server has its port (callback URLs need it); queueing wakes it.
   let wakeWorker = () => {};
@@ -146,6 +148,7 @@ async function wire(
       repos,
       services,
       mail,
+      fleetView: fleetView && { ...fleetView, serverId: foundations.identity.serverId },
       pagesUrl: config.publicUrl ?? url,
       ...(options.directadmin ? { directadmin: options.directadmin } : {}),
     }),

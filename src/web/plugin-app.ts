@@ -26,6 +26,7 @@ import type { ProviderClient } from '../provider/index.js';
 import type { Metrics } from '../metrics.js';
 import type { DemoPagesDeps } from './pages/demo.routes.js';
 import type { AdminPagesDeps } from './pages/admin.routes.js';
+import type { FleetPagesDeps } from './pages/admin-fleet.routes.js';
 import type { SessionsRepo } from '../db/sessions.repo.js';
 import type { PanelEvent } from '../panel/events.js';
 import type { PluginSecrets } from '../secrets.js';
@@ -75,6 +76,8 @@ export interface PluginAppDeps {
   directadmin?: DirectAdminApiOptions;
   /** Fleet settings (WPP_FLEET_DATABASE_URL): the Settings page's "All servers" choice. */
   fleetSettings?: FleetSettings | undefined;
+  /** "All servers", with a fleet database (wiring/fleet-view.ts): its reader, when it last answered, and this server's id. */
+  fleetView?: Omit<FleetPagesDeps, 'now'> | undefined;
 }
 
 /** The rules editor's URL template: WPP_RULES_EDITOR_URL, else the provider's (or the embedded sandbox's) dashboard. */
@@ -128,6 +131,7 @@ function adminPagesDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): A
     },
     demo: demoDeps(deps, ingest),
     mail: deps.mail,
+    fleet: deps.fleetView && { ...deps.fleetView, now: deps.now },
   };
 }
 

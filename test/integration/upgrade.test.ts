@@ -109,6 +109,8 @@ describe('an upgrade from the previous release', () => {
       }
       // 030 marked background jobs (an import's events, bulk protect's) and indexed the claim's order by it.
       db.exec('DROP INDEX jobs_due_by_priority; ALTER TABLE jobs DROP COLUMN background;');
+      // 028 added the fleet view's outbox and the doctor's last run (its triggers exist only on a server in a fleet).
+      db.exec('DROP TABLE fleet_outbox; DROP TABLE doctor_results;');
       // 025 added the pacer's shared bucket.
       db.exec('DROP TABLE pacer_bucket');
       // 024 rebuilt websites for paused_by 'reseller': the table as 023 left it, rows, indexes and triggers kept.
