@@ -13,6 +13,16 @@ import { callbackTokenFor, hashToken, providerUserIdFor, providerUserIdVariant }
 import { isMonitoring } from './monitoring.js';
 import { recordReseller, transferAccount } from './reseller-ownership.js';
 import { createPackageProtection } from './package-protection.js';
+import {
+  adoptedStatus,
+  adoptedTags,
+  adoptionOf,
+  createServingCheck,
+  releasedTags,
+  servedByTag,
+  servedElsewhereFact,
+  standingOf,
+} from './serving-server.js';
 import type { PackagesRepo } from '../db/packages.repo.js';
 import type { Account, DesiredStatus, PausedBy, Plan, ProvisioningFailure, Website } from './types.js';
 
@@ -21,7 +31,12 @@ export interface ProvisioningSettings {
   publicUrl: string;
   /** Derives callback URL tokens (identity.ts); the URL sent and the hash stored always come from it together. */
   callbackKey: string;
-  server: { ip: string | undefined; name: string; zone: string | undefined; tag: string | undefined };
+  /**
+   * This panel server at the provider. `id`: its server id (core/server-identity.ts), tagged on
+   * every website it writes and checked before every delete or pause (core/serving-server.ts);
+   * absent: a server that does not tell itself apart from others (tests of one server alone).
+   */
+  server: { ip: string | undefined; name: string; zone: string | undefined; tag: string | undefined; id?: string | undefined };
 }
 
 export interface ProvisioningDeps {
@@ -47,6 +62,9 @@ export interface ProvisioningDeps {
   packages?: { repo: PackagesRepo; graceMs: () => number; scheduleRelease: (account: string, runAt: number) => void };
 }
 
+/** What sending a status answers when another server serves the website: nothing was sent, nothing is saved. */
+const LEFT_ALONE = Symbol('left alone');
+
 /** The kv fact that records where an account name went, and when (account.renamed). */
 const renameFact = (account: string) => `account_renamed:${account}`;
 
@@ -67,12 +85,16 @@ const refusalOf = (error: unknown, at: number): ProvisioningFailure => {
   return { code: 'INTERNAL', reason: describeError(error), at };
 };
 
-/** The provider tags of a website: its plan, this panel server, and the server's own tag when set. */
+/** The provider tags of a website: its plan, this panel server (its name, and its id: the server that serves it), and the operator's tag when set. */
 const providerTags = (server: ProvisioningSettings['server'], plan: string) => [
   `plan:${plan}`,
   `server:${server.name}`,
+  ...(server.id ? [servedByTag(server.id)] : []),
   ...(server.tag ? [server.tag] : []),
 ];
+
+/** The pauses that let a website go because the panel removed it here: written with the released-by tag. */
+const REMOVAL_PAUSES: ReadonlySet<PausedBy | null> = new Set<PausedBy | null>(['domain_removed', 'account_deleted']);
 
 export function createProvisioning({
   accounts,
@@ -93,6 +115,11 @@ export function createProvisioning({
     accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'], monitorDays: 0 };
   const tagsFor = (plan: string) => providerTags(settings.server, plan);
   const callbackUrlFor = (domain: string) => `${settings.publicUrl}/callbacks/website/${callbackTokenFor(settings.callbackKey, domain)}`;
+  const serverId = settings.server.id;
+  // Before every delete or pause: a website another server serves now is left alone (core/serving-server.ts).
+  const servingCheck = serverId
+    ? createServingCheck({ serverId, lookupWebsite: (domain) => provider.lookupWebsite(domain), accounts, logger })
+    : null;
 
   /** Creates the provider user of an account (or finds it) and stores it with its key. */
   async function ensureAccount(
@@ -133,7 +160,9 @@ export function createProvisioning({
     let providerStatus = website.providerStatus;
     if (website.desiredStatus !== desiredStatus || website.providerStatus !== desiredStatus) {
       try {
-        providerStatus = (await provider.setWebsiteStatus(website.domain, desiredStatus)).status ?? providerStatus;
+        const sent = await sendStatus(website, desiredStatus, pausedBy);
+        if (sent === LEFT_ALONE) return;
+        providerStatus = sent ?? providerStatus;
       } catch (error) {
         // Gone at the provider: nothing left to pause there.
         if (!(isProviderError(error, 'PROVIDER_NOT_FOUND') && desiredStatus === 'paused')) throw error;
@@ -141,6 +170,71 @@ export function createProvisioning({
       }
     }
     accounts.saveWebsite({ ...website, desiredStatus, pausedBy, state, providerStatus, providerCheckedAt: now() });
+  }
+
+  /**
+   * Sends a status; a pause is checked at the provider first (core/serving-server.ts): another
+   * server's website is left alone, a removal's pause is written with the released-by tag, and
+   * a website without a server tag gets this server's with the pause.
+   */
+  async function sendStatus(website: Website, desiredStatus: DesiredStatus, pausedBy: PausedBy | null) {
+    if (desiredStatus === 'paused' && servingCheck && serverId) {
+      const checked = await servingCheck.check(website);
+      if ('servedBy' in checked) return LEFT_ALONE;
+      if (checked.remote === null) return null;
+      const tag = REMOVAL_PAUSES.has(pausedBy)
+        ? releasedTags(checked.remote.tag, serverId)
+        : standingOf(checked.remote.tag, serverId).kind === 'untagged'
+          ? [...checked.remote.tag, servedByTag(serverId)]
+          : null;
+      if (tag) return (await provider.updateWebsite(website.domain, { status: 'paused', tag })).status ?? null;
+    }
+    return (await provider.setWebsiteStatus(website.domain, desiredStatus)).status ?? null;
+  }
+
+  /**
+   * A website the provider already has for this account's provider user, which another server
+   * serves or let go (an account moved here from another panel server): adopted as it is at the
+   * provider, its settings, rules and subdomains kept, its pause kept unless the other server's
+   * removal made it, and tagged as this server's. False: nothing to adopt (set it up as usual).
+   */
+  async function adoptWebsite(event: PanelEvent & { domain: string }, account: Account, planName: string, originIps: string[]) {
+    if (!serverId) return false;
+    let remote: ProviderWebsite;
+    try {
+      remote = await provider.lookupWebsite(event.domain);
+    } catch (error) {
+      if (isProviderError(error, 'PROVIDER_NOT_FOUND')) return false;
+      throw error;
+    }
+    const adoption = adoptionOf(remote, account.providerUserId, serverId);
+    if (!adoption) return false;
+    const { desiredStatus, pausedBy } = adoptedStatus(remote, adoption.released, account.state, autoProtect());
+    const answer = await provider.updateWebsite(event.domain, {
+      ip: originIps,
+      callbackUrl: callbackUrlFor(event.domain),
+      tag: adoptedTags(remote.tag, tagsFor(planName)),
+      ...(desiredStatus !== (remote.requested_status ?? remote.status) ? { status: desiredStatus } : {}),
+    });
+    accounts.setFact(servedElsewhereFact(event.domain), '');
+    accounts.saveWebsite({
+      domain: event.domain,
+      account: event.account,
+      subdomains: remote.subdomain,
+      originIps,
+      state: 'active',
+      desiredStatus,
+      pausedBy,
+      providerStatus: answer.status ?? null,
+      providerCheckedAt: now(),
+      callbackTokenHash: hashToken(callbackTokenFor(settings.callbackKey, event.domain)),
+    });
+    accounts.markProvisioned(event.domain);
+    logger.info(
+      { account: event.account, domain: event.domain, from: adoption.from, released: adoption.released, status: desiredStatus },
+      `website adopted from server ${adoption.from}`,
+    );
+    return true;
   }
 
   /**
@@ -246,6 +340,8 @@ export function createProvisioning({
     if (originIps.length === 0) {
       throw new AppError('VALIDATION_FAILED', `No origin IP for ${event.domain}: the event names none and WPP_SERVER_IP is not set`);
     }
+    // Not this server's yet: another server may serve it (an account moved here), and keeps its settings if so.
+    if (!alreadyProtected && (await adoptWebsite(event, account, planName, originIps))) return;
     // Every pause is kept, monitoring (paused by nobody) too: an active website here is this account's (see above).
     const keepsPause = existing?.state === 'active' && existing.desiredStatus === 'paused';
     let desiredStatus: DesiredStatus = autoProtect() ? 'online' : 'setup';
@@ -439,6 +535,7 @@ export function createProvisioning({
       accounts,
       packages: options.repo,
       provider,
+      servingCheck,
       logger,
       now,
       graceMs: options.graceMs,
@@ -452,6 +549,8 @@ export function createProvisioning({
   const packageProtection = packages ? packageProtectionOn(packages) : null;
 
   return {
+    /** The check before a delete or pause at the provider (null: this server has no id): enforcement and protection share it. */
+    servingCheck,
     /** `finalAttempt`: the job has no attempt left after this one, so a failure is shown as it is (domain.added). */
     async handle(given: PanelEvent, { finalAttempt = false }: { finalAttempt?: boolean } = {}): Promise<void> {
       const event = underCurrentName(given);
@@ -546,6 +645,8 @@ export function createProvisioning({
       // Read again after the look-up: a pause or resume the plugin made meanwhile is the host's decision now.
       const website = accounts.getWebsite(domain);
       if (!website) return;
+      // Another server serves it now: this one stops managing it (nothing is written at the provider).
+      if (website.state === 'active' && servingCheck?.servedElsewhereBy(website, remote)) return;
       const hostPause = hostPauseOf(website);
       const shownStatus = unpausedAtProvider(remote);
       if (hostPause && shownStatus) return restoreHostPause(website, hostPause, shownStatus, remote);
@@ -563,15 +664,19 @@ export function createProvisioning({
         logger.warn('WPP_SERVER_IP is not set: this panel server is not registered with the provider');
         return 'skipped';
       }
-      const fact = `server_registered:${ip}`;
+      // Registered again once under its id: a server registered before it had one (or a new server on the same address).
+      const fact = serverId ? `server_registered:${ip}:${serverId}` : `server_registered:${ip}`;
       if (accounts.getFact(fact)) return 'already';
+      // The record's one tag names the server by its id, the tag its websites carry (served-by:...), so the provider can
+      // tell the servers apart; the operator's WPP_SERVER_TAG is on every website instead (and here only without an id).
+      const serverTag = serverId ? servedByTag(serverId) : tag;
       try {
-        await provider.addServer({ ip, name, ...(zone ? { zone } : {}), ...(tag ? { tag } : {}) });
+        await provider.addServer({ ip, name, ...(zone ? { zone } : {}), ...(serverTag ? { tag: serverTag } : {}) });
       } catch (error) {
         if (!isProviderError(error, 'PROVIDER_CONFLICT')) throw error;
       }
       accounts.setFact(fact, new Date(now()).toISOString());
-      logger.info({ ip, name }, 'panel server registered with the provider');
+      logger.info({ ip, name, serverId }, 'panel server registered with the provider');
       return 'registered';
     },
   };

@@ -126,6 +126,7 @@ export function createServices(deps: ServicesDeps) {
     now,
     concurrency: sync.concurrency,
     forecastOf: (account, domain, periodEnd) => forecastOf(deps.schedule, account, domain, periodEnd),
+    servingCheck: provisioning.servingCheck,
     notify:
       observer || deps.notify
         ? (action) => {
@@ -143,6 +144,7 @@ export function createServices(deps: ServicesDeps) {
     logger: logger.child({ component: 'protection' }),
     now,
     endMonitoring: monitoring.end,
+    servingCheck: provisioning.servingCheck,
   });
   const bulkProtect = createBulkProtect({
     unprotected: deps.unprotected,

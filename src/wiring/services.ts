@@ -19,6 +19,7 @@ import type { PackagesRepo } from '../db/packages.repo.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { createMetrics } from '../metrics.js';
 import type { ProviderClient } from '../provider/index.js';
+import type { ServerIdentity } from '../core/server-identity.js';
 
 /** The services (provisioning, sync, enforcement, protection) on the plugin's parts. */
 export function wireServices(
@@ -41,6 +42,8 @@ export function wireServices(
     callbackKey: string;
     /** The e-mails (core/mail.ts): told of every action and switch, whatever the webhook's setting. */
     mailer: Mailer;
+    /** This panel server's id: its websites' served-by tag at the provider (core/serving-server.ts). */
+    identity: ServerIdentity;
   },
   where: { accountDomain: string; server: Config['server']; publicUrl: string; sync: Config['sync'] },
 ) {
@@ -51,7 +54,12 @@ export function wireServices(
     provider,
     logger,
     now,
-    settings: { accountDomain: where.accountDomain, server: where.server, publicUrl: where.publicUrl, callbackKey },
+    settings: {
+      accountDomain: where.accountDomain,
+      server: { ...where.server, id: parts.identity.serverId },
+      publicUrl: where.publicUrl,
+      callbackKey,
+    },
     autoProtect: settings.autoProtect,
     sync: where.sync,
     schedule,
