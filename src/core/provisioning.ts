@@ -192,6 +192,10 @@ export function createProvisioning({
     return (await provider.setWebsiteStatus(website.domain, desiredStatus)).status ?? null;
   }
 
+  /** Checked before a write that would change another server's website (its subdomains, settings, tags): true when left alone. */
+  const servedElsewhere = async (website: Website): Promise<boolean> =>
+    servingCheck !== null && 'servedBy' in (await servingCheck.check(website));
+
   /**
    * A website the provider already has for this account's provider user, which another server
    * serves or let go (an account moved here from another panel server): adopted as it is at the
@@ -414,7 +418,7 @@ export function createProvisioning({
 
   async function changeSubdomains(event: PanelEvent & { subdomain: string }, add: boolean): Promise<void> {
     const website = managedWebsite(event);
-    if (!website) return;
+    if (!website || (await servedElsewhere(website))) return;
     const subdomains = add
       ? [...new Set([...website.subdomains, event.subdomain])]
       : website.subdomains.filter((label) => label !== event.subdomain);
@@ -521,7 +525,7 @@ export function createProvisioning({
     accounts.setAccountPlan(event.account, planName);
     await forEachWebsite(event.account, async (website) => {
       // Not at the provider (refused, or a package without protection): its set-up reads the plan then.
-      if (website.state !== 'active' || website.provisionedAt === null) return;
+      if (website.state !== 'active' || website.provisionedAt === null || (await servedElsewhere(website))) return;
       await provider.updateWebsite(website.domain, { settings: plan.settings, tag: tagsFor(planName) });
     });
   }

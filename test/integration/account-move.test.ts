@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { admin, launchUrl } from '../helpers/pages.js';
+import { createPageClient } from '../helpers/page-client.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startTestPlugin } from '../helpers/plugin.js';
 import { createTempDir, removeTempDir, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -51,7 +53,13 @@ async function sandboxForTest(): Promise<TestSandbox> {
 }
 
 /** A panel server with wpp on the shared sandbox key: its own data folder, address and name; its log lines kept. */
-async function startServer(sandbox: TestSandbox, name: string, ip: string, env: Record<string, string> = {}): Promise<Server> {
+async function startServer(
+  sandbox: TestSandbox,
+  name: string,
+  ip: string,
+  env: Record<string, string> = {},
+  now?: () => number,
+): Promise<Server> {
   const logs: Server['logs'] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   const dataDir = createTempDir(`wpp-${name}-`);
@@ -59,6 +67,7 @@ async function startServer(sandbox: TestSandbox, name: string, ip: string, env: 
     dataDir,
     logger,
     env: { WPP_SERVER_IP: ip, WPP_SERVER_NAME: `${name}.host.example`, ...env },
+    ...(now ? { now } : {}),
   });
   cleanups.push(async () => {
     await plugin.close();
@@ -103,6 +112,7 @@ function expectKeptAndServedBy(remote: Awaited<ReturnType<typeof atProvider>>, b
   // The customer's rules, as set through A, not the plan's defaults.
   expect(remote.settings.rules.humans).toBe('captcha');
   expect(remote.settings.rulesets.wordpress).toBe(true);
+  expect(remote.subdomain).toEqual(['www']);
   // Served from B's address now, B's callback address.
   expect(remote.ip).toEqual(['192.0.2.20']);
   expect(remote.callbackUrl).toContain(b.plugin.url);
@@ -172,6 +182,86 @@ describe.each([
     expect(await providerUsersNamed(b)).toHaveLength(1);
     expect(b.plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ state: 'active', desiredStatus: 'online', pausedBy: null });
     expect(logged(b, `website adopted from server ${a.plugin.serverId}`)).toHaveLength(1);
+  }, 60_000);
+});
+
+/**
+ * Every way server A pauses or removes a website, made the way A's host makes it, after B
+ * adopted the website and while A has heard nothing of the move (its row still active).
+ */
+const PAUSES_ON_A: Record<string, (a: Server, sandbox: TestSandbox) => Promise<void>> = {
+  'the panel removes the domain': (a) => send(a, [{ type: 'domain.removed', account: 'alice', domain: DOMAIN }]),
+  'the panel suspends the account': (a) => send(a, [{ type: 'account.suspended', account: 'alice' }]),
+  'the panel removes a subdomain': (a) => send(a, [{ type: 'subdomain.removed', account: 'alice', domain: DOMAIN, subdomain: 'www' }]),
+  "the account's package loses protection": (a) => send(a, [{ type: 'plan.changed', account: 'alice', plan: 'basic', protection: false }]),
+  async 'enforcement pauses it over its limit'(a, sandbox) {
+    a.plugin.stats.setLimits('website', DOMAIN, { websiteHits: 10 });
+    await sandbox.control('POST', `/_sandbox/websites/${DOMAIN}/traffic`, { hits: 50 });
+    await a.plugin.syncStatistics();
+    const result = await a.plugin.enforceLimits();
+    expect(result).toMatchObject({ paused: 0, leftAlone: 1, failed: 0 });
+  },
+  async 'an admin pauses it on its pages'(a) {
+    const page = createPageClient(a.plugin.url);
+    await page.get(launchUrl(a.plugin, admin('root')));
+    await page.get(`/admin/websites/${DOMAIN}`);
+    // Refused (the page says so); nothing is sent to the provider.
+    expect((await page.post(`/admin/websites/${DOMAIN}/pause`)).status).toBeLessThan(500);
+  },
+  async 'a reconcile re-reads it'(a) {
+    // A status A no longer trusts: the reconcile pass re-reads it.
+    a.plugin.accounts.setProviderStatus(DOMAIN, 'pending_dns');
+    expect(a.plugin.reconcile(Date.now() + 61_000).enqueued).toBe(1);
+    await a.plugin.idle();
+  },
+};
+
+describe('server A, which heard nothing of the move, leaves the website B serves alone when', () => {
+  it.each(Object.keys(PAUSES_ON_A))(
+    '%s',
+    async (path) => {
+      const sandbox = await sandboxForTest();
+      const a = await startServer(sandbox, 'a', '192.0.2.10');
+      const b = await startServer(sandbox, 'b', '192.0.2.20');
+      await protectedOnA(a);
+      await send(b, created('192.0.2.20'));
+      expect(a.plugin.accounts.getWebsite(DOMAIN)?.state).toBe('active');
+
+      await (PAUSES_ON_A[path] as (a: Server, sandbox: TestSandbox) => Promise<void>)(a, sandbox);
+      await a.plugin.idle();
+      expect(a.plugin.jobCounts().dead).toBe(0);
+      const remote = await atProvider(b);
+      expect(remote.requested_status ?? remote.status).toBe('online');
+      expectKeptAndServedBy(remote, b, a);
+      expect(a.plugin.accounts.getWebsite(DOMAIN)?.state).toBe('removed');
+      expect(a.plugin.accounts.getFact(`website_served_by:${DOMAIN}`)).toBe(b.plugin.serverId);
+      expect(logged(a, `website now served by server ${b.plugin.serverId}: left alone`)).toHaveLength(1);
+    },
+    60_000,
+  );
+});
+
+describe("server A's package release after the move", () => {
+  it('removes nothing at the provider when its grace ends after B adopted the website', async () => {
+    let clock = Date.now();
+    const sandbox = await sandboxForTest();
+    const a = await startServer(sandbox, 'a', '192.0.2.10', {}, () => clock);
+    const b = await startServer(sandbox, 'b', '192.0.2.20');
+    await protectedOnA(a);
+    // A's package loses protection: paused at once, removed at the provider once the grace (14 days) is over.
+    await send(a, [{ type: 'plan.changed', account: 'alice', plan: 'basic', protection: false }]);
+    expect(a.plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ state: 'active', pausedBy: 'package' });
+
+    // Meanwhile the account moved to B, which serves the website now (A's pause kept, for the customer to end).
+    await send(b, created('192.0.2.20'));
+    expect(b.plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ state: 'active', desiredStatus: 'paused', pausedBy: 'external' });
+
+    clock += 15 * 24 * 3_600_000;
+    await waitFor(() => logged(a, `website now served by server ${b.plugin.serverId}: left alone`).length === 1, 10_000, 'the release');
+    await a.plugin.idle();
+    expect(a.plugin.jobCounts().dead).toBe(0);
+    expectKeptAndServedBy(await atProvider(b), b, a);
+    expect(a.plugin.accounts.getWebsite(DOMAIN)?.state).toBe('removed');
   }, 60_000);
 });
 
