@@ -17,6 +17,7 @@ import {
   adoptedStatus,
   adoptedTags,
   adoptionOf,
+  claimedTags,
   createServingCheck,
   releasedTags,
   servedByTag,
@@ -185,7 +186,7 @@ export function createProvisioning({
       const tag = REMOVAL_PAUSES.has(pausedBy)
         ? releasedTags(checked.remote.tag, serverId)
         : standingOf(checked.remote.tag, serverId).kind === 'untagged'
-          ? [...checked.remote.tag, servedByTag(serverId)]
+          ? claimedTags(checked.remote.tag, serverId)
           : null;
       if (tag) return (await provider.updateWebsite(website.domain, { status: 'paused', tag })).status ?? null;
     }

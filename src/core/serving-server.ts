@@ -22,6 +22,13 @@ const RELEASED_BY = 'released-by:';
 /** The plugin's other tags that name a plan or a server: rewritten by the server that adopts a website. */
 const SERVER_WRITTEN = ['plan:', 'server:', SERVED_BY, RELEASED_BY];
 
+/**
+ * A tag read from the provider that a write can carry back: the list is sent whole (a PUT
+ * replaces it), and a tag the client refuses (a comma: form-encoded lists are comma-joined; over
+ * 100 characters) would refuse the whole write, so such a tag is left out rather than block it.
+ */
+const writable = (tag: string): boolean => tag.trim().length > 0 && tag.length <= 100 && !tag.includes(',');
+
 /** The tag that says this server serves the website (also the tag of its registration with `POST /v1.0/server`). */
 export const servedByTag = (serverId: string): string => `${SERVED_BY}${serverId}`;
 
@@ -40,6 +47,11 @@ const taggedServer = (tags: readonly string[], prefix: string): string | null =>
 export type Standing =
   { kind: 'ours' } | { kind: 'elsewhere'; serverId: string } | { kind: 'released'; serverId: string } | { kind: 'untagged' };
 
+/** The tags of a website without a server tag (made before servers told themselves apart), with this server's added. */
+export function claimedTags(tags: readonly string[], ownServerId: string): string[] {
+  return [...tags.filter(writable), servedByTag(ownServerId)];
+}
+
 export function standingOf(tags: readonly string[], ownServerId: string): Standing {
   const servedBy = taggedServer(tags, SERVED_BY);
   if (servedBy !== null) return servedBy === ownServerId ? { kind: 'ours' } : { kind: 'elsewhere', serverId: servedBy };
@@ -50,7 +62,8 @@ export function standingOf(tags: readonly string[], ownServerId: string): Standi
 
 /** The tags a server writes when it lets a website go for a removal in its panel: its served-by tag becomes released-by. */
 export function releasedTags(tags: readonly string[], ownServerId: string): string[] {
-  return [...tags.filter((tag) => !tag.startsWith(SERVED_BY) && !tag.startsWith(RELEASED_BY)), `${RELEASED_BY}${ownServerId}`];
+  const kept = tags.filter((tag) => writable(tag) && !tag.startsWith(SERVED_BY) && !tag.startsWith(RELEASED_BY));
+  return [...kept, `${RELEASED_BY}${ownServerId}`];
 }
 
 /**
@@ -59,7 +72,7 @@ export function releasedTags(tags: readonly string[], ownServerId: string): stri
  * of a plan or a server (the other server's operator tag stays: this server cannot tell it from one of the provider's own).
  */
 export function adoptedTags(remote: readonly string[], own: readonly string[]): string[] {
-  const kept = remote.filter((tag) => !SERVER_WRITTEN.some((prefix) => tag.startsWith(prefix)));
+  const kept = remote.filter((tag) => writable(tag) && !SERVER_WRITTEN.some((prefix) => tag.startsWith(prefix)));
   return [...new Set([...own, ...kept])];
 }
 

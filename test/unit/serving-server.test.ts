@@ -7,6 +7,7 @@ import {
   adoptedStatus,
   adoptedTags,
   adoptionOf,
+  claimedTags,
   createServingCheck,
   releasedTags,
   servedByTag,
@@ -43,6 +44,13 @@ describe('the tags each side writes', () => {
   it('an adoption writes its own plan and server tags, dropping the other server’s, keeping foreign tags', () => {
     const own = ['plan:default', 'server:web2.host.example', servedByTag(B)];
     expect(adoptedTags(['plan:gold', 'server:web1.host.example', servedByTag(A), 'customer-x'], own)).toEqual([...own, 'customer-x']);
+  });
+
+  it('leaves out a tag read from the provider that a write could not carry (a comma, over 100 characters)', () => {
+    const unwritable = ['a,b', 'x'.repeat(101)];
+    expect(releasedTags(['plan:gold', ...unwritable], A)).toEqual(['plan:gold', `released-by:${A}`]);
+    expect(adoptedTags(['keep-me', ...unwritable], [servedByTag(B)])).toEqual([servedByTag(B), 'keep-me']);
+    expect(claimedTags(['plan:gold', ...unwritable], A)).toEqual(['plan:gold', servedByTag(A)]);
   });
 
   it('every tag is a tag the provider takes: no comma, at most 100 characters', () => {
