@@ -205,8 +205,10 @@ const PAUSES_ON_A: Record<string, (a: Server, sandbox: TestSandbox) => Promise<v
     const page = createPageClient(a.plugin.url);
     await page.get(launchUrl(a.plugin, admin('root')));
     await page.get(`/admin/websites/${DOMAIN}`);
-    // Refused (the page says so); nothing is sent to the provider.
-    expect((await page.post(`/admin/websites/${DOMAIN}/pause`)).status).toBeLessThan(500);
+    // Refused, and the page says why; nothing is sent to the provider.
+    const answer = await page.post(`/admin/websites/${DOMAIN}/pause`);
+    expect(answer.status).toBe(409);
+    expect(answer.body).toContain('is now served by another panel server');
   },
   async 'a reconcile re-reads it'(a) {
     // A status A no longer trusts: the reconcile pass re-reads it.
