@@ -13,17 +13,8 @@ import { callbackTokenFor, hashToken, providerUserIdFor, providerUserIdVariant }
 import { isMonitoring } from './monitoring.js';
 import { recordReseller, transferAccount } from './reseller-ownership.js';
 import { createPackageProtection } from './package-protection.js';
-import {
-  adoptedStatus,
-  adoptedTags,
-  adoptionOf,
-  claimedTags,
-  createServingCheck,
-  releasedTags,
-  servedByTag,
-  servedElsewhereFact,
-  standingOf,
-} from './serving-server.js';
+import { createAccountMoves, LEFT_ALONE } from './account-moves.js';
+import { servedByTag } from './serving-server.js';
 import type { PackagesRepo } from '../db/packages.repo.js';
 import type { Account, DesiredStatus, PausedBy, Plan, ProvisioningFailure, Website } from './types.js';
 
@@ -63,11 +54,26 @@ export interface ProvisioningDeps {
   packages?: { repo: PackagesRepo; graceMs: () => number; scheduleRelease: (account: string, runAt: number) => void };
 }
 
-/** What sending a status answers when another server serves the website: nothing was sent, nothing is saved. */
-const LEFT_ALONE = Symbol('left alone');
-
 /** The kv fact that records where an account name went, and when (account.renamed). */
 const renameFact = (account: string) => `account_renamed:${account}`;
+
+/**
+ * An event that happened under a name before the account was renamed (queued, not yet carried
+ * out, when the rename ran) is about the renamed account. Later events under the old name are
+ * about whoever has that name now (cPanel may give it to a new account).
+ */
+function underCurrentName(accounts: Pick<AccountsRepo, 'getFact'>, event: PanelEvent): PanelEvent {
+  if (event.type === 'account.renamed') return event;
+  let current = event;
+  for (let hop = 0; hop < 10; hop++) {
+    const fact = accounts.getFact(renameFact(current.account));
+    if (!fact) break;
+    const { to, at } = JSON.parse(fact) as { to: string; at: string };
+    if (Date.parse(event.occurredAt) > Date.parse(at)) break;
+    current = { ...current, account: to };
+  }
+  return current;
+}
 
 /** The plan every website falls back to when its account names none, or an unknown one. */
 export const DEFAULT_PLAN = 'default';
@@ -94,9 +100,6 @@ const providerTags = (server: ProvisioningSettings['server'], plan: string) => [
   ...(server.tag ? [server.tag] : []),
 ];
 
-/** The pauses that let a website go because the panel removed it here: written with the released-by tag. */
-const REMOVAL_PAUSES: ReadonlySet<PausedBy | null> = new Set<PausedBy | null>(['domain_removed', 'account_deleted']);
-
 export function createProvisioning({
   accounts,
   provider,
@@ -116,11 +119,8 @@ export function createProvisioning({
     accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'], monitorDays: 0 };
   const tagsFor = (plan: string) => providerTags(settings.server, plan);
   const callbackUrlFor = (domain: string) => `${settings.publicUrl}/callbacks/website/${callbackTokenFor(settings.callbackKey, domain)}`;
-  const serverId = settings.server.id;
-  // Before every delete or pause: a website another server serves now is left alone (core/serving-server.ts).
-  const servingCheck = serverId
-    ? createServingCheck({ serverId, lookupWebsite: (domain) => provider.lookupWebsite(domain), accounts, logger })
-    : null;
+  // Accounts that move between servers (core/account-moves.ts): adoption, and the check before every pause or removal.
+  const moves = createAccountMoves({ provider, accounts, logger, now, autoProtect, settings }, { tagsFor, callbackUrlFor });
 
   /** Creates the provider user of an account (or finds it) and stores it with its key. */
   async function ensureAccount(
@@ -161,7 +161,7 @@ export function createProvisioning({
     let providerStatus = website.providerStatus;
     if (website.desiredStatus !== desiredStatus || website.providerStatus !== desiredStatus) {
       try {
-        const sent = await sendStatus(website, desiredStatus, pausedBy);
+        const sent = await moves.sendStatus(website, desiredStatus, pausedBy);
         if (sent === LEFT_ALONE) return;
         providerStatus = sent ?? providerStatus;
       } catch (error) {
@@ -171,75 +171,6 @@ export function createProvisioning({
       }
     }
     accounts.saveWebsite({ ...website, desiredStatus, pausedBy, state, providerStatus, providerCheckedAt: now() });
-  }
-
-  /**
-   * Sends a status; a pause is checked at the provider first (core/serving-server.ts): another
-   * server's website is left alone, a removal's pause is written with the released-by tag, and
-   * a website without a server tag gets this server's with the pause.
-   */
-  async function sendStatus(website: Website, desiredStatus: DesiredStatus, pausedBy: PausedBy | null) {
-    if (desiredStatus === 'paused' && servingCheck && serverId) {
-      const checked = await servingCheck.check(website);
-      if ('servedBy' in checked) return LEFT_ALONE;
-      if (checked.remote === null) return null;
-      const tag = REMOVAL_PAUSES.has(pausedBy)
-        ? releasedTags(checked.remote.tag, serverId)
-        : standingOf(checked.remote.tag, serverId).kind === 'untagged'
-          ? claimedTags(checked.remote.tag, serverId)
-          : null;
-      if (tag) return (await provider.updateWebsite(website.domain, { status: 'paused', tag })).status ?? null;
-    }
-    return (await provider.setWebsiteStatus(website.domain, desiredStatus)).status ?? null;
-  }
-
-  /** Checked before a write that would change another server's website (its subdomains, settings, tags): true when left alone. */
-  const servedElsewhere = async (website: Website): Promise<boolean> =>
-    servingCheck !== null && 'servedBy' in (await servingCheck.check(website));
-
-  /**
-   * A website the provider already has for this account's provider user, which another server
-   * serves or let go (an account moved here from another panel server): adopted as it is at the
-   * provider, its settings, rules and subdomains kept, its pause kept unless the other server's
-   * removal made it, and tagged as this server's. False: nothing to adopt (set it up as usual).
-   */
-  async function adoptWebsite(event: PanelEvent & { domain: string }, account: Account, planName: string, originIps: string[]) {
-    if (!serverId) return false;
-    let remote: ProviderWebsite;
-    try {
-      remote = await provider.lookupWebsite(event.domain);
-    } catch (error) {
-      if (isProviderError(error, 'PROVIDER_NOT_FOUND')) return false;
-      throw error;
-    }
-    const adoption = adoptionOf(remote, account.providerUserId, serverId);
-    if (!adoption) return false;
-    const { desiredStatus, pausedBy } = adoptedStatus(remote, adoption.released, account.state, autoProtect());
-    const answer = await provider.updateWebsite(event.domain, {
-      ip: originIps,
-      callbackUrl: callbackUrlFor(event.domain),
-      tag: adoptedTags(remote.tag, tagsFor(planName)),
-      ...(desiredStatus !== (remote.requested_status ?? remote.status) ? { status: desiredStatus } : {}),
-    });
-    accounts.setFact(servedElsewhereFact(event.domain), '');
-    accounts.saveWebsite({
-      domain: event.domain,
-      account: event.account,
-      subdomains: remote.subdomain,
-      originIps,
-      state: 'active',
-      desiredStatus,
-      pausedBy,
-      providerStatus: answer.status ?? null,
-      providerCheckedAt: now(),
-      callbackTokenHash: hashToken(callbackTokenFor(settings.callbackKey, event.domain)),
-    });
-    accounts.markProvisioned(event.domain);
-    logger.info(
-      { account: event.account, domain: event.domain, from: adoption.from, released: adoption.released, status: desiredStatus },
-      `website adopted from server ${adoption.from}`,
-    );
-    return true;
   }
 
   /**
@@ -346,7 +277,7 @@ export function createProvisioning({
       throw new AppError('VALIDATION_FAILED', `No origin IP for ${event.domain}: the event names none and WPP_SERVER_IP is not set`);
     }
     // Not this server's yet: another server may serve it (an account moved here), and keeps its settings if so.
-    if (!alreadyProtected && (await adoptWebsite(event, account, planName, originIps))) return;
+    if (!alreadyProtected && (await moves.adoptWebsite(event, account, planName, originIps))) return;
     // Every pause is kept, monitoring (paused by nobody) too: an active website here is this account's (see above).
     const keepsPause = existing?.state === 'active' && existing.desiredStatus === 'paused';
     let desiredStatus: DesiredStatus = autoProtect() ? 'online' : 'setup';
@@ -419,7 +350,7 @@ export function createProvisioning({
 
   async function changeSubdomains(event: PanelEvent & { subdomain: string }, add: boolean): Promise<void> {
     const website = managedWebsite(event);
-    if (!website || (await servedElsewhere(website))) return;
+    if (!website || (await moves.servedElsewhere(website))) return;
     const subdomains = add
       ? [...new Set([...website.subdomains, event.subdomain])]
       : website.subdomains.filter((label) => label !== event.subdomain);
@@ -483,24 +414,6 @@ export function createProvisioning({
     logger.info({ domain: event.domain, from: website.account, to: event.account }, 'website moved to another account, settings kept');
   }
 
-  /**
-   * An event that happened under a name before the account was renamed (queued, not yet carried
-   * out, when the rename ran) is about the renamed account. Later events under the old name are
-   * about whoever has that name now (cPanel may give it to a new account).
-   */
-  function underCurrentName(event: PanelEvent): PanelEvent {
-    if (event.type === 'account.renamed') return event;
-    let current = event;
-    for (let hop = 0; hop < 10; hop++) {
-      const fact = accounts.getFact(renameFact(current.account));
-      if (!fact) break;
-      const { to, at } = JSON.parse(fact) as { to: string; at: string };
-      if (Date.parse(event.occurredAt) > Date.parse(at)) break;
-      current = { ...current, account: to };
-    }
-    return current;
-  }
-
   /** The panel renamed an account: the plugin's account, its websites and history follow the new name. */
   function accountRenamed(event: PanelEvent): void {
     const previous = event.previousAccount as string;
@@ -526,7 +439,7 @@ export function createProvisioning({
     accounts.setAccountPlan(event.account, planName);
     await forEachWebsite(event.account, async (website) => {
       // Not at the provider (refused, or a package without protection): its set-up reads the plan then.
-      if (website.state !== 'active' || website.provisionedAt === null || (await servedElsewhere(website))) return;
+      if (website.state !== 'active' || website.provisionedAt === null || (await moves.servedElsewhere(website))) return;
       await provider.updateWebsite(website.domain, { settings: plan.settings, tag: tagsFor(planName) });
     });
   }
@@ -540,7 +453,7 @@ export function createProvisioning({
       accounts,
       packages: options.repo,
       provider,
-      servingCheck,
+      servingCheck: moves.servingCheck,
       logger,
       now,
       graceMs: options.graceMs,
@@ -554,11 +467,10 @@ export function createProvisioning({
   const packageProtection = packages ? packageProtectionOn(packages) : null;
 
   return {
-    /** The check before a delete or pause at the provider (null: this server has no id): enforcement and protection share it. */
-    servingCheck,
+    servingCheck: moves.servingCheck,
     /** `finalAttempt`: the job has no attempt left after this one, so a failure is shown as it is (domain.added). */
     async handle(given: PanelEvent, { finalAttempt = false }: { finalAttempt?: boolean } = {}): Promise<void> {
-      const event = underCurrentName(given);
+      const event = underCurrentName(accounts, given);
       switch (event.type) {
         case 'account.created':
           await ensureAccount(event.account, { email: event.email, plan: event.plan, reseller: event.reseller }, true);
@@ -651,7 +563,7 @@ export function createProvisioning({
       const website = accounts.getWebsite(domain);
       if (!website) return;
       // Another server serves it now: this one stops managing it (nothing is written at the provider).
-      if (website.state === 'active' && servingCheck?.servedElsewhereBy(website, remote)) return;
+      if (website.state === 'active' && moves.servingCheck?.servedElsewhereBy(website, remote)) return;
       const hostPause = hostPauseOf(website);
       const shownStatus = unpausedAtProvider(remote);
       if (hostPause && shownStatus) return restoreHostPause(website, hostPause, shownStatus, remote);
@@ -670,6 +582,7 @@ export function createProvisioning({
         return 'skipped';
       }
       // Registered again once under its id: a server registered before it had one (or a new server on the same address).
+      const serverId = settings.server.id;
       const fact = serverId ? `server_registered:${ip}:${serverId}` : `server_registered:${ip}`;
       if (accounts.getFact(fact)) return 'already';
       // The record's one tag names the server by its id, the tag its websites carry (served-by:...), so the provider can

@@ -10,7 +10,7 @@ import type { ReadScheduleRepo } from '../db/read-schedule.repo.js';
 import type { ProviderClient } from '../provider/index.js';
 import { createEnforcement } from './enforcement.js';
 import type { JobQueue } from './job-queue.js';
-import { createProtection } from './protection.js';
+import { createProtection, type ProtectionDeps } from './protection.js';
 import { createBulkProtect } from './bulk-protect.js';
 import type { MonitoringRepo } from '../db/monitoring.repo.js';
 import { createMonitoring } from './monitoring.js';
@@ -91,6 +91,22 @@ const monitoringOf = (deps: ServicesDeps) =>
     onSwitched: deps.onMonitoringSwitched,
   });
 
+/** Protect, pause and resume by hand (core/protection.ts) on the services' repositories, with the parts built beside it. */
+const protectionOf = (
+  deps: ServicesDeps,
+  parts: Pick<ProtectionDeps, 'provider' | 'adminResume' | 'servingCheck'> & { monitoring: { end: (domain: string) => void } },
+) =>
+  createProtection({
+    accounts: deps.accounts,
+    provider: parts.provider,
+    adminResume: parts.adminResume,
+    ingestEvents: (events) => deps.queue.ingestEvents(events),
+    logger: deps.logger.child({ component: 'protection' }),
+    now: deps.now,
+    endMonitoring: parts.monitoring.end,
+    servingCheck: parts.servingCheck,
+  });
+
 /** Provisioning's share of protection per package: the grace in ms and its durable release job. */
 const packagesOf = (deps: ServicesDeps, packages: NonNullable<ServicesDeps['packages']>) => ({
   repo: packages.repo,
@@ -136,16 +152,7 @@ export function createServices(deps: ServicesDeps) {
         : undefined,
   });
   const adminResume = (domain: string, admin: string) => enforcement.adminResume(domain, admin);
-  const protection = createProtection({
-    accounts,
-    provider: urgent,
-    adminResume,
-    ingestEvents: (events) => deps.queue.ingestEvents(events),
-    logger: logger.child({ component: 'protection' }),
-    now,
-    endMonitoring: monitoring.end,
-    servingCheck: provisioning.servingCheck,
-  });
+  const protection = protectionOf(deps, { provider: urgent, adminResume, monitoring, servingCheck: provisioning.servingCheck });
   const bulkProtect = createBulkProtect({
     unprotected: deps.unprotected,
     accounts,
