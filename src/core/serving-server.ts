@@ -117,6 +117,10 @@ export function adoptedStatus(
 /** The fact that names the server that took a website this server let go of (the row stays, `removed`, for its history). */
 export const servedElsewhereFact = (domain: string): string => `website_served_by:${domain}`;
 
+/** The server that took a website this server let go of, or null (the pages say so on the website's page). */
+export const servedElsewhereOf = (facts: { getFact(key: string): string | null }, domain: string): string | null =>
+  facts.getFact(servedElsewhereFact(domain)) || null;
+
 /** What the check reads and writes: the provider's record, this server's rows and facts. */
 export interface ServingCheckDeps {
   serverId: string;

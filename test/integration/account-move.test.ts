@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expectTranslated } from '../helpers/i18n-check.js';
 import { admin, launchUrl } from '../helpers/pages.js';
 import { createPageClient } from '../helpers/page-client.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -157,6 +158,16 @@ describe.each([
     expect(logged(a, `website now served by server ${b.plugin.serverId}: left alone`)).toHaveLength(1);
     // B still has it as it was.
     expect(b.plugin.accounts.getWebsite(DOMAIN)).toMatchObject({ state: 'active', desiredStatus: 'online' });
+    // A's admin page names the server that took it, in every language.
+    const page = createPageClient(a.plugin.url);
+    await page.get(launchUrl(a.plugin, admin('root')));
+    const shown = await page.get(`/admin/websites/${DOMAIN}`);
+    expect(shown.body).toContain(`This website is now served by another panel server (${b.plugin.serverId})`);
+    await expectTranslated(
+      a.plugin,
+      [{ name: 'a website another server took', as: 'admin', path: `/admin/websites/${DOMAIN}`, status: 200 }],
+      [b.plugin.serverId, DOMAIN],
+    );
   }, 60_000);
 
   it('removal first: A deletes the account (paused at the provider), then B receives it and protects it again', async () => {
