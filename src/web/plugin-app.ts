@@ -9,6 +9,7 @@ import { DEFAULT_RULES_EDITOR_PATH, sampleRulesEditorUrl } from '../config.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { DEMO_LAUNCH_TOKEN_MAX_AGE_MS } from '../core/launch-tokens.js';
 import { createLimitResolver } from '../core/limits.js';
+import { servedElsewhereOf } from '../core/serving-server.js';
 import { resellerPoolsOf, resellerUsageNow } from '../core/reseller-limits.js';
 import { createSessionService } from '../core/sessions.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
@@ -116,6 +117,7 @@ function adminPagesDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): A
     actions: deps.services.protection,
     now: deps.now,
     monitoringUntil: deps.services.monitoring.untilOf,
+    servedBy: (domain) => servedElsewhereOf(accounts, domain),
     bulk: { bulkProtect: deps.services.bulkProtect, defaultPlanDays: () => deps.services.monitoring.planDays('') },
     imports: { recentComparisons: (limit) => deps.repos.imports.recentComparisons(limit), panel: config.panel.name },
     settings: {

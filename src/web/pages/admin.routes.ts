@@ -35,6 +35,8 @@ export interface AdminPagesDeps {
   now: () => number;
   /** When a website's monitoring ends (core/monitoring.ts), or null. */
   monitoringUntil?: (domain: string) => number | null;
+  /** The panel server that serves a website this one let go of (core/serving-server.ts), or null. */
+  servedBy?: (domain: string) => string | null;
   settings: SettingsPagesDeps;
   bulk: BulkProtectPagesDeps;
   /** The panel comparisons of `wpp import` and the scheduled drift check. */
