@@ -23,7 +23,8 @@ import { createMetrics } from './metrics.js';
 import { createPluginApp } from './web/plugin-app.js';
 import { startPluginServer } from './web/plugin-server.js';
 import { wireFleet } from './wiring/fleet.js';
-import { wireFleetBudget } from './wiring/fleet-budget.js';
+import { wireFleetSettings } from './wiring/fleet-settings.js';
+import { wireFleetView } from './wiring/fleet-view.js';
 import { wirePanelImport } from './wiring/panel-import.js';
 import { wirePacer } from './wiring/pacer.js';
 import { connectProvider, httpUrl } from './wiring/provider.js';
@@ -96,8 +97,9 @@ async function wire(
   const role = ROLES[options.role];
   const foundations = await wireFoundations(options, { db, logger, life });
   const { jobs, accounts, stats, schedule, audit, sessions, settings, now, connected, sandbox } = foundations;
-  const fleet = wireFleet(config, { serves: role.serves, identity: foundations.identity, logger, life, now });
-  wireFleetBudget(config, { fleet, pacer: foundations.pacer, db, schedule, logger, life, now });
+  const fleet = wireFleet(config, { ...foundations, serves: role.serves, db, logger, life });
+  const fleetSettings = fleet && wireFleetSettings(fleet, { store: { stats, accounts, audit }, logger, life });
+  const fleetView = wireFleetView({ serves: role.serves, fleet, db, logger, life, now, publishEveryMs: options.fleetPublishEveryMs });
 
   // The worker is created once the server has its port (callback URLs need it); queueing wakes it.
   let wakeWorker = () => {};
@@ -107,7 +109,7 @@ async function wire(
 
   // One bag of the parts built so far; each area's assembly takes what it needs from it.
   const mail = wireMail({ ...foundations, config, db, queue, logger });
-  const parts = { ...foundations, config, db, logger, queue, life, fleet, mailer: mail.mailer };
+  const parts = { ...foundations, config, db, logger, queue, life, fleet, fleetSettings, mailer: mail.mailer };
   const services = wireServices(
     { ...parts, callbackKey: secrets.callback },
     { accountDomain, server, publicUrl: config.publicUrl ?? url, sync: config.sync },
@@ -146,6 +148,7 @@ async function wire(
       repos,
       services,
       mail,
+      fleetView: fleetView && { ...fleetView, serverId: foundations.identity.serverId },
       pagesUrl: config.publicUrl ?? url,
       ...(options.directadmin ? { directadmin: options.directadmin } : {}),
     }),

@@ -1,11 +1,31 @@
 import { Command } from 'commander';
 import { standardChecks } from '../doctor/checks.js';
+import { loadConfig, type Config } from '../config.js';
 import { doctorExitCode, formatReports, runDoctor } from '../doctor/doctor.js';
+import { recordDoctorRun } from '../doctor/record.js';
+import { describeError } from '../errors.js';
 
 async function runDoctorCommand(options: { json?: boolean; root?: string }): Promise<void> {
   const reports = await runDoctor(standardChecks({ env: process.env, root: options.root }));
   console.log(options.json ? JSON.stringify({ ok: doctorExitCode(reports) === 0, checks: reports }, null, 2) : formatReports(reports));
   process.exitCode = doctorExitCode(reports);
+  // This server's last run, for the fleet's "All servers" page; a staged installation (--root) is not this server.
+  if (options.root === undefined) keepRun(reports);
+}
+
+function keepRun(reports: Parameters<typeof recordDoctorRun>[1]): void {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch {
+    return; // the configuration line said why
+  }
+  try {
+    recordDoctorRun(config, reports, Date.now());
+  } catch (error) {
+    // The checks were printed; keeping them is a convenience, never a failure of the doctor.
+    console.error(`note: this run was not kept for the fleet view: ${describeError(error)}`);
+  }
 }
 
 export const doctorCommand = () =>

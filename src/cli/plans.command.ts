@@ -7,7 +7,8 @@ import { Command } from 'commander';
 import { englishTranslate } from './english.js';
 import { DEFAULT_PLAN } from '../core/provisioning.js';
 import type { Plan } from '../core/types.js';
-import { parsePlanChange, type PlanProblem } from '../core/plan-change.js';
+import { parsePlanChange, type PlanChange, type PlanProblem } from '../core/plan-change.js';
+import { shareWithFleet } from './fleet-share.js';
 import { BUILT_IN_PLAN, changePlan } from '../core/plugin-settings.js';
 import { createAccountsRepo, type AccountsRepo } from '../db/accounts.repo.js';
 import { openPluginDatabase } from '../db/plugin-database.js';
@@ -44,7 +45,7 @@ function usageLine(problem: PlanProblem): string {
 }
 
 /** Checks every option first (one message names each problem, nothing changes), then saves the plan, recorded with the OS user. */
-function runPlansSet(name: string, raw: Record<string, unknown>): void {
+async function runPlansSet(name: string, raw: Record<string, unknown>): Promise<void> {
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   const result = parsePlanChange(
     {
@@ -56,11 +57,31 @@ function runPlansSet(name: string, raw: Record<string, unknown>): void {
     englishTranslate(),
   );
   if (!result.ok) throw new UsageError(result.problems.map(usageLine).join('\n'));
+  if (raw.fleet === true) {
+    await sharePlan(result.change);
+    return;
+  }
   withAccounts((accounts, audit) => {
     const { after } = changePlan({ accounts, audit }, result.change, cliActor());
     console.log(describePlan(after));
-    console.log('Applies to websites added from now on, and to every website of an account when it changes plan.');
+    console.log(APPLIES);
   });
+}
+
+const APPLIES = 'Applies to websites added from now on, and to every website of an account when it changes plan.';
+
+/** `--fleet`: stored for every server first, then applied here from the fleet database (cli/fleet-share.ts). */
+async function sharePlan(change: PlanChange): Promise<void> {
+  const config = configFromEnv();
+  const db = openPluginDatabase(config);
+  try {
+    console.log(await shareWithFleet(config, db, { kind: 'plan', change }, cliActor()));
+    const after = createAccountsRepo(db).getPlan(change.name);
+    if (after) console.log(describePlan(after));
+    console.log(APPLIES);
+  } finally {
+    db.close();
+  }
 }
 
 export const plansCommand = () => {
@@ -81,6 +102,10 @@ export const plansCommand = () => {
       '--monitor-days <days>',
       'days a new website is monitored (watched, nothing blocked) before it is protected; 0: at once (0 to 90)',
     )
-    .action((name: string, _options, command: Command) => runPlansSet(name, optionValues(command)));
+    .option(
+      '--fleet',
+      'change it on every server of the fleet (WPP_FLEET_DATABASE_URL): stored in the fleet database, then applied here and by every other server',
+    )
+    .action(async (name: string, _options, command: Command) => runPlansSet(name, optionValues(command)));
   return plans;
 };

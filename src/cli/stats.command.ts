@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import { englishTranslate } from './english.js';
+import { shareWithFleet } from './fleet-share.js';
 import { DEFAULT_PLAN } from '../core/provisioning.js';
 import type { EnforceResult } from '../core/enforcement.js';
 import { LockHeldError } from '../core/job-lock.js';
@@ -228,7 +229,8 @@ export function limitsChange(raw: OptionValues, isKnown: IsKnown): LimitsChange 
  */
 async function runLimits(options: OptionValues): Promise<number> {
   const opened: { db?: Db } = {};
-  const database = () => (opened.db ??= openPluginDatabase(configFromEnv()));
+  const config = configFromEnv();
+  const database = () => (opened.db ??= openPluginDatabase(config));
   try {
     const change = limitsChange(
       options,
@@ -236,9 +238,13 @@ async function runLimits(options: OptionValues): Promise<number> {
       (scope, subject) =>
         (scope === 'plan' && subject === DEFAULT_PLAN) || createStatisticsRepo(database()).limitSubjectExists(scope, subject),
     );
+    if (options.fleet === true && !change)
+      throw new UsageError('--fleet shares a change with every server: give --scope and a value to change');
     const db = database();
     const stats = createStatisticsRepo(db);
-    if (change) applyLimitsChange({ stats, audit: createSettingsRepo(db) }, change, cliActor());
+    // With --fleet, stored for every server first, then applied here from the fleet database (cli/fleet-share.ts).
+    if (change && options.fleet === true) console.log(await shareWithFleet(config, db, { kind: 'limits', change }, cliActor()));
+    else if (change) applyLimitsChange({ stats, audit: createSettingsRepo(db) }, change, cliActor());
     for (const [key, layer] of stats.limitLayers()) console.log(`${key}\t${JSON.stringify(layer)}`);
     return 0;
   } finally {
@@ -306,6 +312,10 @@ export const limitsCommand = () =>
     .option(
       '--pool-hits <n>',
       `hits per period of all a reseller's customers' websites together (only with --scope reseller; its period: the reseller row's, else global); ${none}`,
+    )
+    .option(
+      '--fleet',
+      'change it on every server of the fleet (WPP_FLEET_DATABASE_URL): stored in the fleet database, then applied here and by every other server',
     )
     .addHelpText('after', '\nNumbers are plain decimal digits. Every bad option is refused (exit 2) and nothing changes.')
     .action(async (_options, command: Command) => {

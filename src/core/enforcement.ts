@@ -16,6 +16,7 @@ import { decide, type Decision, type EffectiveLimits, type Period, type QuotaWeb
 import { quotaStanding, type WebsiteQuota } from './quota-level.js';
 import { createPoolReader, type PoolReader } from './reseller-limits.js';
 import { undoneBy, undoneReason, type HostPauseUndone } from './host-pause.js';
+import type { ServingCheck } from './serving-server.js';
 import type { Website } from './types.js';
 
 /** The lock an enforcement pass holds (one at a time across processes), and the name of its job_runs rows. */
@@ -36,6 +37,8 @@ export interface EnforcementDeps {
    * account's aggregate limit when `domain` is null. A warning's notification carries it.
    */
   forecastOf?: (account: string, domain: string | null, periodEnd: number) => number | null;
+  /** Judges the record read before a pause: a website another server serves now is left alone (core/serving-server.ts). */
+  servingCheck?: Pick<ServingCheck, 'servedElsewhereBy'> | null;
 }
 
 export interface EnforceResult {
@@ -139,6 +142,13 @@ export function createEnforcement(deps: EnforcementDeps) {
     return remote.requested_status ?? remote.status ?? null;
   }
 
+  /** As statusAtProvider, for a pause: null when another server serves the website now (then this one left it alone). */
+  async function statusBeforePause(website: Website): Promise<{ status: string | null } | null> {
+    const remote = await provider.lookupWebsite(website.domain);
+    if (deps.servingCheck?.servedElsewhereBy(website, remote)) return null;
+    return { status: remote.requested_status ?? remote.status ?? null };
+  }
+
   /** Pauses a website over its limit, unless it was paused outside the plugin (then left alone). */
   async function pauseWebsite(
     decision: Extract<Decision, { kind: 'pause' }>,
@@ -147,7 +157,9 @@ export function createEnforcement(deps: EnforcementDeps) {
     period: Period,
     at: number,
   ): Promise<'done' | 'left_alone'> {
-    const remote = await statusAtProvider(website);
+    const before = await statusBeforePause(website);
+    if (before === null) return 'left_alone';
+    const remote = before.status;
     if (remote === 'paused') {
       // Paused outside the plugin: that pause is not enforcement's to claim, nor later to undo.
       accounts.saveWebsite({

@@ -16,6 +16,7 @@ import type { PackagesRepo } from '../db/packages.repo.js';
 import type { PanelEvent } from '../panel/events.js';
 import { isProviderError, type ProviderClient } from '../provider/index.js';
 import { isMonitoring } from './monitoring.js';
+import type { ServingCheck } from './serving-server.js';
 import type { DesiredStatus, PausedBy, Website } from './types.js';
 
 /** The grace period before an admin sets one: two weeks to put the package right or tell the customer. */
@@ -25,6 +26,8 @@ export interface PackageProtectionDeps {
   accounts: Pick<AccountsRepo, 'websitesOf' | 'saveWebsite' | 'getAccount' | 'getWebsite'>;
   packages: PackagesRepo;
   provider: Pick<ProviderClient, 'deleteWebsite'>;
+  /** Checked before each removal at the provider: a website another server serves now is left alone (core/serving-server.ts). */
+  servingCheck?: Pick<ServingCheck, 'check'> | null;
   logger: Logger;
   now: () => number;
   /** The admin's grace period in ms, read at every use (a runtime setting). */
@@ -127,6 +130,7 @@ export function createPackageProtection(deps: PackageProtectionDeps) {
       }
       for (const website of accounts.websitesOf(account)) {
         if (website.state !== 'active' || website.provisionedAt === null) continue;
+        if (deps.servingCheck && 'servedBy' in (await deps.servingCheck.check(website))) continue;
         try {
           await deps.provider.deleteWebsite(website.domain);
         } catch (error) {

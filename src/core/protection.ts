@@ -13,6 +13,7 @@ import { AppError } from '../errors.js';
 import { panelEventSchema, type PanelEvent } from '../panel/events.js';
 import { isProviderError, type ProviderClient } from '../provider/index.js';
 import type { IngestResult } from './ingest.js';
+import type { ServingCheck } from './serving-server.js';
 import type { DesiredStatus, PausedBy, Website } from './types.js';
 import { isMonitoring } from './monitoring.js';
 import { customerActions, describeWebsite, type CustomerAction } from './website-state.js';
@@ -38,6 +39,8 @@ export interface ProtectionDeps {
   now: () => number;
   /** Ends a website's monitoring (core/monitoring.ts) once it is protected by hand. */
   endMonitoring?: (domain: string) => void;
+  /** Checked before a pause: a website another server serves now is left alone (core/serving-server.ts). */
+  servingCheck?: Pick<ServingCheck, 'check'> | null;
 }
 
 /** A provider refusal or outage in plain words; nothing was changed locally. */
@@ -118,6 +121,7 @@ export function createProtection(deps: ProtectionDeps) {
 
   async function send(website: Website, desiredStatus: DesiredStatus, pausedBy: PausedBy | null, actor: Actor): Promise<Website> {
     let providerStatus: string | null;
+    if (desiredStatus === 'paused') await leaveIfServedElsewhere(website);
     try {
       providerStatus = (await provider.setWebsiteStatus(website.domain, desiredStatus)).status ?? null;
     } catch (error) {
@@ -129,6 +133,19 @@ export function createProtection(deps: ProtectionDeps) {
     if (desiredStatus === 'online') deps.endMonitoring?.(website.domain);
     logger.info({ domain: website.domain, status: desiredStatus, by: actorLabel(actor) }, 'website status set by hand');
     return { ...next, updatedAt: at };
+  }
+
+  /** A pause of a website another server serves now: refused, nothing sent (the check stopped managing it here). */
+  async function leaveIfServedElsewhere(website: Website): Promise<void> {
+    let checked;
+    try {
+      checked = deps.servingCheck ? await deps.servingCheck.check(website) : null;
+    } catch (error) {
+      throw providerFailure(error, website.domain);
+    }
+    if (checked && 'servedBy' in checked) {
+      throw new AppError('CONFLICT', `${website.domain} is now served by another panel server (${checked.servedBy}). Nothing was changed.`);
+    }
   }
 
   /** A customer may only take the actions their page offers (a limit or host pause offers no resume). */

@@ -13,6 +13,8 @@ import { callbackTokenFor, hashToken, providerUserIdFor, providerUserIdVariant }
 import { isMonitoring } from './monitoring.js';
 import { recordReseller, transferAccount } from './reseller-ownership.js';
 import { createPackageProtection } from './package-protection.js';
+import { createAccountMoves, LEFT_ALONE } from './account-moves.js';
+import { servedByTag } from './serving-server.js';
 import type { PackagesRepo } from '../db/packages.repo.js';
 import type { Account, DesiredStatus, PausedBy, Plan, ProvisioningFailure, Website } from './types.js';
 
@@ -21,7 +23,12 @@ export interface ProvisioningSettings {
   publicUrl: string;
   /** Derives callback URL tokens (identity.ts); the URL sent and the hash stored always come from it together. */
   callbackKey: string;
-  server: { ip: string | undefined; name: string; zone: string | undefined; tag: string | undefined };
+  /**
+   * This panel server at the provider. `id`: its server id (core/server-identity.ts), tagged on
+   * every website it writes and checked before every delete or pause (core/serving-server.ts);
+   * absent: a server that does not tell itself apart from others (tests of one server alone).
+   */
+  server: { ip: string | undefined; name: string; zone: string | undefined; tag: string | undefined; id?: string | undefined };
 }
 
 export interface ProvisioningDeps {
@@ -50,6 +57,24 @@ export interface ProvisioningDeps {
 /** The kv fact that records where an account name went, and when (account.renamed). */
 const renameFact = (account: string) => `account_renamed:${account}`;
 
+/**
+ * An event that happened under a name before the account was renamed (queued, not yet carried
+ * out, when the rename ran) is about the renamed account. Later events under the old name are
+ * about whoever has that name now (cPanel may give it to a new account).
+ */
+function underCurrentName(accounts: Pick<AccountsRepo, 'getFact'>, event: PanelEvent): PanelEvent {
+  if (event.type === 'account.renamed') return event;
+  let current = event;
+  for (let hop = 0; hop < 10; hop++) {
+    const fact = accounts.getFact(renameFact(current.account));
+    if (!fact) break;
+    const { to, at } = JSON.parse(fact) as { to: string; at: string };
+    if (Date.parse(event.occurredAt) > Date.parse(at)) break;
+    current = { ...current, account: to };
+  }
+  return current;
+}
+
 /** The plan every website falls back to when its account names none, or an unknown one. */
 export const DEFAULT_PLAN = 'default';
 
@@ -67,10 +92,11 @@ const refusalOf = (error: unknown, at: number): ProvisioningFailure => {
   return { code: 'INTERNAL', reason: describeError(error), at };
 };
 
-/** The provider tags of a website: its plan, this panel server, and the server's own tag when set. */
+/** The provider tags of a website: its plan, this panel server (its name, and its id: the server that serves it), and the operator's tag when set. */
 const providerTags = (server: ProvisioningSettings['server'], plan: string) => [
   `plan:${plan}`,
   `server:${server.name}`,
+  ...(server.id ? [servedByTag(server.id)] : []),
   ...(server.tag ? [server.tag] : []),
 ];
 
@@ -100,6 +126,8 @@ export function createProvisioning({
     accounts.getPlan(DEFAULT_PLAN) ?? { name: DEFAULT_PLAN, settings: {}, subdomains: ['www'], monitorDays: 0 };
   const tagsFor = (plan: string) => providerTags(settings.server, plan);
   const callbackUrlFor = (domain: string) => `${settings.publicUrl}/callbacks/website/${callbackTokenFor(settings.callbackKey, domain)}`;
+  // Accounts that move between servers (core/account-moves.ts): adoption, and the check before every pause or removal.
+  const moves = createAccountMoves({ provider, accounts, logger, now, autoProtect, settings }, { tagsFor, callbackUrlFor });
 
   /** Creates the provider user of an account (or finds it) and stores it with its key. */
   async function ensureAccount(
@@ -140,7 +168,9 @@ export function createProvisioning({
     let providerStatus = website.providerStatus;
     if (website.desiredStatus !== desiredStatus || website.providerStatus !== desiredStatus) {
       try {
-        providerStatus = (await provider.setWebsiteStatus(website.domain, desiredStatus)).status ?? providerStatus;
+        const sent = await moves.sendStatus(website, desiredStatus, pausedBy);
+        if (sent === LEFT_ALONE) return;
+        providerStatus = sent ?? providerStatus;
       } catch (error) {
         // Gone at the provider: nothing left to pause there.
         if (!(isProviderError(error, 'PROVIDER_NOT_FOUND') && desiredStatus === 'paused')) throw error;
@@ -253,6 +283,8 @@ export function createProvisioning({
     if (originIps.length === 0) {
       throw new AppError('VALIDATION_FAILED', `No origin IP for ${event.domain}: the event names none and WPP_SERVER_IP is not set`);
     }
+    // Not this server's yet: another server may serve it (an account moved here), and keeps its settings if so.
+    if (!alreadyProtected && (await moves.adoptWebsite(event, account, planName, originIps))) return;
     // Every pause is kept, monitoring (paused by nobody) too: an active website here is this account's (see above).
     const keepsPause = existing?.state === 'active' && existing.desiredStatus === 'paused';
     let desiredStatus: DesiredStatus = autoProtect() ? 'online' : 'setup';
@@ -325,7 +357,7 @@ export function createProvisioning({
 
   async function changeSubdomains(event: PanelEvent & { subdomain: string }, add: boolean): Promise<void> {
     const website = managedWebsite(event);
-    if (!website) return;
+    if (!website || (await moves.servedElsewhere(website))) return;
     const subdomains = add
       ? [...new Set([...website.subdomains, event.subdomain])]
       : website.subdomains.filter((label) => label !== event.subdomain);
@@ -389,24 +421,6 @@ export function createProvisioning({
     logger.info({ domain: event.domain, from: website.account, to: event.account }, 'website moved to another account, settings kept');
   }
 
-  /**
-   * An event that happened under a name before the account was renamed (queued, not yet carried
-   * out, when the rename ran) is about the renamed account. Later events under the old name are
-   * about whoever has that name now (cPanel may give it to a new account).
-   */
-  function underCurrentName(event: PanelEvent): PanelEvent {
-    if (event.type === 'account.renamed') return event;
-    let current = event;
-    for (let hop = 0; hop < 10; hop++) {
-      const fact = accounts.getFact(renameFact(current.account));
-      if (!fact) break;
-      const { to, at } = JSON.parse(fact) as { to: string; at: string };
-      if (Date.parse(event.occurredAt) > Date.parse(at)) break;
-      current = { ...current, account: to };
-    }
-    return current;
-  }
-
   /** The panel renamed an account: the plugin's account, its websites and history follow the new name. */
   function accountRenamed(event: PanelEvent): void {
     const previous = event.previousAccount as string;
@@ -432,7 +446,7 @@ export function createProvisioning({
     accounts.setAccountPlan(event.account, planName);
     await forEachWebsite(event.account, async (website) => {
       // Not at the provider (refused, or a package without protection): its set-up reads the plan then.
-      if (website.state !== 'active' || website.provisionedAt === null) return;
+      if (website.state !== 'active' || website.provisionedAt === null || (await moves.servedElsewhere(website))) return;
       await provider.updateWebsite(website.domain, { settings: plan.settings, tag: tagsFor(planName) });
     });
   }
@@ -446,6 +460,7 @@ export function createProvisioning({
       accounts,
       packages: options.repo,
       provider,
+      servingCheck: moves.servingCheck,
       logger,
       now,
       graceMs: options.graceMs,
@@ -459,9 +474,10 @@ export function createProvisioning({
   const packageProtection = packages ? packageProtectionOn(packages) : null;
 
   return {
+    servingCheck: moves.servingCheck,
     /** `finalAttempt`: the job has no attempt left after this one, so a failure is shown as it is (domain.added). */
     async handle(given: PanelEvent, { finalAttempt = false }: HandleOptions = {}): Promise<void> {
-      const event = underCurrentName(given);
+      const event = underCurrentName(accounts, given);
       switch (event.type) {
         case 'account.created':
           await ensureAccount(event.account, { email: event.email, plan: event.plan, reseller: event.reseller }, true);
@@ -553,6 +569,8 @@ export function createProvisioning({
       // Read again after the look-up: a pause or resume the plugin made meanwhile is the host's decision now.
       const website = accounts.getWebsite(domain);
       if (!website) return;
+      // Another server serves it now: this one stops managing it (nothing is written at the provider).
+      if (website.state === 'active' && moves.servingCheck?.servedElsewhereBy(website, remote)) return;
       const hostPause = hostPauseOf(website);
       const shownStatus = unpausedAtProvider(remote);
       if (hostPause && shownStatus) return restoreHostPause(website, hostPause, shownStatus, remote);
@@ -570,15 +588,20 @@ export function createProvisioning({
         logger.warn('WPP_SERVER_IP is not set: this panel server is not registered with the provider');
         return 'skipped';
       }
-      const fact = `server_registered:${ip}`;
+      // Registered again once under its id: a server registered before it had one (or a new server on the same address).
+      const serverId = settings.server.id;
+      const fact = serverId ? `server_registered:${ip}:${serverId}` : `server_registered:${ip}`;
       if (accounts.getFact(fact)) return 'already';
+      // The record's one tag names the server by its id, the tag its websites carry (served-by:...), so the provider can
+      // tell the servers apart; the operator's WPP_SERVER_TAG is on every website instead (and here only without an id).
+      const serverTag = serverId ? servedByTag(serverId) : tag;
       try {
-        await provider.addServer({ ip, name, ...(zone ? { zone } : {}), ...(tag ? { tag } : {}) });
+        await provider.addServer({ ip, name, ...(zone ? { zone } : {}), ...(serverTag ? { tag: serverTag } : {}) });
       } catch (error) {
         if (!isProviderError(error, 'PROVIDER_CONFLICT')) throw error;
       }
       accounts.setFact(fact, new Date(now()).toISOString());
-      logger.info({ ip, name }, 'panel server registered with the provider');
+      logger.info({ ip, name, serverId }, 'panel server registered with the provider');
       return 'registered';
     },
   };

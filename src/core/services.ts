@@ -10,7 +10,7 @@ import type { ReadScheduleRepo } from '../db/read-schedule.repo.js';
 import type { ProviderClient } from '../provider/index.js';
 import { createEnforcement } from './enforcement.js';
 import type { JobQueue } from './job-queue.js';
-import { createProtection } from './protection.js';
+import { createProtection, type ProtectionDeps } from './protection.js';
 import { createBulkProtect } from './bulk-protect.js';
 import type { MonitoringRepo } from '../db/monitoring.repo.js';
 import { createMonitoring } from './monitoring.js';
@@ -97,6 +97,22 @@ const monitoringOf = (deps: ServicesDeps) =>
     onSwitched: deps.onMonitoringSwitched,
   });
 
+/** Protect, pause and resume by hand (core/protection.ts) on the services' repositories, with the parts built beside it. */
+const protectionOf = (
+  deps: ServicesDeps,
+  parts: Pick<ProtectionDeps, 'provider' | 'adminResume' | 'servingCheck'> & { monitoring: { end: (domain: string) => void } },
+) =>
+  createProtection({
+    accounts: deps.accounts,
+    provider: parts.provider,
+    adminResume: parts.adminResume,
+    ingestEvents: (events) => deps.queue.ingestEvents(events),
+    logger: deps.logger.child({ component: 'protection' }),
+    now: deps.now,
+    endMonitoring: parts.monitoring.end,
+    servingCheck: parts.servingCheck,
+  });
+
 /** Provisioning's share of protection per package: the grace in ms and its durable release job. */
 const packagesOf = (deps: ServicesDeps, packages: NonNullable<ServicesDeps['packages']>) => ({
   repo: packages.repo,
@@ -153,6 +169,7 @@ export function createServices(deps: ServicesDeps) {
     now,
     concurrency: sync.concurrency,
     forecastOf: (account, domain, periodEnd) => forecastOf(deps.schedule, account, domain, periodEnd),
+    servingCheck: provisioning.servingCheck,
     notify:
       observer || deps.notify
         ? (action) => {
@@ -163,15 +180,7 @@ export function createServices(deps: ServicesDeps) {
   });
   const adminResume = (domain: string, admin: string) => enforcement.adminResume(domain, admin);
   const protectionWith = (protectionProvider: ProviderClient) =>
-    createProtection({
-      accounts,
-      provider: protectionProvider,
-      adminResume,
-      ingestEvents: (events) => deps.queue.ingestEvents(events),
-      logger: logger.child({ component: 'protection' }),
-      now,
-      endMonitoring: monitoring.end,
-    });
+    protectionOf(deps, { provider: protectionProvider, adminResume, monitoring, servingCheck: provisioning.servingCheck });
   // A customer's or an admin's click is urgent; bulk protect's queued jobs are background work.
   const protection = protectionWith(urgent);
   const bulkProtect = createBulkProtect({

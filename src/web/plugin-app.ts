@@ -9,6 +9,7 @@ import { DEFAULT_RULES_EDITOR_PATH, sampleRulesEditorUrl } from '../config.js';
 import type { JobQueue } from '../core/job-queue.js';
 import { DEMO_LAUNCH_TOKEN_MAX_AGE_MS } from '../core/launch-tokens.js';
 import { createLimitResolver } from '../core/limits.js';
+import { servedElsewhereOf } from '../core/serving-server.js';
 import { resellerPoolsOf, resellerUsageNow } from '../core/reseller-limits.js';
 import { createSessionService } from '../core/sessions.js';
 import { REQUEST_BUSY_RETRY, retryWhileBusy } from '../db/busy.js';
@@ -26,10 +27,12 @@ import type { ProviderClient } from '../provider/index.js';
 import type { Metrics } from '../metrics.js';
 import type { DemoPagesDeps } from './pages/demo.routes.js';
 import type { AdminPagesDeps } from './pages/admin.routes.js';
+import type { FleetPagesDeps } from './pages/admin-fleet.routes.js';
 import type { SessionsRepo } from '../db/sessions.repo.js';
 import type { PanelEvent } from '../panel/events.js';
 import type { PluginSecrets } from '../secrets.js';
 import { createApp } from './app.js';
+import type { FleetSettings } from '../core/fleet-settings.js';
 import { createDirectAdminSessionVerifier, type DirectAdminApiOptions } from '../panel/directadmin-session.js';
 import { listenerIsDirectAdmins } from '../panel/directadmin-listener.js';
 
@@ -72,6 +75,10 @@ export interface PluginAppDeps {
   mail?: MailPagesDeps;
   /** Where DirectAdmin's API is and how its listener is checked; default its real one (tests give a fake DirectAdmin). */
   directadmin?: DirectAdminApiOptions;
+  /** Fleet settings (WPP_FLEET_DATABASE_URL): the Settings page's "All servers" choice. */
+  fleetSettings?: FleetSettings | undefined;
+  /** "All servers", with a fleet database (wiring/fleet-view.ts): its reader, when it last answered, and this server's id. */
+  fleetView?: Omit<FleetPagesDeps, 'now'> | undefined;
 }
 
 /** The rules editor's URL template: WPP_RULES_EDITOR_URL, else the provider's (or the embedded sandbox's) dashboard. */
@@ -110,6 +117,7 @@ function adminPagesDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): A
     actions: deps.services.protection,
     now: deps.now,
     monitoringUntil: deps.services.monitoring.untilOf,
+    servedBy: (domain) => servedElsewhereOf(accounts, domain),
     bulk: { bulkProtect: deps.services.bulkProtect, defaultPlanDays: () => deps.services.monitoring.planDays('') },
     imports: { recentComparisons: (limit) => deps.repos.imports.recentComparisons(limit), panel: config.panel.name },
     settings: {
@@ -121,9 +129,11 @@ function adminPagesDeps(deps: PluginAppDeps, ingest: DemoPagesDeps['ingest']): A
       notifySecret: secrets.notify,
       packages: deps.repos.packages,
       now: deps.now,
+      fleet: deps.fleetSettings,
     },
     demo: demoDeps(deps, ingest),
     mail: deps.mail,
+    fleet: deps.fleetView && { ...deps.fleetView, now: deps.now },
   };
 }
 

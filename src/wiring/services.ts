@@ -19,6 +19,7 @@ import type { PackagesRepo } from '../db/packages.repo.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { createMetrics } from '../metrics.js';
 import type { ProviderClient } from '../provider/index.js';
+import type { ServerIdentity } from '../core/server-identity.js';
 
 /** The services (provisioning, sync, enforcement, protection) on the plugin's parts. */
 export function wireServices(
@@ -43,6 +44,8 @@ export function wireServices(
     mailer: Mailer;
     /** The server's request budget (wiring/pacer.ts), when WPP_SYNC_RATE limits it: a tick asks for what it can spend. */
     pacer?: { rate(): number } | undefined;
+    /** This panel server's id: its websites' served-by tag at the provider (core/serving-server.ts). */
+    identity: ServerIdentity;
   },
   where: { accountDomain: string; server: Config['server']; publicUrl: string; sync: Config['sync'] },
 ) {
@@ -53,7 +56,12 @@ export function wireServices(
     provider,
     logger,
     now,
-    settings: { accountDomain: where.accountDomain, server: where.server, publicUrl: where.publicUrl, callbackKey },
+    settings: {
+      accountDomain: where.accountDomain,
+      server: { ...where.server, id: parts.identity.serverId },
+      publicUrl: where.publicUrl,
+      callbackKey,
+    },
     autoProtect: settings.autoProtect,
     sync: { ...where.sync, ...(parts.pacer ? { learnedRate: parts.pacer.rate } : {}) },
     schedule,

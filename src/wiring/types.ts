@@ -53,6 +53,8 @@ export interface PluginOptions {
   panelToolsAsRoot?: boolean;
   /** DirectAdmin's API for the pages' sign-in (default: its real address, its listener checked in /proc), for tests. */
   directadmin?: DirectAdminApiOptions;
+  /** Between the fleet view's publishing rounds (default 30 s), for tests. */
+  fleetPublishEveryMs?: number;
   /** Worker tuning, for tests. */
   workerOptions?: { pollMs?: number; leaseMs?: number; backoff?: { baseMs?: number; maxMs?: number } };
 }

@@ -100,7 +100,8 @@ describe('the fleet database', () => {
     const url = await postgres.newDatabase();
     const fleets = await Promise.all(Array.from({ length: 4 }, () => openFleetDatabase(url)));
     try {
-      expect(fleets.map((fleet) => fleet.applied).sort()).toEqual([[], [], [], versions]);
+      // Each migration once between them: with several, one server may apply the first and another the next.
+      expect(fleets.flatMap((fleet) => fleet.applied).sort((a, b) => a - b)).toEqual(versions);
     } finally {
       await Promise.all(fleets.map((fleet) => fleet.close()));
     }

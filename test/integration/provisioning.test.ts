@@ -65,7 +65,8 @@ describe('provisioning from panel events', () => {
         user_id: 'alice@panel.example',
         subdomain: ['www'],
         ip: ['198.51.100.20'],
-        tag: ['plan:gold', 'server:web1.host.example'],
+        // The server's id names the server that serves it (accounts that move between servers: docs/fleet.md).
+        tag: ['plan:gold', 'server:web1.host.example', `served-by:${plugin.serverId}`],
         requested_status: 'online',
       });
       expect(website?.settings.rules.humans).toBe('captcha');
@@ -207,7 +208,7 @@ describe('provisioning from panel events', () => {
   it('registers the panel server with the provider once', async () => {
     await withPlugin(async (plugin, sb) => {
       await plugin.idle();
-      expect(plugin.accounts.getFact('server_registered:192.0.2.5')).not.toBeNull();
+      expect(plugin.accounts.getFact(`server_registered:192.0.2.5:${plugin.serverId}`)).not.toBeNull();
       const partner = await sb.control<{ server: string[] }>('GET', `/v1.0/user/${encodeURIComponent('partner@sandbox.local')}`);
       expect(partner.server).toEqual(['192.0.2.5']);
       const registrations = (await sb.control<{ method: string; path: string }[]>('GET', '/_sandbox/requests?limit=1000')).filter(

@@ -111,6 +111,8 @@ describe('an upgrade from the previous release', () => {
       db.exec('DROP INDEX jobs_due_by_priority; ALTER TABLE jobs DROP COLUMN background;');
       // 029 added the fleet budget's lease to the pacer's bucket (dropped with it below).
       db.exec('ALTER TABLE pacer_bucket DROP COLUMN lease_until; ALTER TABLE pacer_bucket DROP COLUMN lease_rate;');
+      // 028 added the fleet view's outbox and the doctor's last run (its triggers exist only on a server in a fleet).
+      db.exec('DROP TABLE fleet_outbox; DROP TABLE doctor_results;');
       // 025 added the pacer's shared bucket.
       db.exec('DROP TABLE pacer_bucket');
       // 024 rebuilt websites for paused_by 'reseller': the table as 023 left it, rows, indexes and triggers kept.

@@ -5,6 +5,7 @@
  * rules are core's (the same as `wpp limits` and `wpp plans set`); each change is recorded
  * with `admin:<name>`. A form with problems comes back (400) with each message next to its
  * field and nothing stored; a stored one redirects (303) to the page with a fixed message.
+ * With a fleet database, a limits or plan change may be for all servers (admin-fleet-settings.ts).
  */
 import type { Format } from '../../core/format.js';
 import type { Translate } from '../../core/i18n.js';
@@ -29,6 +30,8 @@ import { errorSummary, type SummaryProblem } from './error-summary.js';
 import { GRACE_FIELD_ID, packageGraceRoute, packagesSection, type GraceProblem } from './admin-packages.js';
 import type { PackagesRepo } from '../../db/packages.repo.js';
 import { sessionAdmin } from './session.middleware.js';
+import type { FleetSettings } from '../../core/fleet-settings.js';
+import { fleetChoiceView, serversChoice, shareFromPage } from './admin-fleet-settings.js';
 
 export interface SettingsPagesDeps {
   stats: StatisticsRepo;
@@ -47,6 +50,8 @@ export interface SettingsPagesDeps {
   now?: () => number;
   /** Protection per hosting package (admin-packages.ts); absent: the page has no packages section. */
   packages?: PackagesRepo;
+  /** Fleet settings (WPP_FLEET_DATABASE_URL, wpp serve): the limits and plan forms offer "All servers"; absent: this server only. */
+  fleet?: FleetSettings | undefined;
 }
 
 /** A form as shown: the values typed, and the problems by field ('' for the form as a whole). */
@@ -114,11 +119,17 @@ const SAVED_MESSAGES = {
   'notify-url': 'notifyUrl',
   'reseller-pool': 'resellerPool',
   'package-grace': 'packageGrace',
+  'limits-fleet': 'limits',
+  'plan-fleet': 'plan',
 } as const;
 type Saved = keyof typeof SAVED_MESSAGES;
 /** The grace period's words are its part's (packages.*); the rest adminSettings.saved.*. */
 const savedKey = (saved: Saved) =>
-  saved === 'package-grace' ? 'packages.settings.graceSaved' : `adminSettings.saved.${SAVED_MESSAGES[saved]}`;
+  saved === 'package-grace'
+    ? 'packages.settings.graceSaved'
+    : saved.endsWith('-fleet')
+      ? `fleetSettings.saved.${SAVED_MESSAGES[saved]}`
+      : `adminSettings.saved.${SAVED_MESSAGES[saved]}`;
 
 /** Text fields: trimmed, empty means not given. A field given twice cannot be read (no browser sends that). */
 const text = z
@@ -225,6 +236,7 @@ function settingsPage(deps: SettingsPagesDeps, forms: Partial<Forms>, saved: Sav
     describeSettings: (settings: Parameters<typeof describeSettings>[0]) => describeSettings(settings, describeWords),
     ...(Object.keys(forms).length > 0 ? { errorSummary: settingsErrorSummary(forms, t) } : {}),
     ...(deps.packages ? packagesSection({ ...deps, packages: deps.packages }, res, layers, grace) : {}),
+    ...fleetChoiceView(deps.fleet),
   };
 }
 
@@ -267,7 +279,7 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
     res.set('Cache-Control', 'no-store').render('admin/settings', settingsPage(deps, {}, what, res));
   });
 
-  router.post('/settings/limits', (req, res) => {
+  router.post('/settings/limits', async (req, res) => {
     const t = res.locals.t as Translate;
     const form = readForm(limitsForm, req, res) as Record<string, string | undefined>;
     const result = parseLimitsChange({ ...form, allowUnknown: form['allow-unknown'] === 'on' }, isKnown, t);
@@ -276,6 +288,11 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
       if (result === null) addProblem(state, 'scope', t('adminSettings.chooseScope'));
       for (const problem of result?.ok === false ? result.problems : []) addProblem(state, problem.field ?? '', problem.message);
       return renderProblems(res, deps, { limits: state });
+    }
+    if (deps.fleet && serversChoice(deps.fleet, req) === 'all') {
+      const refused = await shareFromPage(deps.fleet, { kind: 'limits', change: result.change }, adminActor(req), t);
+      if (refused) return renderProblems(res, deps, { limits: { values: typed(req.body), problems: { '': [refused] } } });
+      return saved(res, 'limits-fleet', 'limits');
     }
     applyLimitsChange(deps, result.change, adminActor(req));
     saved(res, 'limits', 'limits');
@@ -294,13 +311,19 @@ export function createSettingsRouter(deps: SettingsPagesDeps): express.Router {
     saved(res, 'reseller-pool', 'reseller-pools');
   });
 
-  router.post('/settings/plans', (req, res) => {
+  router.post('/settings/plans', async (req, res) => {
     const form = readForm(planForm, req, res);
     const result = parsePlanChange(form, res.locals.t as Translate);
     if (!result.ok) {
       const state: FormState = { values: typed(req.body), problems: {} };
       for (const { field, path, message } of result.problems) addProblem(state, field ?? '', planProblemWords(path, message));
       return renderProblems(res, deps, { plan: state });
+    }
+    if (deps.fleet && serversChoice(deps.fleet, req) === 'all') {
+      const t = res.locals.t as Translate;
+      const refused = await shareFromPage(deps.fleet, { kind: 'plan', change: result.change }, adminActor(req), t);
+      if (refused) return renderProblems(res, deps, { plan: { values: typed(req.body), problems: { '': [refused] } } });
+      return saved(res, 'plan-fleet', 'plans');
     }
     changePlan(deps, result.change, adminActor(req));
     saved(res, 'plan', 'plans');

@@ -60,7 +60,10 @@ const websitePageQuery = z.object({
 
 const domainParam = z.string().trim().toLowerCase().min(1).max(253);
 
-type WebsitesDeps = Pick<AdminPagesDeps, 'views' | 'schedule' | 'periodOf' | 'actions' | 'now' | 'monitoringUntil' | 'resellerPools'>;
+type WebsitesDeps = Pick<
+  AdminPagesDeps,
+  'views' | 'schedule' | 'periodOf' | 'actions' | 'now' | 'monitoringUntil' | 'resellerPools' | 'servedBy'
+>;
 
 function websitesPage(deps: WebsitesDeps, scope: PageScope, req: Request, res: Response) {
   const t = res.locals.t as Translate;
@@ -149,6 +152,8 @@ function renderWebsite(
     forecast: forecasts(deps, website, now),
     forecastWords: forecastIn(t, res.locals.format as Format, now),
     monitoringUntil: deps.monitoringUntil?.(domain) ?? null,
+    // A website another panel server took (accounts that move): the page names it instead of "removed".
+    servedBy: website.state === 'removed' ? (deps.servedBy?.(domain) ?? null) : null,
     // Resume only where this actor may end the pause: a reseller never ends the host's (core/protection.ts).
     mayResume: mayResume(scope.actor(req), website.pausedBy),
     spikes: spikeNotices(deps.schedule.notices(domain, NOTICES_READ), now, res.locals.format as Format),

@@ -12,6 +12,7 @@ import { createAdminFormat } from './admin-format.js';
 import { createAdminJobsRouter } from './admin-jobs.routes.js';
 import { createAdminMailRouter, type MailPagesDeps } from './admin-mail.routes.js';
 import { createAdminRunsRouter } from './admin-runs.routes.js';
+import { createFleetRouter, type FleetPagesDeps } from './admin-fleet.routes.js';
 import { createAdminWebsitesRouter } from './admin-websites.routes.js';
 import { createImportRouter, type ImportPagesDeps } from './admin-import.routes.js';
 import { createSettingsRouter, type SettingsPagesDeps } from './admin-settings.routes.js';
@@ -34,6 +35,8 @@ export interface AdminPagesDeps {
   now: () => number;
   /** When a website's monitoring ends (core/monitoring.ts), or null. */
   monitoringUntil?: (domain: string) => number | null;
+  /** The panel server that serves a website this one let go of (core/serving-server.ts), or null. */
+  servedBy?: (domain: string) => string | null;
   settings: SettingsPagesDeps;
   bulk: BulkProtectPagesDeps;
   /** The panel comparisons of `wpp import` and the scheduled drift check. */
@@ -42,6 +45,8 @@ export interface AdminPagesDeps {
   mail?: MailPagesDeps | undefined;
   /** Only when the embedded sandbox is the provider: without it, /admin/demo is not found and not linked. */
   demo?: DemoPagesDeps | undefined;
+  /** "All servers", only with a fleet database (WPP_FLEET_DATABASE_URL): without it, /admin/fleet is not found and not linked. */
+  fleet?: FleetPagesDeps | undefined;
 }
 
 /** A provider that has not answered for this long is shown as a warning. */
@@ -68,6 +73,7 @@ export function createAdminRouter(deps: AdminPagesDeps): express.Router {
   router.use(adminViewLocals('/admin', deps.now));
   router.use((_req: Request, res: Response, next: NextFunction) => {
     if (deps.demo) res.locals.demo = true;
+    if (deps.fleet) res.locals.fleetView = true;
     next();
   });
   if (deps.mail) router.use(createAdminMailRouter(deps.mail));
@@ -86,5 +92,6 @@ export function createAdminRouter(deps: AdminPagesDeps): express.Router {
   router.use(createBulkProtectRouter(deps.bulk));
   router.use(createImportRouter(deps.imports));
   if (deps.demo) router.use(createDemoRouter(deps.demo));
+  if (deps.fleet) router.use(createFleetRouter(deps.fleet));
   return router;
 }
