@@ -15,7 +15,7 @@ export interface BulkProtectDeps {
   unprotected: UnprotectedRepo;
   accounts: Pick<AccountsRepo, 'getWebsite'>;
   /** Retries a dead set-up; bulk protect's retries are background work, like its website.protect jobs. */
-  jobs: Pick<JobsRepo, 'retry'>;
+  jobs: Pick<JobsRepo, 'retry' | 'list'>;
   /** Queues `website.protect` jobs (core/job-queue.ts); returns how many were new (one waits per website). */
   protectWebsites(websites: { domain: string; account: string }[], admin: string): number;
   protection: Pick<Protection, 'protect' | 'monitor'>;
@@ -44,7 +44,18 @@ const queuedActor = (admin: string): HostActor =>
 /** Websites queued per transaction: a bulk run over any number holds the write lock briefly each time. */
 const BATCH = 500;
 
+/** Running jobs are as many as the workers' slots: a short list. */
+const RUNNING_LIMIT = 1000;
+
 export function createBulkProtect(deps: BulkProtectDeps) {
+  /** The domains a `website.protect` job is protecting right now. */
+  const protectsRunning = () =>
+    new Set(
+      deps.jobs
+        .list({ state: 'running', limit: RUNNING_LIMIT })
+        .filter((job) => job.kind === 'website.protect')
+        .map((job) => (job.payload as { domain?: string }).domain),
+    );
   const domainsOf = (reseller: string | undefined) => (reseller === undefined ? deps.unprotected : deps.unprotected.ofReseller(reseller));
   return {
     /** What a run would change now: the first `limit` of each kind, and how many in all; with `reseller`, of their accounts only. */
@@ -61,8 +72,8 @@ export function createBulkProtect(deps: BulkProtectDeps) {
     /**
      * Queues protection of every website in setup and retries every failed provisioning;
      * recorded with the admin's name (a reseller's: of their accounts only, with theirs). Counts
-     * what it newly queued: a second click while the first run's jobs wait changes and records
-     * nothing. `monitorDays`: the days each spends monitoring first (0: none), or null for each
+     * what it newly queued: a second click while the first run's jobs wait or run changes and
+     * records nothing. `monitorDays`: the days each spends monitoring first (0: none), or null for each
      * website's plan's days. `by`: an admin, over every unprotected domain, or a reseller, over
      * their own customers' only (accounts.reseller; the reseller pages).
      */
@@ -71,9 +82,12 @@ export function createBulkProtect(deps: BulkProtectDeps) {
       const admin = queuedBy(by);
       const chosenBy = `bulk:${admin}`;
       let protecting = 0;
+      // A website whose protect job is running is still in setup until it ends: not queued again (a waiting one is not either: its pending key).
+      const running = protectsRunning();
       for (let page = unprotected.setupWebsites('', BATCH); page.length > 0;) {
-        deps.monitoring.choose(page, monitorDays, chosenBy);
-        protecting += deps.protectWebsites(page, admin);
+        const toQueue = page.filter((website) => !running.has(website.domain));
+        deps.monitoring.choose(toQueue, monitorDays, chosenBy);
+        protecting += deps.protectWebsites(toQueue, admin);
         page = unprotected.setupWebsites((page[page.length - 1] as SetupWebsite).domain, BATCH);
       }
       let retried = 0;

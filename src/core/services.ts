@@ -70,7 +70,7 @@ export interface ServicesDeps {
   /** The job queue: an admin's re-provision, bulk protect, re-reads of host-paused websites that counted visits. */
   queue: Pick<JobQueue, 'ingestEvents' | 'protectWebsites' | 'refreshWebsites' | 'releasePackage'>;
   /** What bulk protect reads and changes besides the queue. */
-  jobs: Pick<JobsRepo, 'retry'>;
+  jobs: Pick<JobsRepo, 'retry' | 'list'>;
   unprotected: UnprotectedRepo;
   audit: Pick<SettingsRepo, 'recordChange'>;
   /** When each website's monitoring ends (monitoring first, then protecting). */
