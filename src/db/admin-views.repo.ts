@@ -13,26 +13,11 @@ import type { Db } from './open.js';
 import { toAction, type JobRun } from './statistics.repo.js';
 import { DAY_MS } from '../time.js';
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 200;
+import { pageOf, pageWindow, type Page, type PageRequest } from './paging.js';
+
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page, type PageRequest } from './paging.js';
 /** Rows read per query by `enforcementLogRows`. */
 const EXPORT_CHUNK = 500;
-
-export interface PageRequest {
-  /** 1-based; default 1. */
-  page?: number;
-  /** Default 50, at most 200. */
-  pageSize?: number;
-}
-
-export interface Page<T> {
-  rows: T[];
-  total: number;
-  page: number;
-  pageSize: number;
-  /** At least 1, so "page 1 of 1" reads right for an empty list. */
-  pages: number;
-}
 
 export type QuotaFilter = 'near' | 'over' | 'near_or_over';
 export type WebsiteSort = 'domain' | 'account' | 'usage' | 'status' | 'updated';
@@ -183,21 +168,6 @@ export interface EnforcementLogFilter {
 
 /** A reseller's accounts, as a term: its accounts come from the accounts_reseller index, the rows then from each table's account index. */
 const OF_RESELLER = 'account IN (SELECT account FROM accounts WHERE reseller = @reseller)';
-
-/** The page and size asked for, made safe: whole numbers, 1-based, size within 1..200. */
-function pageWindow(request: PageRequest): { page: number; pageSize: number; offset: number } {
-  const page = Math.max(1, Math.trunc(request.page ?? 1) || 1);
-  const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.trunc(request.pageSize ?? DEFAULT_PAGE_SIZE) || DEFAULT_PAGE_SIZE));
-  return { page, pageSize, offset: (page - 1) * pageSize };
-}
-
-const pageOf = <T>(rows: T[], total: number, window: { page: number; pageSize: number }): Page<T> => ({
-  rows,
-  total,
-  page: window.page,
-  pageSize: window.pageSize,
-  pages: Math.max(1, Math.ceil(total / window.pageSize)),
-});
 
 /** The end of a prefix range: every string starting with `prefix` sorts below it (BINARY collation). */
 const prefixEnd = (prefix: string) => `${prefix}\u{10ffff}`;

@@ -16,7 +16,7 @@ import type {
   PublishedWebsite,
   ServerHealth,
 } from '../core/fleet-view.js';
-import type { Page } from '../db/admin-views.repo.js';
+import { pageOf, pageWindow } from '../db/paging.js';
 
 /**
  * How long a write of the publisher, or a read of a page, waits for the database's answer. A
@@ -28,9 +28,6 @@ import type { Page } from '../db/admin-views.repo.js';
 export const WRITE_TIMEOUT_MS = 30_000;
 export const READ_TIMEOUT_MS = 5_000;
 const timed = (text: string, values: unknown[], ms: number): pg.QueryConfig => ({ text, values, query_timeout: ms }) as pg.QueryConfig;
-
-const DEFAULT_PAGE_SIZE = 50;
-const MAX_PAGE_SIZE = 200;
 
 const at = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms));
 const ms = (value: unknown): number | null => (value === null || value === undefined ? null : new Date(value as string | Date).getTime());
@@ -154,21 +151,6 @@ const healthValues = (serverId: string, h: ServerHealth, now: number) => [
   h.doctor?.status ?? null,
   h.doctor ? JSON.stringify(h.doctor.checks) : null,
 ];
-
-/** The page and size asked for, made safe as the admin lists do (db/admin-views.repo.ts). */
-function pageWindow(request: { page?: number; pageSize?: number }) {
-  const page = Math.max(1, Math.trunc(request.page ?? 1) || 1);
-  const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.trunc(request.pageSize ?? DEFAULT_PAGE_SIZE) || DEFAULT_PAGE_SIZE));
-  return { page, pageSize, offset: (page - 1) * pageSize };
-}
-
-const pageOf = <T>(rows: T[], total: number, window: { page: number; pageSize: number }): Page<T> => ({
-  rows,
-  total,
-  page: window.page,
-  pageSize: window.pageSize,
-  pages: Math.max(1, Math.ceil(total / window.pageSize)),
-});
 
 /** `LIKE` text that matches `q` literally at the start. */
 const prefixPattern = (q: string) => `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
