@@ -5,7 +5,6 @@
  * enforcement log; then the fleet database goes away and the page says so. Each page is
  * screenshot at 1280 and 390 px and audited by axe-core.
  */
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withBrowser } from '../helpers/browser.js';
 import { admin, launchUrl, screenshots } from '../helpers/pages.js';
@@ -13,6 +12,7 @@ import { startTestPlugin } from '../helpers/plugin.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { removeTempDir, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
+import { forwardedPort } from '../helpers/port-forward.js';
 
 type Plugin = Awaited<ReturnType<typeof startTestPlugin>>;
 
@@ -25,28 +25,6 @@ afterAll(async () => {
   await Promise.all([postgres?.stop(), sandbox?.close()]);
   if (sandbox) removeTempDir(sandbox.dataDir);
 });
-
-/** A port forwarded to PostgreSQL until `down()`: the fleet database gone, as the server sees it. */
-async function forwardedPort(target: number) {
-  const server: Server = createServer((client) => {
-    const upstream = connect(target, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => socket.destroy());
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  const sockets = new Set<Socket>();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    down: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-  };
-}
 
 async function websitesWithPause(plugin: Plugin, account: string, domains: string[], overLimit: string): Promise<void> {
   await plugin.postEvents(domains.map((domain) => ({ type: 'domain.added', account, domain })));
@@ -66,6 +44,7 @@ describe('All servers in the browser', () => {
     async () => {
       const database = await postgres.newDatabase();
       const proxy = await forwardedPort(postgres.port);
+      await proxy.up();
       const url = database.replace(`:${postgres.port}/`, `:${proxy.port}/`);
       const env = (name: string) => ({ env: { WPP_FLEET_DATABASE_URL: url, WPP_SERVER_NAME: name }, fleetPublishEveryMs: 100 });
       const one = await startTestPlugin(sandbox, env('web1.host.example'));

@@ -7,7 +7,6 @@
  * The plugins reach PostgreSQL through a port forwarded by the test, so it can cut them off.
  */
 import { appendFileSync } from 'node:fs';
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPacerBucketRepo } from '../../src/db/pacer-bucket.repo.js';
@@ -15,6 +14,7 @@ import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startTestPlugin } from '../helpers/plugin.js';
 import { removeTempDir, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
+import { forwardedPort } from '../helpers/port-forward.js';
 
 const KEY_RATE = 15;
 const WEBSITES_PER_SERVER = 24;
@@ -25,36 +25,6 @@ interface FleetServer {
   name: string;
   plugin: Plugin;
   logs: { msg: string }[];
-}
-
-/** A port on 127.0.0.1 forwarded to PostgreSQL while open: closing it cuts every plugin off, as a database down does. */
-async function forwardedPort(target: number) {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  let forward: Server | undefined;
-  const sockets = new Set<Socket>();
-  return {
-    port,
-    async open() {
-      forward = createServer((client) => {
-        const upstream = connect(target, '127.0.0.1');
-        for (const socket of [client, upstream]) {
-          sockets.add(socket);
-          socket.on('error', () => socket.destroy());
-          socket.on('close', () => sockets.delete(socket));
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      await new Promise<void>((resolve) => forward?.listen(port, '127.0.0.1', resolve));
-    },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => (forward ? forward.close(() => resolve()) : resolve()));
-      forward = undefined;
-    },
-  };
 }
 
 /** The provider's answers a plugin counted (GET /metrics), 429s and all. */
@@ -96,7 +66,7 @@ const servers: FleetServer[] = [];
 beforeAll(async () => {
   [postgres, sandbox] = await Promise.all([startTestPostgres(), startTestSandbox({ certDelaySeconds: 0, rateLimitPerSecond: KEY_RATE })]);
   tunnel = await forwardedPort(postgres.port);
-  await tunnel.open();
+  await tunnel.up();
   const database = new URL(await postgres.newDatabase());
   database.port = String(tunnel.port);
   for (const name of ['a', 'b', 'c']) {
@@ -124,7 +94,7 @@ afterAll(async () => {
     await plugin.close();
     removeTempDir(plugin.dataDir);
   }
-  await tunnel?.close();
+  await tunnel?.down();
   await Promise.all([postgres?.stop(), sandbox?.close()]);
   if (sandbox) removeTempDir(sandbox.dataDir);
 });
@@ -172,7 +142,7 @@ describe('the fleet budget: three servers, one partner key, one PostgreSQL', () 
     const reading = readAll();
     // Half a second into the reads, the database goes away under them.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await tunnel.close();
+    await tunnel.down();
     await waitFor(() => servers.every((server) => !following(server)), 5_000, 'every server to drop its lease');
     const run = await reading;
     const after = await totals(servers);
@@ -182,7 +152,7 @@ describe('the fleet budget: three servers, one partner key, one PostgreSQL', () 
     for (const { logs } of servers) expect(logs.filter((line) => line.msg.startsWith('fleet budget unavailable')).length).toBe(1);
 
     const reopened = Date.now();
-    await tunnel.open();
+    await tunnel.up();
     await waitFor(() => servers.every(following), 10_000, 'every server to follow its lease again');
     if (process.env.WPP_TEST_PACER_LOG)
       appendFileSync(process.env.WPP_TEST_PACER_LOG, `${JSON.stringify({ rejoinMs: Date.now() - reopened })}\n`);

@@ -4,7 +4,6 @@
  * it, a hook or one-shot command never connects, and a database that is down at the start is
  * joined once it answers, with one warning meanwhile and never the password.
  */
-import { createServer, type AddressInfo, type Server, type Socket, connect } from 'node:net';
 import { pino } from 'pino';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { connectFleet } from '../../src/fleet/link.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startTestPlugin, testConfig } from '../helpers/plugin.js';
 import { createTempDir, removeTempDir, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { forwardedPort } from '../helpers/port-forward.js';
 import { waitFor } from '../helpers/wait.js';
 
 let postgres: TestPostgres;
@@ -35,34 +35,6 @@ async function fleetServers(url: string): Promise<{ server_id: string; name: str
   } finally {
     await client.end();
   }
-}
-
-/** A port on 127.0.0.1 that refuses connections until `open` forwards it to PostgreSQL: a database down, then back. */
-async function laterPort(target: number): Promise<{ port: number; open(): Promise<void>; close(): Promise<void> }> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  let forward: Server | undefined;
-  const sockets = new Set<Socket>();
-  return {
-    port,
-    async open() {
-      forward = createServer((client) => {
-        const upstream = connect(target, '127.0.0.1');
-        for (const socket of [client, upstream]) {
-          sockets.add(socket);
-          socket.on('error', () => socket.destroy());
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      await new Promise<void>((resolve) => forward?.listen(port, '127.0.0.1', resolve));
-    },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => (forward ? forward.close(() => resolve()) : resolve()));
-    },
-  };
 }
 
 describe('joining the fleet database', () => {
@@ -100,7 +72,7 @@ describe('joining the fleet database', () => {
 
   it('a fleet database down at the start is joined once it answers; one warning meanwhile, never the password', async () => {
     const database = await postgres.newDatabase();
-    const later = await laterPort(postgres.port);
+    const later = await forwardedPort(postgres.port);
     const url = database.replace(`:${postgres.port}/`, `:${later.port}/`);
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
@@ -109,7 +81,7 @@ describe('joining the fleet database', () => {
       await waitFor(() => lines.some((line) => line.includes('fleet database unavailable')), 5000, 'the first failed attempt');
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(link.pool()).toBeNull();
-      await later.open();
+      await later.up();
       await link.ready();
       expect(link.pool()).not.toBeNull();
       expect(await fleetServers(database)).toEqual([{ server_id: 'srv-late', name: 'web9' }]);
@@ -118,7 +90,7 @@ describe('joining the fleet database', () => {
       expect(lines.join('\n')).not.toContain(postgres.password);
     } finally {
       await link.close();
-      await later.close();
+      await later.down();
     }
   });
 });

@@ -6,7 +6,6 @@
  * database down it is refused and nothing changes; a server that was stopped gets what it
  * missed when it starts, once.
  */
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { userInfo } from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startTestPlugin, testEnv, type TestPlugin } from '../helpers/plugin.js';
 import { createTempDir, removeTempDir, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
+import { forwardedPort, freePort } from '../helpers/port-forward.js';
 
 type Plugin = TestPlugin & { dataDir: string };
 
@@ -216,7 +216,7 @@ describe('fleet settings from the command line', () => {
     'with no fleet database, or one that is down, --fleet is refused (exit 1) and nothing changes',
     async () => {
       const dataDir = createTempDir('wpp-fleet-none-');
-      const downPort = await closedPort();
+      const downPort = await freePort();
       const down = (await postgres.newDatabase()).replace(`:${postgres.port}/`, `:${downPort}/`);
       try {
         const unset = await wppOn(dataDir, undefined, 'web1.host.example', [
@@ -297,13 +297,14 @@ describe('fleet settings from the Settings page', () => {
     'with the fleet database down, a change for all servers is refused with the form as typed and nothing changes',
     async () => {
       const database = await postgres.newDatabase();
-      const proxy = await forwardingPort(postgres.port);
+      const proxy = await forwardedPort(postgres.port);
+      await proxy.up();
       const url = database.replace(`:${postgres.port}/`, `:${proxy.port}/`);
       try {
         const a = await server(url, 'web1.host.example');
         await joined(database, 1);
         const client = await signIn(a);
-        await proxy.close();
+        await proxy.down();
 
         const refused = await client.post('/admin/settings/limits', { scope: 'global', 'website-hits': '4000', servers: 'all' });
         expect(refused.status).toBe(400);
@@ -320,7 +321,7 @@ describe('fleet settings from the Settings page', () => {
         expect(a.stats.limitLayer('global', '')?.websiteHits).toBe(4000);
       } finally {
         await stopAll();
-        await proxy.close();
+        await proxy.down();
       }
     },
     SLOW,
@@ -384,37 +385,4 @@ async function joined(url: string, count: number): Promise<void> {
     10_000,
     `${count} servers to join the fleet database`,
   );
-}
-
-/** A port nothing listens on: a fleet database that is down. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-/** A port forwarded to PostgreSQL until `close`: then the database is down for whoever connected through it. */
-async function forwardingPort(target: number): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const forward: Server = createServer((client) => {
-    const upstream = connect(target, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => socket.destroy());
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => forward.listen(0, '127.0.0.1', resolve));
-  let closed = false;
-  return {
-    port: (forward.address() as AddressInfo).port,
-    async close() {
-      if (closed) return;
-      closed = true;
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => forward.close(() => resolve()));
-    },
-  };
 }

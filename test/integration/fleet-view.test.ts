@@ -6,7 +6,6 @@
  * its outbox keeps what changed; back, everything arrives once. The pages say plainly when the
  * database does not answer, and are the admin's only.
  */
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWpp } from '../helpers/cli.js';
@@ -17,6 +16,7 @@ import { startTestPlugin, testEnv } from '../helpers/plugin.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { removeTempDir, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
+import { forwardedPort } from '../helpers/port-forward.js';
 
 type Plugin = Awaited<ReturnType<typeof startTestPlugin>>;
 
@@ -49,41 +49,6 @@ async function fleetCount(url: string, text: string): Promise<number> {
     if ((error as { code?: string }).code === '42P01') return 0;
     throw error;
   }
-}
-
-/**
- * A port on 127.0.0.1 forwarded to PostgreSQL while open: `down()` drops every connection and refuses new ones, `up()`
- * forwards again, `hang()` keeps every connection open but passes nothing any more (a database that does not answer).
- */
-async function switchablePort(target: number) {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  let forward: Server | undefined;
-  let hung = false;
-  const sockets = new Set<Socket>();
-  const up = async () => {
-    hung = false;
-    forward = createServer((client) => {
-      const upstream = connect(target, '127.0.0.1');
-      for (const socket of [client, upstream]) {
-        sockets.add(socket);
-        socket.on('error', () => socket.destroy());
-        socket.on('close', () => sockets.delete(socket));
-      }
-      client.on('data', (data) => void (hung || upstream.write(data)));
-      upstream.on('data', (data) => void (hung || client.write(data)));
-    });
-    await new Promise<void>((resolve) => forward?.listen(port, '127.0.0.1', resolve));
-  };
-  const down = async () => {
-    const closing = new Promise<void>((resolve) => (forward ? forward.close(() => resolve()) : resolve()));
-    for (const socket of sockets) socket.destroy();
-    await closing;
-    forward = undefined;
-  };
-  return { port, up, down, hang: () => void (hung = true) };
 }
 
 async function startFleetPlugin(url: string, name: string): Promise<Plugin> {
@@ -196,7 +161,7 @@ describe('All servers', () => {
 
   it('keeps working with the fleet database down, then sends everything once it is back; the pages say it is down', async () => {
     const database = await postgres.newDatabase();
-    const proxy = await switchablePort(postgres.port);
+    const proxy = await forwardedPort(postgres.port);
     await proxy.up();
     const url = database.replace(`:${postgres.port}/`, `:${proxy.port}/`);
     const plugin = await startFleetPlugin(url, 'web3.host.example');
@@ -258,7 +223,7 @@ describe('All servers', () => {
 
   it('says the database does not answer when it hangs, after a few seconds rather than hanging', async () => {
     const database = await postgres.newDatabase();
-    const proxy = await switchablePort(postgres.port);
+    const proxy = await forwardedPort(postgres.port);
     await proxy.up();
     const url = database.replace(`:${postgres.port}/`, `:${proxy.port}/`);
     const plugin = await startFleetPlugin(url, 'web7.host.example');
@@ -344,7 +309,7 @@ describe('All servers', () => {
 
   it("speaks the admin's language on every page, the fleet database up or down", async () => {
     const database = await postgres.newDatabase();
-    const proxy = await switchablePort(postgres.port);
+    const proxy = await forwardedPort(postgres.port);
     await proxy.up();
     const url = database.replace(`:${postgres.port}/`, `:${proxy.port}/`);
     const plugin = await startFleetPlugin(url, 'web6.host.example');
