@@ -22,7 +22,7 @@ import { percentileSorted, round1 } from './stats.js';
 import { accountOf, domainOf, seedPluginDatabase, seedSandbox } from './sync-seed.js';
 
 const MINUTE = 60_000;
-const START = Date.parse('2026-11-11T00:00:00Z');
+export const START = Date.parse('2026-11-11T00:00:00Z');
 export const WARMUP_MS = 45 * MINUTE;
 export const TAIL_MS = 45 * MINUTE;
 
@@ -53,8 +53,8 @@ export interface StrategyReport {
 
 const indexOf = (domain: string) => Number(domain.slice(5, domain.indexOf('.')));
 
-/** The world of a run: the traffic model and the simulated times. */
-function worldOf(settings: Settings) {
+/** The world of a run: the traffic model and the simulated times (the fleet bench's too, with its own tail). */
+export function worldOf(settings: Pick<Settings, 'n' | 'limit' | 'windowMinutes'>, tailMs: number = TAIL_MS) {
   const windowEnd = WARMUP_MS + settings.windowMinutes * MINUTE;
   const world: WorldOptions = {
     n: settings.n,
@@ -63,7 +63,7 @@ function worldOf(settings: Settings) {
     elapsedMs: 10 * 24 * 60 * MINUTE,
     window: { fromMs: WARMUP_MS, toMs: windowEnd },
   };
-  return { windowEnd, end: START + windowEnd + TAIL_MS, traffic: (i: number): Traffic => trafficOf(i, world) };
+  return { windowEnd, end: START + windowEnd + tailMs, traffic: (i: number): Traffic => trafficOf(i, world) };
 }
 
 /**
@@ -260,16 +260,20 @@ function causedByAttack(traffic: Traffic, crossed: number): boolean {
  * before the start, in domain order (as a full pass at the rate would), its hits up to then
  * counted in the period, and due again from then.
  */
-function seedHistory(
+export function seedHistory(
   db: Db,
   stats: ReturnType<typeof createStatisticsRepo>,
   accounts: ReturnType<typeof createAccountsRepo>,
-  settings: Settings,
+  settings: Pick<Settings, 'n' | 'users'>,
   traffic: (i: number) => Traffic,
+  /** The websites this database holds (a server of the fleet bench holds some); default all. */
+  only: (i: number) => boolean = () => true,
 ) {
-  const { n } = settings;
   const period = createLimitResolver(stats, accounts).periodOf(accountOf(0, settings.users), START);
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (domainOf(a) < domainOf(b) ? -1 : 1));
+  const order = Array.from({ length: settings.n }, (_, i) => i)
+    .filter(only)
+    .sort((a, b) => (domainOf(a) < domainOf(b) ? -1 : 1));
+  const n = order.length;
   const latest = db.prepare('INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, 0)');
   const usage = db.prepare(
     'INSERT INTO usage (domain, period_start, account, hits, permitted, blocked, mitigated, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?)',

@@ -22,7 +22,6 @@
 import http from 'node:http';
 import { pino } from 'pino';
 import { createEnforcement } from '../../src/core/enforcement.js';
-import { createLimitResolver } from '../../src/core/limits.js';
 import { createMemoryBucket, createPacer, createSharedBucket, type Pacer, type PacerPriority } from '../../src/core/pacer.js';
 import { dueNow, readTick } from '../../src/core/read-tick.js';
 import { DEFAULT_RULES } from '../../src/core/read-schedule.js';
@@ -34,15 +33,15 @@ import { createReadScheduleRepo } from '../../src/db/read-schedule.repo.js';
 import { createStatisticsRepo } from '../../src/db/statistics.repo.js';
 import { createProviderClient, type ProviderBudget, type ProviderClient } from '../../src/provider/index.js';
 import { createRateLimiter } from '../../src/sandbox/rate-limit.js';
-import { crossingAt, cumulativeAt, trafficOf, type Traffic, type WorldOptions } from './detection-world.js';
+import { seedHistory, START, WARMUP_MS, worldOf } from './detection-sim.js';
+import { crossingAt, cumulativeAt } from './detection-world.js';
 import { peakRssMb } from './proc.js';
 import { createSimClock, type SimClock } from './sim-clock.js';
 import { percentileSorted, round1 } from './stats.js';
-import { accountOf, domainOf, seedPluginDatabase, seedSandbox, unit, type SeededUser } from './sync-seed.js';
+import { domainOf, seedPluginDatabase, seedSandbox, unit } from './sync-seed.js';
 
 const MINUTE = 60_000;
-const START = Date.parse('2026-11-11T00:00:00Z');
-export const WARMUP_MS = 45 * MINUTE;
+/** After the window: time for the last crossings' pauses (shorter than the detection bench's, for 20 servers' sake). */
 export const TAIL_MS = 30 * MINUTE;
 /** The seconds of budget a tick asks for (src/jobs/plugin-schedule.ts, TICK_BUDGET_SECONDS). */
 const TICK_SECONDS = 55;
@@ -102,25 +101,13 @@ export function checkSettings(settings: FleetSettings): void {
   if (settings.users > settings.n) throw new Error('more accounts than websites');
 }
 
-function worldOf(settings: FleetSettings) {
-  const windowEnd = WARMUP_MS + settings.windowMinutes * MINUTE;
-  const world: WorldOptions = {
-    n: settings.n,
-    limit: settings.limit,
-    start: START,
-    elapsedMs: 10 * 24 * 60 * MINUTE,
-    window: { fromMs: WARMUP_MS, toMs: windowEnd },
-  };
-  return { windowEnd, end: START + windowEnd + TAIL_MS, traffic: (i: number): Traffic => trafficOf(i, world) };
-}
-
 /**
  * Seeds a run from the bench's parent process: the sandbox's users, websites and hits at the
  * start, and each server's database (its accounts and websites, as a running installation left
  * them: each website read once in the 45 minutes before the start).
  */
 export async function seedFleet(settings: FleetSettings, sandbox: { url: string; partnerKey: string }, dir: string): Promise<void> {
-  const { traffic } = worldOf(settings);
+  const { traffic } = worldOf(settings, TAIL_MS);
   const users = await seedSandbox({
     url: sandbox.url,
     partnerKey: sandbox.partnerKey,
@@ -137,36 +124,11 @@ export async function seedFleet(settings: FleetSettings, sandbox: { url: string;
     try {
       const mine = (i: number) => serverOf(i, settings) === server;
       seedPluginDatabase(db, { n: settings.n, users, limit: settings.limit, now: START, only: mine });
-      seedHistory(db, settings, users, traffic, mine);
+      seedHistory(db, createStatisticsRepo(db), createAccountsRepo(db), settings, traffic, mine);
     } finally {
       db.close();
     }
   }
-}
-
-/** Each of the server's websites read once in the 45 minutes before the start, in domain order, due again from then. */
-function seedHistory(db: Db, settings: FleetSettings, users: SeededUser[], traffic: (i: number) => Traffic, mine: (i: number) => boolean) {
-  const period = createLimitResolver(createStatisticsRepo(db), createAccountsRepo(db)).periodOf(accountOf(0, users.length), START);
-  const order = Array.from({ length: settings.n }, (_, i) => i)
-    .filter(mine)
-    .sort((a, b) => (domainOf(a) < domainOf(b) ? -1 : 1));
-  const latest = db.prepare('INSERT INTO stats_latest (domain, taken_at, total, permitted, blocked, mitigated) VALUES (?, ?, ?, ?, ?, 0)');
-  const usage = db.prepare(
-    'INSERT INTO usage (domain, period_start, account, hits, permitted, blocked, mitigated, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?)',
-  );
-  const scheduled = db.prepare('UPDATE read_schedule SET next_read_at = ?, last_read_at = ? WHERE domain = ?');
-  db.transaction(() => {
-    order.forEach((i, rank) => {
-      const t = traffic(i);
-      const at = Math.floor(START - WARMUP_MS + (rank / order.length) * WARMUP_MS);
-      const rate = t.segments[0] as Traffic['segments'][number];
-      const hits = Math.max(0, Math.floor(t.initial - (rate.hits * (START - at)) / 1000));
-      const blocked = Math.min(hits, Math.max(0, Math.floor(t.initialBlocked - (rate.blocked * (START - at)) / 1000)));
-      latest.run(domainOf(i), at, hits, hits - blocked, blocked);
-      usage.run(domainOf(i), period.start, accountOf(i, users.length), hits, hits - blocked, blocked, at);
-      scheduled.run(at, at, domainOf(i));
-    });
-  })();
 }
 
 /** What every server's provider calls pass through: the key's limiter on the simulated clock, and the counts. */
@@ -254,7 +216,7 @@ export async function simulateFleet(
   dir: string,
 ): Promise<ModeReport> {
   const wall = performance.now();
-  const { windowEnd, end, traffic } = worldOf(settings);
+  const { windowEnd, end, traffic } = worldOf(settings, TAIL_MS);
   const clock = createSimClock(START);
   const gate = createKeyGate(clock, settings.keyRate);
   const silent = pino({ level: 'silent' });
