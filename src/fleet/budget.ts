@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import type { FleetKeyState, FleetRound, StoredClaim } from '../core/fleet-budget.js';
+import { withFleetClient } from './client.js';
 
 /** The budget of the partner key every server shares. */
 export const FLEET_PROVIDER_BUDGET = 'provider';
@@ -53,65 +54,53 @@ const toClaim = (row: ClaimRow): StoredClaim => ({
 /** Claims this server's need and answers its round, in one transaction; rejects (rolled back) when the database fails. */
 export async function claimFleetShare(pool: pg.Pool, claim: FleetClaimInput, decision: FleetRoundDecision): Promise<FleetRound> {
   const budget = FLEET_PROVIDER_BUDGET;
-  const client = await pool.connect();
-  // A connection lost while checked out is an 'error' event besides the query's rejection: unheard, it would end the process.
-  const ignore = () => undefined;
-  client.on('error', ignore);
-  let result: FleetRound;
-  try {
+  return withFleetClient(pool, async (client) => {
     await client.query('BEGIN');
-    await client.query(
-      'INSERT INTO fleet_budget (name, key_rate, changed_at, decreased_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING',
-      [budget, decision.initial.keyRate, decision.initial.changedAt, decision.initial.decreasedAt],
-    );
-    const key = await client.query<{ key_rate: number; changed_at: number; decreased_at: number; now: number }>(
-      `SELECT key_rate, changed_at, decreased_at, (extract(epoch FROM clock_timestamp()) * 1000)::double precision AS now
-       FROM fleet_budget WHERE name = $1 FOR UPDATE`,
-      [budget],
-    );
-    const row = key.rows[0];
-    if (!row) throw new Error('the fleet budget row is missing');
-    const now = row.now;
-    await client.query(
-      `INSERT INTO fleet_budget_claims (budget, server_id, urgent, backlog, risk, ceiling, claimed_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (budget, server_id) DO UPDATE SET urgent = EXCLUDED.urgent, backlog = EXCLUDED.backlog, risk = EXCLUDED.risk,
-         ceiling = EXCLUDED.ceiling, claimed_at = EXCLUDED.claimed_at`,
-      [budget, claim.serverId, claim.urgent, claim.backlog, claim.risk, claim.ceiling, now],
-    );
-    const claims = await client.query<ClaimRow>(
-      'SELECT server_id, urgent, backlog, risk, ceiling, claimed_at, share, lease_until FROM fleet_budget_claims WHERE budget = $1',
-      [budget],
-    );
-    const round = decision.decide({
-      key: { keyRate: row.key_rate, changedAt: row.changed_at, decreasedAt: row.decreased_at },
-      claims: claims.rows.map(toClaim),
-      now,
-    });
-    await client.query('UPDATE fleet_budget SET key_rate = $2, changed_at = $3, decreased_at = $4 WHERE name = $1', [
-      budget,
-      round.key.keyRate,
-      round.key.changedAt,
-      round.key.decreasedAt,
-    ]);
-    await client.query('UPDATE fleet_budget_claims SET share = $3, lease_until = $4 WHERE budget = $1 AND server_id = $2', [
-      budget,
-      claim.serverId,
-      round.share,
-      now + decision.leaseMs,
-    ]);
-    await client.query('COMMIT');
-    result = round;
-  } catch (error) {
-    // A connection the rollback cannot use either is broken: the pool drops it rather than lend it again.
-    const broken = await client.query('ROLLBACK').then(
-      () => undefined,
-      (rollbackError: unknown) => (rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))),
-    );
-    client.off('error', ignore);
-    client.release(broken);
-    throw error;
-  }
-  client.off('error', ignore);
-  client.release();
-  return result;
+    try {
+      await client.query(
+        'INSERT INTO fleet_budget (name, key_rate, changed_at, decreased_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING',
+        [budget, decision.initial.keyRate, decision.initial.changedAt, decision.initial.decreasedAt],
+      );
+      const key = await client.query<{ key_rate: number; changed_at: number; decreased_at: number; now: number }>(
+        `SELECT key_rate, changed_at, decreased_at, (extract(epoch FROM clock_timestamp()) * 1000)::double precision AS now
+         FROM fleet_budget WHERE name = $1 FOR UPDATE`,
+        [budget],
+      );
+      const row = key.rows[0];
+      if (!row) throw new Error('the fleet budget row is missing');
+      const now = row.now;
+      await client.query(
+        `INSERT INTO fleet_budget_claims (budget, server_id, urgent, backlog, risk, ceiling, claimed_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (budget, server_id) DO UPDATE SET urgent = EXCLUDED.urgent, backlog = EXCLUDED.backlog, risk = EXCLUDED.risk,
+           ceiling = EXCLUDED.ceiling, claimed_at = EXCLUDED.claimed_at`,
+        [budget, claim.serverId, claim.urgent, claim.backlog, claim.risk, claim.ceiling, now],
+      );
+      const claims = await client.query<ClaimRow>(
+        'SELECT server_id, urgent, backlog, risk, ceiling, claimed_at, share, lease_until FROM fleet_budget_claims WHERE budget = $1',
+        [budget],
+      );
+      const round = decision.decide({
+        key: { keyRate: row.key_rate, changedAt: row.changed_at, decreasedAt: row.decreased_at },
+        claims: claims.rows.map(toClaim),
+        now,
+      });
+      await client.query('UPDATE fleet_budget SET key_rate = $2, changed_at = $3, decreased_at = $4 WHERE name = $1', [
+        budget,
+        round.key.keyRate,
+        round.key.changedAt,
+        round.key.decreasedAt,
+      ]);
+      await client.query('UPDATE fleet_budget_claims SET share = $3, lease_until = $4 WHERE budget = $1 AND server_id = $2', [
+        budget,
+        claim.serverId,
+        round.share,
+        now + decision.leaseMs,
+      ]);
+      await client.query('COMMIT');
+      return round;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
 }

@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import type { Migration } from '../db/migrate.js';
+import { withFleetClient } from './client.js';
 
 /** The advisory lock every server takes to migrate (any fixed number; this one spells "wppfleet"). */
 const MIGRATION_LOCK = 0x7770_7066_6c65_6574n;
@@ -38,8 +39,7 @@ export class FleetMigrationError extends Error {
 
 /** Applies the migrations the database does not record yet; returns their versions (empty: it was up to date). */
 export async function migrateFleetDatabase(pool: pg.Pool, migrations: readonly Migration[]): Promise<number[]> {
-  const client = await pool.connect();
-  try {
+  return withFleetClient(pool, async (client) => {
     await underMigrationLock(client, () => client.query(RECORD_TABLE));
     const applied: number[] = [];
     for (const migration of migrations) {
@@ -56,7 +56,5 @@ export async function migrateFleetDatabase(pool: pg.Pool, migrations: readonly M
       if (ran) applied.push(migration.version);
     }
     return applied;
-  } finally {
-    client.release();
-  }
+  });
 }

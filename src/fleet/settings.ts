@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import type { FleetSettingsChange, NewFleetSettingsChange } from '../core/fleet-settings.js';
+import { withFleetClient } from './client.js';
 
 /**
  * The lock every writer holds while it inserts (any fixed number; this one spells "wppsetts").
@@ -17,12 +18,7 @@ const APPEND_LOCK = 0x7770_7073_6574_7473n;
 
 /** Appends one change; resolves with its version once committed. */
 export async function appendFleetSettingsChange(pool: pg.Pool, change: NewFleetSettingsChange): Promise<number> {
-  const client = await pool.connect();
-  // A connection lost while checked out is an 'error' event on the client: unheard, it would end the process.
-  let lost: Error | undefined;
-  const onLost = (error: Error) => void (lost = error);
-  client.on('error', onLost);
-  try {
+  return withFleetClient(pool, async (client) => {
     await client.query('BEGIN');
     try {
       await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK.toString()]);
@@ -34,14 +30,9 @@ export async function appendFleetSettingsChange(pool: pg.Pool, change: NewFleetS
       return Number(inserted.rows[0]?.version);
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      lost ??= error instanceof Error ? error : new Error(String(error));
       throw error;
     }
-  } finally {
-    client.removeListener('error', onLost);
-    // After a failure the connection goes back as broken, so the pool drops it instead of handing it out again.
-    client.release(lost);
-  }
+  });
 }
 
 // Read at the edge: a row is the database's, which any server (of any version) wrote.

@@ -17,6 +17,7 @@ import type {
   ServerHealth,
 } from '../core/fleet-view.js';
 import { pageOf, pageWindow } from '../db/paging.js';
+import { withFleetClient } from './client.js';
 
 /**
  * How long a write of the publisher, or a read of a page, waits for the database's answer. A
@@ -44,8 +45,8 @@ export function createFleetSink(pool: () => pg.Pool | null): FleetSink {
     async websites(serverId, rows, now) {
       const gone = rows.filter((row) => row.website === null).map((row) => row.domain);
       const kept = rows.flatMap((row) => (row.website ? [row.website] : []));
-      const client = await live().connect();
-      try {
+      // The connection is dropped after a failure, not reused: PostgreSQL rolls its transaction back, and one that timed out may still be busy.
+      await withFleetClient(live(), async (client) => {
         await client.query(timed('BEGIN', [], WRITE_TIMEOUT_MS));
         if (gone.length > 0)
           await client.query(
@@ -53,12 +54,7 @@ export function createFleetSink(pool: () => pg.Pool | null): FleetSink {
           );
         if (kept.length > 0) await client.query(timed(UPSERT_WEBSITES, [serverId, at(now), ...websiteColumns(kept)], WRITE_TIMEOUT_MS));
         await client.query(timed('COMMIT', [], WRITE_TIMEOUT_MS));
-        client.release();
-      } catch (error) {
-        // The connection is dropped, not reused: PostgreSQL rolls its transaction back, and one that timed out may still be busy.
-        client.release(error instanceof Error ? error : new Error(String(error)));
-        throw error;
-      }
+      });
     },
     async actions(serverId, actions) {
       if (actions.length === 0) return;

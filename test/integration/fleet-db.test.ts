@@ -4,6 +4,8 @@
  * migrations applied once however many servers open the database, and a server's own row.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { loadMigrations } from '../../src/db/migrate.js';
@@ -11,7 +13,9 @@ import { paths } from '../../src/paths.js';
 import { isAppError } from '../../src/errors.js';
 import { openFleetDatabase, type FleetDatabase } from '../../src/fleet/database.js';
 import { recordFleetServer } from '../../src/fleet/servers.js';
+import { forwardedPort } from '../helpers/port-forward.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { createTempDir, removeTempDir } from '../helpers/temp.js';
 
 /** Every fleet migration shipped (migrations/fleet), as a new database gets them. */
 const shipped = loadMigrations(paths.fleetMigrations);
@@ -145,5 +149,23 @@ describe('the fleet database', () => {
   it('a database nobody listens for is UNAVAILABLE at once, not a hang', async () => {
     const url = postgres.url.replace(`:${postgres.port}/`, ':1/');
     await expect(openFleetDatabase(url)).rejects.toThrow(/WPP_FLEET_DATABASE_URL.*cannot be reached.*ECONNREFUSED/s);
+  });
+
+  it('a connection lost in the middle of a migration fails the open, UNAVAILABLE, and never the process', async () => {
+    const dir = createTempDir('wpp-fleet-migrations-');
+    writeFileSync(join(dir, '001_slow.sql'), 'SELECT pg_sleep(3);');
+    const proxy = await forwardedPort(postgres.port);
+    await proxy.up();
+    const url = (await postgres.newDatabase()).replace(`:${postgres.port}/`, `:${proxy.port}/`);
+    try {
+      const opening = openFleetDatabase(url, { migrationsDir: dir });
+      // Cut while the migration runs on its checked-out connection.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await proxy.down();
+      await expect(opening).rejects.toThrow(/WPP_FLEET_DATABASE_URL.*cannot be reached or migrated/s);
+    } finally {
+      await proxy.down();
+      removeTempDir(dir);
+    }
   });
 });
