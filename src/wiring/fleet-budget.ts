@@ -27,9 +27,9 @@ import { withoutFleetPassword } from '../fleet/url.js';
 import type { Lifecycle } from '../lifecycle.js';
 
 /** How often the round runs. */
-const ROUND_MS = 1_000;
+export const ROUND_MS = 1_000;
 /** A share holds three rounds without a renewal. */
-const LEASE_MS = 3 * ROUND_MS;
+export const LEASE_MS = 3 * ROUND_MS;
 /** Due websites weighed for the server's risk: the earliest due, as the tick weighs them. */
 const RISK_SAMPLE = 200;
 
@@ -43,8 +43,13 @@ export interface FleetBudgetDeps {
   now: () => number;
 }
 
-/** What this server needs now: its pacer's waiters, its due reads, its most at-risk due website, its bucket's last 429. */
-function needOf(deps: FleetBudgetDeps, pacer: Pacer, config: Pick<Config, 'sync'>, bucket: ReturnType<typeof createPacerBucketRepo>) {
+/** What this server needs now: its pacer's waiters, its due reads, its most at-risk due website, its bucket's last 429 (the fleet bench's servers too). */
+export function needOf(
+  deps: Pick<FleetBudgetDeps, 'schedule' | 'now'>,
+  pacer: Pacer,
+  config: Pick<Config, 'sync'>,
+  bucket: ReturnType<typeof createPacerBucketRepo>,
+) {
   const rules = rulesFor(config.sync.maxAgeMinutes ?? 60);
   return (): FleetNeed => {
     const at = deps.now();
