@@ -295,7 +295,7 @@ export function seedHistory(
 }
 
 /** Memory now, for the progress lines: RSS, the JS heap and what lives outside it (SQLite, buffers). */
-function memory(): string {
+export function memory(): string {
   const m = process.memoryUsage();
   const mb = (bytes: number) => Math.round(bytes / 1048576);
   return `rss ${mb(m.rss)} MB (heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB)`;
@@ -305,7 +305,7 @@ function memory(): string {
  * POSTs JSON with node:http and drains the answer; throws unless 2xx. Not fetch: undici's code
  * and garbage would count in the plugin process's memory, and the plugin itself does not load it.
  */
-function postJson(url: string, key: string, body: unknown): Promise<void> {
+export function postJson(url: string, key: string, body: unknown): Promise<void> {
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const request = http.request(

@@ -25,7 +25,6 @@
  * The client makes no retries of its own in any mode (a refused read is read next tick):
  * its retries wait in real time, which the simulated clock cannot follow.
  */
-import http from 'node:http';
 import type pg from 'pg';
 import { pino } from 'pino';
 import { createEnforcement } from '../../src/core/enforcement.js';
@@ -44,7 +43,7 @@ import { claimFleetShare } from '../../src/fleet/budget.js';
 import { openFleetDatabase } from '../../src/fleet/database.js';
 import { createRateLimiter } from '../../src/sandbox/rate-limit.js';
 import { LEASE_MS, needOf, ROUND_MS } from '../../src/wiring/fleet-budget.js';
-import { seedHistory, START, WARMUP_MS, worldOf } from './detection-sim.js';
+import { memory, postJson, seedHistory, START, WARMUP_MS, worldOf } from './detection-sim.js';
 import { crossingAt, cumulativeAt } from './detection-world.js';
 import { peakRssMb } from './proc.js';
 import { createSimClock, type SimClock } from './sim-clock.js';
@@ -452,35 +451,4 @@ export async function simulateFleet(
 function required<T>(value: T | undefined, why: string): T {
   if (value === undefined) throw new Error(why);
   return value;
-}
-
-/** Memory now, for the progress lines. */
-function memory(): string {
-  const m = process.memoryUsage();
-  return `rss ${Math.round(m.rss / 1048576)} MB`;
-}
-
-/** POSTs JSON with node:http and drains the answer; throws unless 2xx (as lib/detection-sim.ts). */
-function postJson(url: string, key: string, body: unknown): Promise<void> {
-  const data = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-        response.on('end', () =>
-          (response.statusCode ?? 500) < 300
-            ? resolve()
-            : reject(new Error(`POST ${url} answered ${response.statusCode}: ${text.slice(0, 300)}`)),
-        );
-      },
-    );
-    request.on('error', reject);
-    request.end(data);
-  });
 }

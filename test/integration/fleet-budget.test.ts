@@ -15,6 +15,7 @@ import { startTestPlugin } from '../helpers/plugin.js';
 import { removeTempDir, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
 import { forwardedPort } from '../helpers/port-forward.js';
+import { providerAnswers } from '../helpers/provider-answers.js';
 
 const KEY_RATE = 15;
 const WEBSITES_PER_SERVER = 24;
@@ -25,20 +26,6 @@ interface FleetServer {
   name: string;
   plugin: Plugin;
   logs: { msg: string }[];
-}
-
-/** The provider's answers a plugin counted (GET /metrics), 429s and all. */
-async function providerAnswers(url: string): Promise<{ all: number; limited: number }> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let all = 0;
-  let limited = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('wpp_provider_responses_total{')) continue;
-    const count = Number(line.slice(line.lastIndexOf(' ') + 1));
-    all += count;
-    if (line.includes('code="429"')) limited += count;
-  }
-  return { all, limited };
 }
 
 const leaseOf = (server: FleetServer) => createPacerBucketRepo(server.plugin.db).lease();

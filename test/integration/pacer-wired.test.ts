@@ -12,20 +12,7 @@ import { removeTempDir } from '../helpers/temp.js';
 import { protectedWebsite, startTestPlugin, withPlugin } from '../helpers/plugin.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
-
-/** The provider's answers the plugin counted (GET /metrics), 429s and all. */
-async function providerAnswers(url: string): Promise<{ all: number; limited: number }> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let all = 0;
-  let limited = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('wpp_provider_responses_total{')) continue;
-    const count = Number(line.slice(line.lastIndexOf(' ') + 1));
-    all += count;
-    if (line.includes('code="429"')) limited += count;
-  }
-  return { all, limited };
-}
+import { providerAnswers } from '../helpers/provider-answers.js';
 
 describe('the pacer of a running plugin', () => {
   it("takes every provider call's token from the data folder's bucket, at most WPP_SYNC_RATE", async () => {
