@@ -428,6 +428,9 @@ export function createAccountsRepo(db: Db, now: () => number = Date.now, keys?: 
     setFact: (key: string, value: string) => void s.kvSet.run(key, value, now()),
     /** Stores `value` unless the fact is there already; returns the stored one (the first process to claim it wins). */
     claimFact(key: string, value: string): string {
+      // Read first: every process start asks (hooks included), and only the first ever needs the write lock.
+      const stored = s.kvGet.get(key)?.value;
+      if (stored !== undefined) return stored;
       s.kvClaim.run(key, value, now());
       return s.kvGet.get(key)?.value ?? value;
     },
