@@ -26,7 +26,7 @@ import { wireFleet } from './wiring/fleet.js';
 import { wireFleetSettings } from './wiring/fleet-settings.js';
 import { wireFleetView } from './wiring/fleet-view.js';
 import { wirePanelImport } from './wiring/panel-import.js';
-import { wirePacer } from './wiring/pacer.js';
+import { budgetReader, wirePacer } from './wiring/pacer.js';
 import { connectProvider, httpUrl } from './wiring/provider.js';
 import { holdServeLock, openRepositories } from './wiring/repositories.js';
 import { wireMail } from './wiring/mail.js';
@@ -65,14 +65,15 @@ async function wireFoundations(options: PluginOptions, { db, logger, life }: { d
   const settings = createPluginSettings(repositories.audit, config);
   if (role.serves) holdServeLock(config, stats, logger, life);
   const identity = serverIdentity(repositories.accounts, config.server.name);
+  const pacer = wirePacer(db, config);
   const metrics = createMetrics({
     jobCounts: () => jobs.countsByKind(),
     dueWebsites: () => schedule.dueCount(now()),
+    ...(pacer ? { budget: { reading: budgetReader(db), waiting: pacer.waiting } } : {}),
     now,
     processMetrics: role.serves,
   });
   const recordContact = createProviderContactRecorder({ now, recordAnsweredAt: repositories.accounts.recordProviderAnswer });
-  const pacer = wirePacer(db, config);
   const connected = await connectProvider(config, {
     startsSandbox: role.serves,
     logger,

@@ -6,6 +6,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PagesObserver } from './web/pages/pages.routes.js';
+import type { BudgetReading } from './core/fleet-budget.js';
 import type { ServicesObserver } from './core/services.js';
 import type { SyncResult } from './core/statistics.js';
 import type { ProviderAttempt } from './provider/index.js';
@@ -15,6 +16,8 @@ export interface MetricsSources {
   jobCounts(): { state: string; kind: string; count: number }[];
   /** Websites whose next read is due now (the adaptive sync's backlog), read at each scrape. Default: not exported. */
   dueWebsites?: () => number;
+  /** The server's request budget as it stands and this process's calls waiting for it, read at each scrape. Default: not exported. */
+  budget?: { reading(): BudgetReading | undefined; waiting(): { urgent: number; background: number } };
   /** Unix time in ms, for the last successful sync's timestamp. Default Date.now. */
   now?: () => number;
   /** Node's process metrics (CPU, memory, event loop, GC) on the same registry. Default true. */
@@ -56,6 +59,37 @@ function registerQueueGauges(registers: Registers, sources: MetricsSources): voi
       },
     });
   }
+}
+
+/**
+ * The request budget (docs/fleet.md, "One budget per server"): the rate it sends at, labelled by
+ * where the rate comes from (`learned` from the provider's answers, or the `fleet` budget's
+ * lease), and the calls waiting for a token by priority. A low rate and a growing background
+ * queue explain a slow sync before the provider's answers do.
+ */
+function registerBudgetGauges(registers: Registers, budget: NonNullable<MetricsSources['budget']>): void {
+  new Gauge({
+    name: 'wpp_provider_budget_rate_per_second',
+    help: "Provider requests a second the server's request budget allows now, by source: learned (its own answers from the provider) or fleet (its share of the key from the fleet database)",
+    labelNames: ['source'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const reading = budget.reading();
+      if (reading) this.set({ source: reading.source }, reading.ratePerSecond);
+    },
+  });
+  new Gauge({
+    name: 'wpp_provider_budget_waiting',
+    help: "This process's provider calls waiting for a token of the request budget, by priority (urgent, background)",
+    labelNames: ['priority'] as const,
+    registers,
+    collect() {
+      const waiting = budget.waiting();
+      this.set({ priority: 'urgent' }, waiting.urgent);
+      this.set({ priority: 'background' }, waiting.background);
+    },
+  });
 }
 
 /** Syncs, ticks and enforcement, counted as core/services.ts reports them. */
@@ -170,6 +204,7 @@ export function createMetrics(sources: MetricsSources) {
   const registers = [registry];
   if (sources.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   registerQueueGauges(registers, sources);
+  if (sources.budget) registerBudgetGauges(registers, sources.budget);
   // Each observer holds only its own metrics: the parts that report never see prom-client.
   const services = createServicesMetrics(registers, sources.now ?? Date.now);
   const pages = createPagesMetrics(registers);

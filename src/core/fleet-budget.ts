@@ -201,6 +201,18 @@ export interface BucketLease {
   until: number;
 }
 
+/**
+ * What the server's request budget sends at, as an operator reads it (the doctor, /metrics):
+ * the fleet's share while a lease runs, else the rate its own AIMD has learned. Undefined
+ * before the budget's first use (no bucket stored yet).
+ */
+export type BudgetReading = { ratePerSecond: number } & ({ source: 'learned' } | { source: 'fleet'; leaseUntil: number });
+
+export function readBudget(stored: { rate: number } | undefined, lease: BucketLease | null, now: number): BudgetReading | undefined {
+  if (lease && lease.until > now) return { ratePerSecond: lease.rate, source: 'fleet', leaseUntil: lease.until };
+  return stored ? { ratePerSecond: stored.rate, source: 'learned' } : undefined;
+}
+
 /** The SQLite bucket with its lease: `change` sees the stored state and the lease, in one write transaction. */
 export interface LeasedBucketStore {
   updateLeased<T>(change: (state: BucketState | undefined, lease: BucketLease | null) => { state: BucketState; result: T }): T;

@@ -143,6 +143,7 @@ export async function checkProvider(config: Config, deps: DoctorDeps, signal?: A
     ...(signal ? { signal } : {}),
   });
   const calledAt = performance.now();
+  let budget: string | undefined;
   // A cheap call that needs the key: reading one (made-up) user. Not found means the key was accepted.
   try {
     await client.getUser(`wpp-doctor@${config.accountDomain}`);
@@ -156,11 +157,12 @@ export async function checkProvider(config: Config, deps: DoctorDeps, signal?: A
       return fail(`${target.url} answered unexpectedly: ${describeError(error)}`);
     }
   } finally {
+    budget = paced?.describe();
     paced?.close();
   }
   const took = performance.now() - (paced?.grantedAt() ?? calledAt);
   const unpaced = paced?.unpaced();
-  const detail = `${target.url} accepted the key in ${Math.round(took)} ms${unpaced ? ` (sent unpaced: the request budget could not be used: ${unpaced})` : ''}`;
+  const detail = `${target.url} accepted the key in ${Math.round(took)} ms${unpaced ? ` (sent unpaced: the request budget could not be used: ${unpaced})` : ''}${budget ? `; ${budget}` : ''}`;
   return took > (deps.slowMs ?? 2000) ? warn(`${detail}: slow (over ${deps.slowMs ?? 2000} ms)`) : ok(detail);
 }
 

@@ -9,8 +9,9 @@ import { existsSync } from 'node:fs';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/open.js';
 import { describeError } from '../errors.js';
+import type { BudgetReading } from '../core/fleet-budget.js';
 import type { ProviderBudget } from '../provider/index.js';
-import { wirePacer } from '../wiring/pacer.js';
+import { budgetReader, wirePacer } from '../wiring/pacer.js';
 
 export interface DoctorBudget {
   budget: ProviderBudget;
@@ -18,6 +19,8 @@ export interface DoctorBudget {
   grantedAt(): number | undefined;
   /** Why the probe went unpaced after all (the bucket could not be written, say), for its line. */
   unpaced(): string | undefined;
+  /** What the budget sends at and why, for the provider check's line (read before the database closes). */
+  describe(): string | undefined;
   close(): void;
 }
 
@@ -33,6 +36,7 @@ export function openDoctorBudget(config: Config): DoctorBudget | undefined {
   }
   let grantedAt: number | undefined;
   let unpaced: string | undefined;
+  const reading = budgetReader(db);
   return {
     budget: {
       async take(priority, signal) {
@@ -49,6 +53,22 @@ export function openDoctorBudget(config: Config): DoctorBudget | undefined {
     },
     grantedAt: () => grantedAt,
     unpaced: () => unpaced,
+    describe() {
+      try {
+        return describeBudget(reading());
+      } catch {
+        // A database from before the lease's columns (migration 029): the database check reports it; the probe's line goes without.
+        return undefined;
+      }
+    },
     close: () => db.close(),
   };
+}
+
+/** "the request budget allows 38.5 requests a second (learned from the provider's answers)", or the fleet's share with its lease's end. */
+export function describeBudget(reading: BudgetReading | undefined): string | undefined {
+  if (!reading) return undefined;
+  const rate = `the request budget allows ${Math.round(reading.ratePerSecond * 10) / 10} requests a second`;
+  if (reading.source === 'learned') return `${rate} (learned from the provider's answers)`;
+  return `${rate} (this server's share of the key from the fleet database, leased until ${new Date(reading.leaseUntil).toISOString()})`;
 }

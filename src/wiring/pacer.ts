@@ -5,7 +5,7 @@
  * of the process takes its tokens from it.
  */
 import type { Config } from '../config.js';
-import { leaseAwareStore } from '../core/fleet-budget.js';
+import { leaseAwareStore, readBudget, type BudgetReading } from '../core/fleet-budget.js';
 import { createPacer, createSharedBucket, systemClock, type Pacer } from '../core/pacer.js';
 import type { Db } from '../db/open.js';
 import { createPacerBucketRepo } from '../db/pacer-bucket.repo.js';
@@ -23,4 +23,10 @@ export function wirePacer(db: Db, config: Pick<Config, 'sync'>): Pacer | undefin
     ceiling,
   });
   return createPacer({ source, clock: systemClock });
+}
+
+/** The data folder's budget as it stands (the doctor's line, the /metrics gauge): read from its bucket, never written. */
+export function budgetReader(db: Db, now: () => number = systemClock.now): () => BudgetReading | undefined {
+  const bucket = createPacerBucketRepo(db);
+  return () => readBudget(bucket.get(), bucket.lease(), now());
 }

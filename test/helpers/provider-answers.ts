@@ -1,6 +1,7 @@
 /**
- * What a running plugin counted of the provider's answers (its GET /metrics,
- * wpp_provider_responses_total), 429s apart: how the pacer tests measure the 429 share.
+ * What a running plugin's GET /metrics says of its provider calls: the answers it counted
+ * (wpp_provider_responses_total), 429s apart, which is how the pacer tests measure the 429
+ * share; and the rate its request budget allows now.
  */
 export async function providerAnswers(url: string): Promise<{ all: number; limited: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -13,4 +14,11 @@ export async function providerAnswers(url: string): Promise<{ all: number; limit
     if (line.includes('code="429"')) limited += count;
   }
   return { all, limited };
+}
+
+/** wpp_provider_budget_rate_per_second: the rate and where it comes from (learned, or the fleet's lease); undefined when not exported. */
+export async function budgetRate(url: string): Promise<{ source: string; rate: number } | undefined> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const match = /^wpp_provider_budget_rate_per_second\{source="(\w+)"\} (\S+)$/m.exec(text);
+  return match ? { source: match[1] as string, rate: Number(match[2]) } : undefined;
 }

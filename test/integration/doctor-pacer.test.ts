@@ -15,7 +15,7 @@ import { removeTempDir } from '../helpers/temp.js';
 const MACHINE = { hostname: 'test-host', primaryIp: undefined };
 
 describe("wpp doctor's provider probe", () => {
-  it("takes an urgent token from the data folder's bucket and waits out a Retry-After the server met", async () => {
+  it("takes an urgent token from the data folder's bucket, waits out a Retry-After the server met, and says what the budget allows", async () => {
     const sandbox = await startTestSandbox({ certDelaySeconds: 0 });
     const plugin = await startTestPlugin(sandbox, { env: { WPP_SYNC_RATE: '2' } });
     // Its own calls (the server's registration) done first: the bucket moves for the probe alone.
@@ -34,6 +34,8 @@ describe("wpp doctor's provider probe", () => {
       const first = await checkProvider(config, { env: {} }, AbortSignal.timeout(5000));
       expect(first.status).toBe('ok');
       expect(bucket.get()!.tokens).toBeLessThan(1.5);
+      // Its line says what the budget allows and why, for the operator.
+      expect(first.detail).toContain("; the request budget allows 2 requests a second (learned from the provider's answers)");
 
       // The server met a 429 whose Retry-After runs another 1.2 s: the probe sends nothing before then.
       const startedAt = Date.now();
@@ -41,6 +43,14 @@ describe("wpp doctor's provider probe", () => {
       const second = await checkProvider(config, { env: {} }, AbortSignal.timeout(5000));
       expect(second.status).toBe('ok');
       expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1150);
+
+      // While `wpp serve` follows the fleet budget, the line names the share and when its lease runs out.
+      const until = Date.now() + 60_000;
+      bucket.setLease({ rate: 7.5, until }, Date.now());
+      const leased = await checkProvider(config, { env: {} }, AbortSignal.timeout(5000));
+      expect(leased.detail).toContain(
+        `; the request budget allows 7.5 requests a second (this server's share of the key from the fleet database, leased until ${new Date(until).toISOString()})`,
+      );
     } finally {
       db.close();
       await plugin.close();

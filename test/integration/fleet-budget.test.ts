@@ -15,7 +15,7 @@ import { startTestPlugin } from '../helpers/plugin.js';
 import { removeTempDir, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
 import { forwardedPort } from '../helpers/port-forward.js';
-import { providerAnswers } from '../helpers/provider-answers.js';
+import { budgetRate, providerAnswers } from '../helpers/provider-answers.js';
 
 const KEY_RATE = 15;
 const WEBSITES_PER_SERVER = 24;
@@ -106,6 +106,11 @@ describe('the fleet budget: three servers, one partner key, one PostgreSQL', () 
     // Two rounds: the fleet sees the new need (a's websites at risk) before the reads start, as it does a tick's due reads.
     await new Promise((resolve) => setTimeout(resolve, 2_200));
     const shares = servers.map((server) => leaseOf(server)?.rate ?? 0);
+    // The operator's view of it: /metrics says the budget's rate is the fleet's share.
+    const shown = await budgetRate(servers[0]!.plugin.url);
+    expect(shown?.source).toBe('fleet');
+    expect(shown?.rate).toBeGreaterThan(0);
+    expect(shown?.rate).toBeLessThanOrEqual(KEY_RATE);
     const before = await totals(servers);
     const run = await readAll();
     const after = await totals(servers);
@@ -131,6 +136,7 @@ describe('the fleet budget: three servers, one partner key, one PostgreSQL', () 
     await new Promise((resolve) => setTimeout(resolve, 500));
     await tunnel.down();
     await waitFor(() => servers.every((server) => !following(server)), 5_000, 'every server to drop its lease');
+    expect((await budgetRate(servers[0]!.plugin.url))?.source).toBe('learned');
     const run = await reading;
     const after = await totals(servers);
     const alone = { ...run, requests: after.all - before.all, limited: after.limited - before.limited };

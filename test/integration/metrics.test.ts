@@ -62,6 +62,11 @@ describe('GET /metrics', () => {
       const providerOk = [...m].filter(([name]) => /^wpp_provider_responses_total\{method="[A-Z]+",code="2\d\d"\}$/.test(name));
       expect(providerOk.reduce((sum, [, n]) => sum + n, 0)).toBeGreaterThanOrEqual(5);
       expect(m.get('wpp_provider_responses_total{method="PUT",code="200"}')).toBeGreaterThanOrEqual(1);
+      // The request budget: the rate it learned from the provider's answers, nothing left waiting.
+      expect(m.get('wpp_provider_budget_rate_per_second{source="learned"}')).toBeGreaterThan(0);
+      expect(m.has('wpp_provider_budget_rate_per_second{source="fleet"}')).toBe(false);
+      expect(m.get('wpp_provider_budget_waiting{priority="urgent"}')).toBe(0);
+      expect(m.get('wpp_provider_budget_waiting{priority="background"}')).toBe(0);
       expect(m.get('wpp_launch_refusals_total{reason="malformed"}')).toBe(1);
       expect(m.get('wpp_launch_refusals_total{reason="missing"}')).toBe(1);
       expect(m.get('wpp_session_refusals_total{role="customer",reason="none"}')).toBe(1);
