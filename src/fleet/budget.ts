@@ -56,6 +56,12 @@ const toClaim = (row: ClaimRow): StoredClaim => ({
   leaseUntil: row.lease_until,
 });
 
+/**
+ * A claim not renewed for this long belongs to a server that is gone: every round would read it
+ * only to drop it as stale (core/fleet-budget.ts's freshClaims), so the round deletes it.
+ */
+export const RETIRED_CLAIM_MS = 60 * 60 * 1000;
+
 /** Claims this server's need and answers its round, in one transaction; rejects (rolled back) when the database fails. */
 export async function claimFleetShare(pool: pg.Pool, claim: FleetClaimInput, decision: FleetRoundDecision): Promise<FleetRound> {
   const budget = FLEET_PROVIDER_BUDGET;
@@ -80,6 +86,11 @@ export async function claimFleetShare(pool: pg.Pool, claim: FleetClaimInput, dec
            ceiling = EXCLUDED.ceiling, claimed_at = EXCLUDED.claimed_at`,
         [budget, claim.serverId, claim.urgent, claim.backlog, claim.risk, claim.ceiling, now],
       );
+      // A server retired for good (or gone longer than a maintenance) leaves its claim behind: dropped here, it comes back with its next round.
+      await client.query('DELETE FROM fleet_budget_claims WHERE budget = $1 AND claimed_at < $2 AND lease_until < $2', [
+        budget,
+        now - RETIRED_CLAIM_MS,
+      ]);
       const claims = await client.query<ClaimRow>(
         'SELECT server_id, urgent, backlog, risk, ceiling, claimed_at, share, lease_until FROM fleet_budget_claims WHERE budget = $1',
         [budget],

@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideFleetRound, fleetKeyRules, initialKeyState, type FleetRound } from '../../src/core/fleet-budget.js';
-import { claimFleetShare } from '../../src/fleet/budget.js';
+import { claimFleetShare, RETIRED_CLAIM_MS } from '../../src/fleet/budget.js';
 import { openFleetDatabase, type FleetDatabase } from '../../src/fleet/database.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -90,6 +90,31 @@ describe('the fleet budget round in PostgreSQL', () => {
       expect(seenByB.share).toBeLessThanOrEqual(KEY_RATE * 0.7 * 0.95);
     } finally {
       await Promise.all([a?.close(), b?.close()]);
+    }
+  }, 30_000);
+
+  it('deletes the claim of a server gone for longer than an hour, and keeps one that is only away', async () => {
+    const url = await postgres.newDatabase();
+    const database = await openFleetDatabase(url);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await roundOf(database, 'srv-live', { urgent: 0, backlog: 5, risk: 0 });
+      const serverIds = async () =>
+        (await client.query<{ server_id: string }>('SELECT server_id FROM fleet_budget_claims ORDER BY server_id')).rows.map(
+          (row) => row.server_id,
+        );
+      const now = Date.now();
+      const insert =
+        'INSERT INTO fleet_budget_claims (budget, server_id, urgent, backlog, risk, ceiling, claimed_at, lease_until) VALUES ($1, $2, 0, 0, 0, 40, $3, $4)';
+      await client.query(insert, ['provider', 'srv-retired', now - RETIRED_CLAIM_MS - 60_000, now - RETIRED_CLAIM_MS - 57_000]);
+      await client.query(insert, ['provider', 'srv-away', now - 10 * 60_000, now - 10 * 60_000 + 3_000]);
+      expect(await serverIds()).toEqual(['srv-away', 'srv-live', 'srv-retired']);
+      await roundOf(database, 'srv-live', { urgent: 0, backlog: 5, risk: 0 });
+      expect(await serverIds()).toEqual(['srv-away', 'srv-live']);
+    } finally {
+      await client.end();
+      await database.close();
     }
   }, 30_000);
 });
