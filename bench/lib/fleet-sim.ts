@@ -53,6 +53,8 @@ import { domainOf, seedPluginDatabase, seedSandbox, unit } from './sync-seed.js'
 const MINUTE = 60_000;
 /** After the window: time for the last crossings' pauses (shorter than the detection bench's, for 20 servers' sake). */
 export const TAIL_MS = 30 * MINUTE;
+/** How long after the end the clock runs on for ticks still under way, at most. */
+const OVERRUN_MS = 15 * MINUTE;
 /** The seconds of budget a tick asks for (src/jobs/plugin-schedule.ts, TICK_BUDGET_SECONDS). */
 const TICK_SECONDS = 55;
 const CONCURRENCY = 16;
@@ -398,7 +400,16 @@ export async function simulateFleet(
     ...servers.flatMap((server) => (server.round ? [runRounds(server.round)] : [])),
   ].map((loop) => loop.finally(() => finished++));
   try {
-    await clock.run(end + MINUTE, () => finished === running.length);
+    // A tick begun just before the end may still wait for tokens after it (a low learned rate, a
+    // Retry-After): the clock runs on until every loop is done. Loops waiting on a timer the clock
+    // no longer fires would leave nothing in the event loop, and Node would end the process
+    // (exit 13) without a report.
+    await clock.run(end + OVERRUN_MS, () => finished === running.length);
+    if (finished !== running.length) {
+      throw new Error(
+        `${running.length - finished} of the servers' loops still ran ${OVERRUN_MS / MINUTE} simulated minutes after the end`,
+      );
+    }
     await Promise.all(running);
   } finally {
     for (const server of servers) server.db.close();
