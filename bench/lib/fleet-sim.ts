@@ -350,6 +350,7 @@ export async function simulateFleet(
     return { ...server, round: fleet ? leaseRoundFor(server, fleet.pool, clock, settings) : null };
   });
 
+  let loggedQuarter = -1;
   /** A server's ticks, a minute apart from its own phase, as `wpp serve` runs them; its traffic pushed ahead of each. */
   const runServer = async (server: (typeof servers)[number]) => {
     // Servers were started at different times: their minutes do not line up.
@@ -365,7 +366,10 @@ export async function simulateFleet(
         const done = clock.busy();
         await postJson(`${sandbox.url}/_sandbox/traffic`, sandbox.partnerKey, items).finally(done);
       }
-      if (server.index === 0 && Math.round((started - START) / MINUTE) % 15 === 0) {
+      // Every 15 simulated minutes, as server 0's tick passes them (its ticks may run longer than a minute).
+      const quarter = Math.floor((started - START) / (15 * MINUTE));
+      if (server.index === 0 && quarter > loggedQuarter) {
+        loggedQuarter = quarter;
         log(
           `minute ${Math.round((started - START) / MINUTE)}: ${gate.counts.requests} requests, ${gate.counts.rateLimited} 429s, ${pausedAt.size} paused; ${memory()}`,
         );
