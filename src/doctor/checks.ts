@@ -162,8 +162,11 @@ export async function checkProvider(config: Config, deps: DoctorDeps, signal?: A
   }
   const took = performance.now() - (paced?.grantedAt() ?? calledAt);
   const unpaced = paced?.unpaced();
-  const detail = `${target.url} accepted the key in ${Math.round(took)} ms${unpaced ? ` (sent unpaced: the request budget could not be used: ${unpaced})` : ''}${budget ? `; ${budget}` : ''}`;
-  return took > (deps.slowMs ?? 2000) ? warn(`${detail}: slow (over ${deps.slowMs ?? 2000} ms)`) : ok(detail);
+  const detail = `${target.url} accepted the key in ${Math.round(took)} ms${unpaced ? ` (sent unpaced: the request budget could not be used: ${unpaced})` : ''}`;
+  const budgetLine = budget ? `; ${budget}` : '';
+  return took > (deps.slowMs ?? 2000)
+    ? warn(`${detail}: slow (over ${deps.slowMs ?? 2000} ms)${budgetLine}`)
+    : ok(`${detail}${budgetLine}`);
 }
 
 /** GET <base>/healthz; the plugin answers {"status":"ok"}. */
